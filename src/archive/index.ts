@@ -1,0 +1,16 @@
+/**
+ * The archive: dbtattic's source of truth. Terms:
+ * - backend: where bytes live (a directory now, object storage later); keys are '/' paths.
+ * - chunk: a gzip-compressed, content-defined piece of an artifact, named by its SHA-256.
+ * - file: the index of one whole artifact's chunks, named by the artifact's SHA-256.
+ * - record: small immutable JSON giving objects meaning (artifact records, capture records).
+ * - ref: the only mutable values (branch heads), changed by compare-and-swap.
+ * The archive knows nothing about DuckDB or target/.
+ */
+export type { Backend, StoredKey } from './backend.js';
+export { backendFor, openArchive, redactUrl, ARCHIVE_FORMAT } from './open.js';
+export { putBlob, readBlob, hasBlob, type PutResult } from './objects.js';
+export * from './records.js';
+export { readRef, updateRef, listRefs } from './refs.js';
+export { verifyArchive, type VerifyReport, type Problem } from './verify.js';
+export { summarizeArchive, type ArchiveSummary } from './summary.js';

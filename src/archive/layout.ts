@@ -1,0 +1,47 @@
+import { fanOut, type ObjectId } from '../vocab/index.js';
+import type { ArtifactType } from '../vocab/index.js';
+
+/**
+ * Where each kind of thing lives in an archive, in one place: README's "Archive format" section
+ * describes exactly these keys.
+ */
+export const FORMAT_KEY = 'FORMAT';
+export const CHUNKS_PREFIX = 'chunks/';
+export const FILES_PREFIX = 'files/';
+export const INVOCATION_RECORDS_PREFIX = 'records/invocations/';
+export const CAPTURE_RECORDS_PREFIX = 'records/captures/';
+export const REFS_PREFIX = 'refs/';
+
+export function chunkKey(id: ObjectId): string {
+  return `${CHUNKS_PREFIX}${fanOut(id)}`;
+}
+
+export function fileKey(id: ObjectId): string {
+  return `${FILES_PREFIX}${fanOut(id)}`;
+}
+
+/** Ids come from artifacts we do not control: keep keys to safe path segments. */
+export function keySegment(value: string): string {
+  const encoded = encodeURIComponent(value);
+  return encoded === '.' || encoded === '..' ? encoded.replace(/\./g, '%2E') : encoded;
+}
+
+export function artifactRecordKey(invocationId: string, artifact: ArtifactType, sha: ObjectId): string {
+  return `${INVOCATION_RECORDS_PREFIX}${keySegment(invocationId)}/${artifact}-${sha}.json`;
+}
+
+export function captureRecordKey(captureId: string): string {
+  return `${CAPTURE_RECORDS_PREFIX}${keySegment(captureId)}.json`;
+}
+
+export function refKey(name: string): string {
+  return `${REFS_PREFIX}${name.split('/').map(keySegment).join('/')}`;
+}
+
+/** The object id inside a chunk or file key, or undefined for any other key. */
+export function idOfObjectKey(key: string, prefix: string): ObjectId | undefined {
+  if (!key.startsWith(prefix)) return undefined;
+  const rest = key.slice(prefix.length);
+  const id = rest.slice(0, 2) + rest.slice(3);
+  return rest[2] === '/' && /^[0-9a-f]{64}$/.test(id) ? id : undefined;
+}

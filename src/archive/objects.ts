@@ -1,0 +1,108 @@
+import { promisify } from 'node:util';
+import { gunzip as gunzipCb, gzip as gzipCb } from 'node:zlib';
+import { AtticError } from '../errors.js';
+import { sha256, type ObjectId } from '../vocab/index.js';
+import type { Backend } from './backend.js';
+import { splitChunks } from './chunking.js';
+import { chunkKey, fileKey } from './layout.js';
+import { forEachLimited, mapLimited } from './parallel.js';
+
+const gzip = promisify(gzipCb);
+const gunzip = promisify(gunzipCb);
+
+/**
+ * Objects are immutable and addressed by the SHA-256 of their uncompressed bytes.
+ * - A chunk holds a piece of an artifact, gzip-compressed.
+ * - A file index lists the chunks of one whole artifact; its id is the artifact's hash, so
+ *   "is this artifact archived?" is one lookup.
+ */
+export interface FileIndex {
+  format: 1;
+  size: number;
+  /** [chunk id, uncompressed length] in order. */
+  chunks: [ObjectId, number][];
+}
+
+export interface PutResult {
+  id: ObjectId;
+  size: number;
+  /** Compressed bytes this call added to the archive (0 when everything was there). */
+  storedBytes: number;
+  newChunks: number;
+}
+
+// zlib runs on libuv's thread pool: a few at once use both cores without flooding memory.
+const PARALLEL_CHUNKS = 8;
+const GZIP_LEVEL = 6;
+
+export async function putBlob(backend: Backend, bytes: Uint8Array, id: ObjectId = sha256(bytes)): Promise<PutResult> {
+  const existing = await readFileIndexIfPresent(backend, id);
+  if (existing) return { id, size: bytes.length, storedBytes: 0, newChunks: 0 };
+  const chunks = splitChunks(bytes);
+  const index: FileIndex = { format: 1, size: bytes.length, chunks: chunks.map((c) => [sha256(c), c.length]) };
+  let storedBytes = 0;
+  let newChunks = 0;
+  await forEachLimited(chunks, PARALLEL_CHUNKS, async (chunk, i) => {
+    const written = await putChunk(backend, index.chunks[i]![0], chunk);
+    storedBytes += written;
+    if (written > 0) newChunks++;
+  });
+  // The index goes last: once it exists, every chunk it names exists too.
+  const indexBytes = await gzip(JSON.stringify(index), { level: GZIP_LEVEL });
+  if (await backend.putIfAbsent(fileKey(id), indexBytes)) storedBytes += indexBytes.length;
+  return { id, size: bytes.length, storedBytes, newChunks };
+}
+
+async function putChunk(backend: Backend, id: ObjectId, chunk: Uint8Array): Promise<number> {
+  const key = chunkKey(id);
+  if (await backend.has(key)) return 0;
+  const compressed = await gzip(chunk, { level: GZIP_LEVEL });
+  return (await backend.putIfAbsent(key, compressed)) ? compressed.length : 0;
+}
+
+export async function hasBlob(backend: Backend, id: ObjectId): Promise<boolean> {
+  return backend.has(fileKey(id));
+}
+
+/** The exact original bytes of a blob, checked against its hash. */
+export async function readBlob(backend: Backend, id: ObjectId): Promise<Buffer> {
+  const index = await readFileIndex(backend, id);
+  const parts = await mapLimited(index.chunks, PARALLEL_CHUNKS, ([chunkId]) => readChunk(backend, chunkId));
+  const bytes = Buffer.concat(parts);
+  if (bytes.length !== index.size || sha256(bytes) !== id) {
+    throw damaged(`artifact ${id} reassembles to different bytes than were stored`);
+  }
+  return bytes;
+}
+
+export async function readChunk(backend: Backend, id: ObjectId): Promise<Buffer> {
+  const stored = await backend.get(chunkKey(id));
+  if (!stored) throw damaged(`chunk ${id} is missing`);
+  const bytes = await gunzip(stored).catch(() => {
+    throw damaged(`chunk ${id} cannot be decompressed`);
+  });
+  if (sha256(bytes) !== id) throw damaged(`chunk ${id} does not match its hash`);
+  return bytes;
+}
+
+export async function readFileIndex(backend: Backend, id: ObjectId): Promise<FileIndex> {
+  const index = await readFileIndexIfPresent(backend, id);
+  if (!index) throw damaged(`artifact ${id} is not in the archive`);
+  return index;
+}
+
+async function readFileIndexIfPresent(backend: Backend, id: ObjectId): Promise<FileIndex | undefined> {
+  const stored = await backend.get(fileKey(id));
+  if (!stored) return undefined;
+  try {
+    const index = JSON.parse((await gunzip(stored)).toString('utf8')) as FileIndex;
+    if (index.format !== 1 || !Array.isArray(index.chunks)) throw new Error('unknown shape');
+    return index;
+  } catch {
+    throw damaged(`the file index of artifact ${id} is unreadable`);
+  }
+}
+
+function damaged(message: string): AtticError {
+  return new AtticError('archive-damaged', `${message}. Run 'dbtattic verify' to see the extent of the damage.`);
+}

@@ -1,0 +1,203 @@
+import { AtticError } from '../errors.js';
+import { isArtifactType, isCapturePhase, type ArtifactType, type CapturePhase, type ObjectId } from '../vocab/index.js';
+import type { Backend } from './backend.js';
+import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX } from './layout.js';
+import { forEachLimited } from './parallel.js';
+
+/**
+ * Records are small immutable JSON documents that give meaning to objects.
+ * - An artifact record says: this invocation's artifact of this type is blob `sha256`. dbt can
+ *   rewrite an artifact within one invocation (the manifest at parse time, then again at the end
+ *   of a run), so the key includes the hash and every version is kept; the newest is authoritative.
+ * - A capture record says what one `capture` (or `run`) saw and did.
+ */
+export interface ArtifactRecord {
+  kind: 'artifact';
+  format: 1;
+  invocation_id: string;
+  /** 'content': before dbt 0.19 there is no invocation id; 'manifest': semantic_manifest.json has none and takes its sibling manifest's. */
+  invocation_id_source: 'metadata' | 'content' | 'manifest';
+  artifact: ArtifactType;
+  sha256: ObjectId;
+  size: number;
+  dbt_schema_version: string | null;
+  dbt_version: string | null;
+  generated_at: string | null;
+  captured_at: string;
+  capture_id: string;
+  phase: CapturePhase;
+}
+
+export type CaptureStatus = 'captured' | 'unchanged' | 'absent' | 'error';
+
+export interface CapturedArtifact {
+  artifact: ArtifactType;
+  status: CaptureStatus;
+  path: string;
+  invocation_id: string | null;
+  sha256: ObjectId | null;
+  size: number | null;
+  stored_bytes: number;
+  error?: string;
+}
+
+/** What `dbtattic run` adds: the command and how it ended. */
+export interface RunInfo {
+  argv: string[];
+  started_at: string;
+  ended_at: string;
+  exit_code: number;
+  signal: string | null;
+}
+
+export interface CaptureRecord {
+  kind: 'capture';
+  format: 1;
+  capture_id: string;
+  phase: CapturePhase;
+  captured_at: string;
+  tool_version: string;
+  branch: string | null;
+  /** Free-form context of the moment (git, catalog snapshot), filled by capture. */
+  context: Record<string, unknown>;
+  run: RunInfo | null;
+  artifacts: CapturedArtifact[];
+}
+
+export async function putArtifactRecord(backend: Backend, record: ArtifactRecord): Promise<boolean> {
+  const key = artifactRecordKey(record.invocation_id, record.artifact, record.sha256);
+  return backend.putIfAbsent(key, Buffer.from(`${JSON.stringify(record, null, 2)}\n`));
+}
+
+export async function hasArtifactRecord(backend: Backend, invocationId: string, artifact: ArtifactType, sha: ObjectId): Promise<boolean> {
+  return backend.has(artifactRecordKey(invocationId, artifact, sha));
+}
+
+export async function putCaptureRecord(backend: Backend, record: CaptureRecord): Promise<boolean> {
+  return backend.putIfAbsent(captureRecordKey(record.capture_id), Buffer.from(`${JSON.stringify(record, null, 2)}\n`));
+}
+
+export async function listArtifactRecords(backend: Backend): Promise<ArtifactRecord[]> {
+  return readRecords(backend, INVOCATION_RECORDS_PREFIX, parseArtifactRecord);
+}
+
+export async function listCaptureRecords(backend: Backend): Promise<CaptureRecord[]> {
+  const records = await readRecords(backend, CAPTURE_RECORDS_PREFIX, parseCaptureRecord);
+  return records.sort((a, b) => a.capture_id.localeCompare(b.capture_id));
+}
+
+/** Artifact records of one invocation, newest capture first. */
+export async function listInvocationRecords(backend: Backend, invocationId: string): Promise<ArtifactRecord[]> {
+  const prefix = artifactRecordKey(invocationId, 'manifest', '0'.repeat(64)).replace(/manifest-0+\.json$/, '');
+  const records = await readRecords(backend, prefix, parseArtifactRecord);
+  return records.sort((a, b) => b.captured_at.localeCompare(a.captured_at));
+}
+
+async function readRecords<T>(backend: Backend, prefix: string, parse: (key: string, bytes: Buffer) => T): Promise<T[]> {
+  const keys = (await backend.list(prefix)).filter((k) => k.key.endsWith('.json'));
+  const out: T[] = [];
+  await forEachLimited(keys, 16, async ({ key }) => {
+    const bytes = await backend.get(key);
+    if (bytes) out.push(parse(key, bytes));
+  });
+  return out;
+}
+
+export function parseArtifactRecord(key: string, bytes: Buffer): ArtifactRecord {
+  const r = new RecordReader(key, bytes);
+  if (r.raw.kind !== 'artifact') throw unreadable(key, 'it is not an artifact record');
+  const artifact = r.string('artifact');
+  if (!isArtifactType(artifact)) throw unreadable(key, `unknown artifact type '${artifact}'`);
+  return {
+    kind: 'artifact',
+    format: 1,
+    invocation_id: r.string('invocation_id'),
+    invocation_id_source: r.idSource(),
+    artifact,
+    sha256: r.string('sha256'),
+    size: r.number('size'),
+    dbt_schema_version: r.stringOrNull('dbt_schema_version'),
+    dbt_version: r.stringOrNull('dbt_version'),
+    generated_at: r.stringOrNull('generated_at'),
+    captured_at: r.string('captured_at'),
+    capture_id: r.string('capture_id'),
+    phase: r.phase(),
+  };
+}
+
+export function parseCaptureRecord(key: string, bytes: Buffer): CaptureRecord {
+  const r = new RecordReader(key, bytes);
+  if (r.raw.kind !== 'capture' || !Array.isArray(r.raw.artifacts)) throw unreadable(key, 'it is not a capture record');
+  return {
+    kind: 'capture',
+    format: 1,
+    capture_id: r.string('capture_id'),
+    phase: r.phase(),
+    captured_at: r.string('captured_at'),
+    tool_version: r.string('tool_version'),
+    branch: r.stringOrNull('branch'),
+    context: r.object('context'),
+    run: r.raw.run ? (r.raw.run as RunInfo) : null,
+    artifacts: r.raw.artifacts as CapturedArtifact[],
+  };
+}
+
+/** Reads fields of a record we wrote, failing with the key named when one is off. */
+class RecordReader {
+  readonly raw: Record<string, unknown>;
+
+  constructor(
+    private readonly key: string,
+    bytes: Buffer,
+  ) {
+    this.raw = parseJsonRecord(key, bytes);
+  }
+
+  string(field: string): string {
+    const value = this.raw[field];
+    if (typeof value !== 'string') throw unreadable(this.key, `'${field}' is not a string`);
+    return value;
+  }
+
+  stringOrNull(field: string): string | null {
+    const value = this.raw[field];
+    return typeof value === 'string' ? value : null;
+  }
+
+  number(field: string): number {
+    const value = this.raw[field];
+    if (typeof value !== 'number') throw unreadable(this.key, `'${field}' is not a number`);
+    return value;
+  }
+
+  object(field: string): Record<string, unknown> {
+    const value = this.raw[field];
+    return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+  }
+
+  idSource(): ArtifactRecord['invocation_id_source'] {
+    const value = this.string('invocation_id_source');
+    if (value !== 'metadata' && value !== 'content' && value !== 'manifest') throw unreadable(this.key, `unknown invocation_id_source '${value}'`);
+    return value;
+  }
+
+  phase(): CapturePhase {
+    const value = this.string('phase');
+    if (!isCapturePhase(value)) throw unreadable(this.key, `unknown phase '${value}'`);
+    return value;
+  }
+}
+
+function parseJsonRecord(key: string, bytes: Buffer): Record<string, unknown> {
+  try {
+    const value: unknown = JSON.parse(bytes.toString('utf8'));
+    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
+  } catch {
+    // reported below
+  }
+  throw unreadable(key, 'it is not valid JSON');
+}
+
+function unreadable(key: string, why: string): AtticError {
+  return new AtticError('archive-damaged', `Record ${key} is unreadable: ${why}. Run 'dbtattic verify'.`, { key });
+}

@@ -1,0 +1,146 @@
+import { createHash } from 'node:crypto';
+import { isAtticError } from '../errors.js';
+import type { Backend } from './backend.js';
+import { ARCHIVE_FORMAT } from './open.js';
+import {
+  artifactRecordKey,
+  CAPTURE_RECORDS_PREFIX,
+  CHUNKS_PREFIX,
+  FILES_PREFIX,
+  FORMAT_KEY,
+  idOfObjectKey,
+  INVOCATION_RECORDS_PREFIX,
+} from './layout.js';
+import { readChunk, readFileIndex } from './objects.js';
+import { forEachLimited } from './parallel.js';
+import { parseArtifactRecord, parseCaptureRecord } from './records.js';
+
+/**
+ * Checks every promise the archive format makes, as `restic check --read-data` does:
+ * every chunk decompresses to bytes with its hash; every file index names chunks that exist and
+ * whose concatenation has the file's hash and size; every record parses, sits under the key its
+ * content implies, and points at a file that exists; every capture record's artifacts have records.
+ */
+export type ProblemKind = 'format' | 'corrupt-object' | 'missing-object' | 'bad-record' | 'dangling-record';
+
+export interface Problem {
+  kind: ProblemKind;
+  key: string;
+  message: string;
+}
+
+export interface VerifyReport {
+  ok: boolean;
+  checked: { chunks: number; files: number; artifactRecords: number; captureRecords: number };
+  problems: Problem[];
+}
+
+export async function verifyArchive(backend: Backend, onProgress?: (done: number, total: number) => void): Promise<VerifyReport> {
+  const problems: Problem[] = [];
+  const report = (kind: ProblemKind, key: string, message: string): void => {
+    problems.push({ kind, key, message });
+  };
+  await checkFormat(backend, report);
+  const chunks = await backend.list(CHUNKS_PREFIX);
+  const files = await backend.list(FILES_PREFIX);
+  const total = chunks.length + files.length;
+  let done = 0;
+  const tick = (): void => onProgress?.(++done, total);
+  const goodChunks = await checkChunks(backend, chunks.map((c) => c.key), report, tick);
+  const goodFiles = await checkFiles(backend, files.map((f) => f.key), goodChunks, report, tick);
+  const artifactKeys = await checkArtifactRecords(backend, goodFiles, report);
+  const captureCount = await checkCaptureRecords(backend, artifactKeys, report);
+  return {
+    ok: problems.length === 0,
+    checked: { chunks: chunks.length, files: files.length, artifactRecords: artifactKeys.size, captureRecords: captureCount },
+    problems,
+  };
+}
+
+type Report = (kind: ProblemKind, key: string, message: string) => void;
+
+async function checkFormat(backend: Backend, report: Report): Promise<void> {
+  const format = (await backend.get(FORMAT_KEY))?.toString('utf8').trim();
+  if (format !== ARCHIVE_FORMAT) report('format', FORMAT_KEY, `expected '${ARCHIVE_FORMAT}', found ${format === undefined ? 'nothing' : `'${format}'`}`);
+}
+
+async function checkChunks(backend: Backend, keys: string[], report: Report, tick: () => void): Promise<Set<string>> {
+  const good = new Set<string>();
+  await forEachLimited(keys, 8, async (key) => {
+    const id = idOfObjectKey(key, CHUNKS_PREFIX);
+    if (!id) report('corrupt-object', key, 'a file in chunks/ that is not named by a hash');
+    else if (await ok(() => readChunk(backend, id), key, 'corrupt-object', report)) good.add(id);
+    tick();
+  });
+  return good;
+}
+
+async function checkFiles(backend: Backend, keys: string[], goodChunks: Set<string>, report: Report, tick: () => void): Promise<Set<string>> {
+  const good = new Set<string>();
+  await forEachLimited(keys, 4, async (key) => {
+    const id = idOfObjectKey(key, FILES_PREFIX);
+    if (!id) report('corrupt-object', key, 'a file in files/ that is not named by a hash');
+    else if (await ok(() => checkFile(backend, id, goodChunks), key, 'corrupt-object', report)) good.add(id);
+    tick();
+  });
+  return good;
+}
+
+/** Hashes the reassembled file chunk by chunk, so memory stays at one chunk. */
+async function checkFile(backend: Backend, id: string, goodChunks: Set<string>): Promise<void> {
+  const index = await readFileIndex(backend, id);
+  const hash = createHash('sha256');
+  let size = 0;
+  for (const [chunkId, length] of index.chunks) {
+    if (!goodChunks.has(chunkId)) throw new Error(`names chunk ${chunkId}, which is missing or damaged`);
+    const bytes = await readChunk(backend, chunkId);
+    if (bytes.length !== length) throw new Error(`chunk ${chunkId} has ${bytes.length} bytes, the index says ${length}`);
+    hash.update(bytes);
+    size += bytes.length;
+  }
+  if (size !== index.size) throw new Error(`reassembles to ${size} bytes, the index says ${index.size}`);
+  if (hash.digest('hex') !== id) throw new Error('reassembles to bytes with a different hash');
+}
+
+async function checkArtifactRecords(backend: Backend, goodFiles: Set<string>, report: Report): Promise<Set<string>> {
+  const keys = new Set<string>();
+  const entries = await backend.list(INVOCATION_RECORDS_PREFIX);
+  await forEachLimited(entries, 16, async ({ key }) => {
+    const bytes = await backend.get(key);
+    await ok(async () => {
+      const record = parseArtifactRecord(key, bytes ?? Buffer.alloc(0));
+      if (artifactRecordKey(record.invocation_id, record.artifact, record.sha256) !== key) throw new Error('its content does not match its key');
+      keys.add(key);
+      if (!goodFiles.has(record.sha256)) report('dangling-record', key, `points at artifact ${record.sha256}, which is missing or damaged`);
+    }, key, 'bad-record', report);
+  });
+  return keys;
+}
+
+async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, report: Report): Promise<number> {
+  const entries = await backend.list(CAPTURE_RECORDS_PREFIX);
+  await forEachLimited(entries, 16, async ({ key }) => {
+    const bytes = await backend.get(key);
+    await ok(async () => {
+      const record = parseCaptureRecord(key, bytes ?? Buffer.alloc(0));
+      for (const a of record.artifacts) {
+        if (a.status !== 'captured' && a.status !== 'unchanged') continue;
+        if (!a.invocation_id || !a.sha256) throw new Error(`its ${a.artifact} entry lacks an invocation or hash`);
+        const target = artifactRecordKey(a.invocation_id, a.artifact, a.sha256);
+        if (!artifactKeys.has(target)) report('dangling-record', key, `names ${target}, which is missing or damaged`);
+      }
+    }, key, 'bad-record', report);
+  });
+  return entries.length;
+}
+
+async function ok(check: () => Promise<unknown>, key: string, kind: ProblemKind, report: Report): Promise<boolean> {
+  try {
+    await check();
+    return true;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    report(kind, key, isAtticError(error) ? message.replace(/ Run 'dbtattic verify'.*$/, '') : message);
+    return false;
+  }
+}

@@ -1,0 +1,108 @@
+import {
+  putArtifactRecord,
+  putBlob,
+  putCaptureRecord,
+  type ArtifactRecord,
+  type Backend,
+  type CapturedArtifact,
+  type CaptureRecord,
+  type RunInfo,
+} from '../archive/index.js';
+import { isAtticError } from '../errors.js';
+import type { CapturePhase } from '../vocab/index.js';
+import { checkComplete } from './artifact-header.js';
+import type { CapturePlan, PlannedArtifact } from './plan.js';
+import type { PresentArtifact } from './target.js';
+
+export interface CaptureMeta {
+  captureId: string;
+  phase: CapturePhase;
+  capturedAt: Date;
+  toolVersion: string;
+  branch: string | null;
+  context: Record<string, unknown>;
+  run: RunInfo | null;
+}
+
+/**
+ * Writes what the plan says, in the order that keeps the archive consistent at every instant:
+ * chunks, then the file index, then the artifact record, then the capture record. A process
+ * killed at any point leaves only unreferenced objects, which the next capture reuses.
+ */
+export async function applyCapture(backend: Backend, plan: CapturePlan, meta: CaptureMeta): Promise<CaptureRecord> {
+  const artifacts: CapturedArtifact[] = [];
+  for (const planned of plan.artifacts) artifacts.push(await applyArtifact(backend, planned, meta));
+  const record: CaptureRecord = {
+    kind: 'capture',
+    format: 1,
+    capture_id: meta.captureId,
+    phase: meta.phase,
+    captured_at: meta.capturedAt.toISOString(),
+    tool_version: meta.toolVersion,
+    branch: meta.branch,
+    context: meta.context,
+    run: meta.run,
+    artifacts,
+  };
+  // A capture that found nothing new leaves no trace, so capturing an unchanged target/ stores
+  // nothing; a `run` is always recorded, since its command and exit code are news.
+  if (artifacts.some((a) => a.status === 'captured') || meta.run) await putCaptureRecord(backend, record);
+  return record;
+}
+
+async function applyArtifact(backend: Backend, planned: PlannedArtifact, meta: CaptureMeta): Promise<CapturedArtifact> {
+  switch (planned.action) {
+    case 'absent':
+      return { artifact: planned.artifact, status: 'absent', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0 };
+    case 'error':
+      return errorEntry(planned.artifact, planned.path, planned.error);
+    case 'unchanged':
+      return entry(planned.item, 'unchanged', 0);
+    case 'store':
+      return storeArtifact(backend, planned.item, meta);
+  }
+}
+
+async function storeArtifact(backend: Backend, item: PresentArtifact, meta: CaptureMeta): Promise<CapturedArtifact> {
+  try {
+    checkComplete(item.bytes);
+  } catch (error) {
+    if (!isAtticError(error)) throw error;
+    return errorEntry(item.artifact, item.path, error.message);
+  }
+  const put = await putBlob(backend, item.bytes, item.sha256);
+  const record: ArtifactRecord = {
+    kind: 'artifact',
+    format: 1,
+    invocation_id: item.invocationId,
+    invocation_id_source: item.invocationIdSource,
+    artifact: item.artifact,
+    sha256: item.sha256,
+    size: item.bytes.length,
+    dbt_schema_version: item.header.dbtSchemaVersion,
+    dbt_version: item.header.dbtVersion,
+    generated_at: item.header.generatedAt,
+    captured_at: meta.capturedAt.toISOString(),
+    capture_id: meta.captureId,
+    phase: meta.phase,
+  };
+  const wrote = await putArtifactRecord(backend, record);
+  // Another capture may have filed the same record a moment ago: then ours is unchanged.
+  return entry(item, wrote ? 'captured' : 'unchanged', put.storedBytes);
+}
+
+function entry(item: PresentArtifact, status: 'captured' | 'unchanged', storedBytes: number): CapturedArtifact {
+  return {
+    artifact: item.artifact,
+    status,
+    path: item.path,
+    invocation_id: item.invocationId,
+    sha256: item.sha256,
+    size: item.bytes.length,
+    stored_bytes: storedBytes,
+  };
+}
+
+function errorEntry(artifact: CapturedArtifact['artifact'], path: string, error: string): CapturedArtifact {
+  return { artifact, status: 'error', path, invocation_id: null, sha256: null, size: null, stored_bytes: 0, error };
+}

@@ -1,0 +1,32 @@
+import type { ArtifactType } from '../vocab/index.js';
+import type { InspectedArtifact, PresentArtifact } from './target.js';
+
+/** What capture will do with each artifact. Deciding is pure; writing is apply.ts. */
+export type PlannedArtifact =
+  | { action: 'absent'; artifact: ArtifactType; path: string }
+  | { action: 'error'; artifact: ArtifactType; path: string; error: string }
+  | { action: 'unchanged' | 'store'; item: PresentArtifact };
+
+export interface CapturePlan {
+  artifacts: PlannedArtifact[];
+  /** True when nothing new would be written: no record, no object. */
+  nothingNew: boolean;
+}
+
+/**
+ * `archived(invocationId, artifact, sha)` answers whether that exact record exists; an artifact
+ * whose record exists is unchanged, whatever else the archive holds.
+ */
+export function planCapture(inspected: InspectedArtifact[], archived: (item: PresentArtifact) => boolean): CapturePlan {
+  const artifacts = inspected.map((item): PlannedArtifact => {
+    switch (item.state) {
+      case 'absent':
+        return { action: 'absent', artifact: item.artifact, path: item.path };
+      case 'error':
+        return { action: 'error', artifact: item.artifact, path: item.path, error: item.error };
+      case 'present':
+        return { action: archived(item) ? 'unchanged' : 'store', item };
+    }
+  });
+  return { artifacts, nothingNew: !artifacts.some((a) => a.action === 'store') };
+}

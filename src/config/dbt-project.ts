@@ -1,0 +1,54 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import { AtticError } from '../errors.js';
+
+export const DBT_PROJECT_FILE = 'dbt_project.yml';
+export const ATTIC_CONFIG_FILE = 'dbtattic.yml';
+
+/** The few keys of dbt_project.yml that dbtattic reads. */
+export interface DbtProject {
+  name: string | null;
+  targetPath: string | null;
+  /** `vars.dbtattic` */
+  atticVars: Record<string, unknown>;
+}
+
+/** Walks up from `start` to the nearest directory holding dbt_project.yml. */
+export function findProjectDir(start: string): string | null {
+  for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+    if (existsSync(path.join(dir, DBT_PROJECT_FILE))) return dir;
+    if (path.dirname(dir) === dir) return null;
+  }
+}
+
+export function readDbtProject(projectDir: string): DbtProject {
+  const raw = readYamlMapping(path.join(projectDir, DBT_PROJECT_FILE)) ?? {};
+  const vars = asMapping(raw.vars);
+  return {
+    name: typeof raw.name === 'string' ? raw.name : null,
+    targetPath: typeof raw['target-path'] === 'string' ? raw['target-path'] : null,
+    atticVars: asMapping(vars.dbtattic),
+  };
+}
+
+/** A YAML file holding a mapping; null when the file does not exist. */
+export function readYamlMapping(file: string): Record<string, unknown> | null {
+  if (!existsSync(file)) return null;
+  let parsed: unknown;
+  try {
+    parsed = yaml.load(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
+    throw new AtticError('config', `${file} is not valid YAML (${reason}). Fix the file and try again.`);
+  }
+  if (parsed === undefined || parsed === null) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw new AtticError('config', `${file} must hold a mapping of keys to values.`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+export function asMapping(value: unknown): Record<string, unknown> {
+  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+}

@@ -1,0 +1,121 @@
+import path from 'node:path';
+import { AtticError } from '../errors.js';
+import { ARTIFACT_TYPES, isArtifactType, type ArtifactType } from '../vocab/index.js';
+import { asMapping, ATTIC_CONFIG_FILE, findProjectDir, readDbtProject, readYamlMapping } from './dbt-project.js';
+
+/** Where a resolved value came from, so `info` can explain it. */
+export type Source = 'flag' | `env:${string}` | typeof ATTIC_CONFIG_FILE | 'dbt_project.yml' | 'default' | 'cwd';
+
+export interface Resolved<T> {
+  value: T;
+  source: Source;
+}
+
+export interface ConfigInput {
+  flags: { store?: string; projectDir?: string; targetPath?: string; branch?: string };
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+export interface AtticConfig {
+  projectDir: Resolved<string> | null;
+  projectName: string | null;
+  store: Resolved<string>;
+  targetDir: Resolved<string> | null;
+  artifacts: Resolved<ArtifactType[]>;
+  branch: Resolved<string> | null;
+  /** The raw `catalog:` mapping of dbtattic.yml, parsed by the capture layer. */
+  catalog: Resolved<unknown> | null;
+  archiveLocation: string;
+  databaseFile: string;
+}
+
+const DEFAULT_STORE_DIR = '.dbtattic';
+
+/** One function decides every value, highest precedence first; tests pass env and cwd in. */
+export function resolveConfig(input: ConfigInput): AtticConfig {
+  const projectDir = resolveProjectDir(input);
+  const project = projectDir ? readDbtProject(projectDir.value) : null;
+  const attic = projectDir ? readYamlMapping(path.join(projectDir.value, ATTIC_CONFIG_FILE)) ?? {} : {};
+  const store = resolveStore(input, projectDir?.value ?? null, attic, project?.atticVars ?? {});
+  return {
+    projectDir,
+    projectName: project?.name ?? null,
+    store,
+    targetDir: projectDir ? resolveTargetDir(input, projectDir.value, project?.targetPath ?? null) : null,
+    artifacts: resolveArtifacts(attic.artifacts),
+    branch: firstOf<string>([
+      [input.flags.branch, 'flag'],
+      [input.env.DBTATTIC_BRANCH, 'env:DBTATTIC_BRANCH'],
+      [typeof attic.branch === 'string' ? attic.branch : undefined, ATTIC_CONFIG_FILE],
+    ]),
+    catalog: attic.catalog === undefined ? null : { value: attic.catalog, source: ATTIC_CONFIG_FILE },
+    archiveLocation: path.join(store.value, 'archive'),
+    databaseFile: path.join(store.value, 'store.duckdb'),
+  };
+}
+
+function resolveProjectDir(input: ConfigInput): Resolved<string> | null {
+  const explicit = firstOf<string>([
+    [input.flags.projectDir, 'flag'],
+    [input.env.DBT_PROJECT_DIR, 'env:DBT_PROJECT_DIR'],
+  ]);
+  if (explicit) {
+    const dir = path.resolve(input.cwd, explicit.value);
+    if (!findProjectDir(dir) || findProjectDir(dir) !== dir) {
+      throw new AtticError('project-not-found', `No dbt_project.yml in ${dir} (from ${explicit.source}). Point --project-dir at a dbt project.`);
+    }
+    return { value: dir, source: explicit.source };
+  }
+  const found = findProjectDir(input.cwd);
+  return found ? { value: found, source: 'cwd' } : null;
+}
+
+function resolveStore(input: ConfigInput, projectDir: string | null, attic: Record<string, unknown>, vars: Record<string, unknown>): Resolved<string> {
+  const fromCwd = firstOf<string>([
+    [input.flags.store, 'flag'],
+    [input.env.DBTATTIC_STORE, 'env:DBTATTIC_STORE'],
+  ]);
+  if (fromCwd) return { value: path.resolve(input.cwd, fromCwd.value), source: fromCwd.source };
+  if (!projectDir) {
+    throw new AtticError('project-not-found', `No dbt_project.yml in ${input.cwd} or above it. Run inside a dbt project, or pass --project-dir or --store.`);
+  }
+  const fromProject = firstOf<string>([
+    [stringValue(attic.store), ATTIC_CONFIG_FILE],
+    [stringValue(vars.store), 'dbt_project.yml'],
+  ]) ?? { value: DEFAULT_STORE_DIR, source: 'default' as const };
+  return { value: path.resolve(projectDir, fromProject.value), source: fromProject.source };
+}
+
+function resolveTargetDir(input: ConfigInput, projectDir: string, fromProject: string | null): Resolved<string> {
+  const chosen = firstOf<string>([
+    [input.flags.targetPath, 'flag'],
+    [input.env.DBT_TARGET_PATH, 'env:DBT_TARGET_PATH'],
+    [fromProject ?? undefined, 'dbt_project.yml'],
+  ]) ?? { value: 'target', source: 'default' as const };
+  // dbt resolves a relative --target-path against the project, not the shell's directory.
+  return { value: path.resolve(projectDir, chosen.value), source: chosen.source };
+}
+
+function resolveArtifacts(raw: unknown): Resolved<ArtifactType[]> {
+  if (raw === undefined) return { value: [...ARTIFACT_TYPES], source: 'default' };
+  const names = Array.isArray(raw) ? raw.map(String).map((n) => n.replace(/\.json$/, '')) : [];
+  const unknown = names.filter((n) => !isArtifactType(n));
+  if (!Array.isArray(raw) || unknown.length > 0 || names.length === 0) {
+    throw new AtticError('config', `'artifacts' in ${ATTIC_CONFIG_FILE} must list some of: ${ARTIFACT_TYPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}.`);
+  }
+  return { value: names.filter(isArtifactType), source: ATTIC_CONFIG_FILE };
+}
+
+function firstOf<T>(candidates: [T | undefined, Source][]): Resolved<T> | null {
+  for (const [value, source] of candidates) {
+    if (value !== undefined && value !== '') return { value, source };
+  }
+  return null;
+}
+
+function stringValue(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
+}
+
+export { asMapping };

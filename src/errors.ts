@@ -1,0 +1,74 @@
+/**
+ * Every failure a user can act on is an AtticError with a stable `code` and the process exit
+ * status it maps to. The CLI turns them into output in exactly one place (cli/main.ts).
+ */
+
+/** Exit statuses, documented in README ("Exit status"). */
+export const ExitCode = {
+  ok: 0,
+  /** Some artifacts could not be captured, or verify found damage. */
+  partial: 1,
+  /** Bad usage or configuration. */
+  usage: 2,
+  /** Nothing matched (no successful invocation, unknown id). */
+  notFound: 3,
+  /** The archive is damaged or unreadable. */
+  damaged: 4,
+  /** An unexpected internal error: a bug. */
+  internal: 70,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export type ErrorCode =
+  | 'usage'
+  | 'config'
+  | 'project-not-found'
+  | 'target-not-found'
+  | 'artifact-unreadable'
+  | 'unknown-schema-version'
+  | 'not-found'
+  | 'ambiguous-id'
+  | 'archive-damaged'
+  | 'archive-format'
+  | 'store-busy'
+  | 'store-schema'
+  | 'query-refused'
+  | 'catalog'
+  | 'ref-conflict';
+
+const exitByCode: Record<ErrorCode, ExitCode> = {
+  usage: ExitCode.usage,
+  config: ExitCode.usage,
+  'project-not-found': ExitCode.usage,
+  'target-not-found': ExitCode.notFound,
+  'artifact-unreadable': ExitCode.partial,
+  'unknown-schema-version': ExitCode.partial,
+  'not-found': ExitCode.notFound,
+  'ambiguous-id': ExitCode.usage,
+  'archive-damaged': ExitCode.damaged,
+  'archive-format': ExitCode.damaged,
+  'store-busy': ExitCode.partial,
+  'store-schema': ExitCode.damaged,
+  'query-refused': ExitCode.usage,
+  catalog: ExitCode.partial,
+  'ref-conflict': ExitCode.partial,
+};
+
+export class AtticError extends Error {
+  readonly code: ErrorCode;
+  readonly exitCode: ExitCode;
+  /** Extra facts for --json output (candidates of an ambiguous id, a path, ...). */
+  readonly details: Record<string, unknown>;
+
+  constructor(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = 'AtticError';
+    this.code = code;
+    this.exitCode = exitByCode[code];
+    this.details = details;
+  }
+}
+
+export function isAtticError(error: unknown): error is AtticError {
+  return error instanceof AtticError;
+}

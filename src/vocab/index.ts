@@ -1,0 +1,10 @@
+/**
+ * The vocabulary every layer shares, importing nothing of ours but errors.
+ * - artifact: one of dbt's JSON files in target/ (manifest, run_results, ...).
+ * - invocation: one dbt command, named by dbt's `metadata.invocation_id`.
+ * - object id: the lowercase hex SHA-256 of an object's uncompressed bytes.
+ */
+export * from './artifact.js';
+export * from './hash.js';
+export * from './short-id.js';
+export * from './time-id.js';

@@ -1,0 +1,79 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { Backend } from '../../src/archive/backend.js';
+import { FsBackend } from '../../src/archive/backends/fs.js';
+import { MemBackend } from '../../src/archive/backends/mem.js';
+
+/** One suite, run against every backend: they must be interchangeable. */
+const backends: [string, () => Backend][] = [
+  ['mem', () => new MemBackend()],
+  ['fs', () => new FsBackend(mkdtempSync(path.join(os.tmpdir(), 'attic-backend-')))],
+];
+
+describe.each(backends)('%s backend', (_name, make) => {
+  it('returns undefined for a key never written', async () => {
+    const backend = make();
+    expect(await backend.get('a/b')).toBeUndefined();
+    expect(await backend.has('a/b')).toBe(false);
+  });
+
+  it('writes once and never overwrites', async () => {
+    const backend = make();
+    expect(await backend.putIfAbsent('x/y/z', Buffer.from('first'))).toBe(true);
+    expect(await backend.putIfAbsent('x/y/z', Buffer.from('second'))).toBe(false);
+    expect((await backend.get('x/y/z'))?.toString()).toBe('first');
+  });
+
+  it('lets exactly one of many concurrent writers win', async () => {
+    const backend = make();
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => backend.putIfAbsent('race', Buffer.from(`w${i}`))));
+    expect(results.filter(Boolean)).toHaveLength(1);
+  });
+
+  it('lists keys under a prefix with their sizes', async () => {
+    const backend = make();
+    await backend.putIfAbsent('records/a/1.json', Buffer.from('12345'));
+    await backend.putIfAbsent('records/b/2.json', Buffer.from('12'));
+    await backend.putIfAbsent('chunks/ab/cd', Buffer.from('x'));
+    const listed = (await backend.list('records/')).sort((a, b) => a.key.localeCompare(b.key));
+    expect(listed).toEqual([
+      { key: 'records/a/1.json', size: 5 },
+      { key: 'records/b/2.json', size: 2 },
+    ]);
+    expect(await backend.list('nothing/')).toEqual([]);
+  });
+
+  it('deletes', async () => {
+    const backend = make();
+    await backend.putIfAbsent('k', Buffer.from('v'));
+    await backend.delete('k');
+    await backend.delete('never-there');
+    expect(await backend.has('k')).toBe(false);
+  });
+
+  it('swaps only when the expected value is current', async () => {
+    const backend = make();
+    expect(await backend.compareAndSwap('refs/main', undefined, Buffer.from('1'))).toBe(true);
+    expect(await backend.compareAndSwap('refs/main', undefined, Buffer.from('2'))).toBe(false);
+    expect(await backend.compareAndSwap('refs/main', Buffer.from('0'), Buffer.from('2'))).toBe(false);
+    expect(await backend.compareAndSwap('refs/main', Buffer.from('1'), Buffer.from('2'))).toBe(true);
+    expect((await backend.get('refs/main'))?.toString()).toBe('2');
+    expect(await backend.compareAndSwap('refs/main', Buffer.from('2'), undefined)).toBe(true);
+    expect(await backend.has('refs/main')).toBe(false);
+  });
+
+  it('serialises concurrent compare-and-swap loops without losing an update', async () => {
+    const backend = make();
+    const increment = async (): Promise<void> => {
+      for (;;) {
+        const current = await backend.get('counter');
+        const next = Buffer.from(String(Number(current?.toString() ?? '0') + 1));
+        if (await backend.compareAndSwap('counter', current, next)) return;
+      }
+    };
+    await Promise.all(Array.from({ length: 25 }, increment));
+    expect((await backend.get('counter'))?.toString()).toBe('25');
+  });
+});

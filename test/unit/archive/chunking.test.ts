@@ -1,0 +1,31 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { MAX_CHUNK, MIN_CHUNK, splitChunks } from '../../../src/archive/chunking.js';
+import { sha256 } from '../../../src/vocab/index.js';
+
+describe('splitChunks', () => {
+  it('covers the input exactly, within the size bounds', () => {
+    const bytes = randomBytes(3_000_000);
+    const chunks = splitChunks(bytes);
+    expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    for (const chunk of chunks.slice(0, -1)) {
+      expect(chunk.length).toBeGreaterThanOrEqual(MIN_CHUNK);
+      expect(chunk.length).toBeLessThanOrEqual(MAX_CHUNK);
+    }
+  });
+
+  it('keeps an input smaller than the minimum whole, and an empty one empty', () => {
+    expect(splitChunks(Buffer.from('small'))).toHaveLength(1);
+    expect(splitChunks(Buffer.alloc(0))).toHaveLength(0);
+  });
+
+  it('re-synchronises after an insertion: only chunks near the edit change', () => {
+    const original = randomBytes(2_000_000);
+    const edited = Buffer.concat([original.subarray(0, 1_000_000), Buffer.from('an inserted node'), original.subarray(1_000_000)]);
+    const before = new Set(splitChunks(original).map(sha256));
+    const after = splitChunks(edited).map(sha256);
+    const changed = after.filter((id) => !before.has(id));
+    expect(changed.length).toBeLessThanOrEqual(2);
+    expect(after.length).toBeGreaterThan(10);
+  });
+});
