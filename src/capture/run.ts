@@ -1,0 +1,43 @@
+import { existsSync } from 'node:fs';
+import type { RunInfo } from '../archive/index.js';
+import type { AtticConfig } from '../config/resolve.js';
+import { runCommand, type CommandOutcome } from './run-command.js';
+import { captureProject } from './session.js';
+import type { CaptureOutcome } from './capture.js';
+
+export interface RunOutcome {
+  command: CommandOutcome;
+  pre: CaptureOutcome | null;
+  post: CaptureOutcome | null;
+  /** Capture problems: reported as warnings, never allowed to change dbt's exit code. */
+  warnings: string[];
+}
+
+/**
+ * Captures before (what an earlier command left), runs the command in the project directory,
+ * then captures after, also when the command failed or was interrupted.
+ */
+export async function runWithCapture(config: AtticConfig, argv: string[], toolVersion: string, env: NodeJS.ProcessEnv): Promise<RunOutcome> {
+  const warnings: string[] = [];
+  const attempt = async (label: string, work: () => Promise<CaptureOutcome>): Promise<CaptureOutcome | null> => {
+    try {
+      return await work();
+    } catch (error) {
+      warnings.push(`${label} capture failed: ${error instanceof Error ? error.message : String(error)}`);
+      return null;
+    }
+  };
+  const targetExists = config.targetDir !== null && existsSync(config.targetDir.value);
+  const pre = targetExists ? await attempt('pre-run', () => captureProject(config, { phase: 'pre', toolVersion })) : null;
+  const cwd = config.projectDir?.value ?? process.cwd();
+  const command = await runCommand(argv, { cwd, env });
+  const run: RunInfo = {
+    argv,
+    started_at: command.startedAt.toISOString(),
+    ended_at: command.endedAt.toISOString(),
+    exit_code: command.exitCode,
+    signal: command.signal,
+  };
+  const post = await attempt('post-run', () => captureProject(config, { phase: 'post', toolVersion, run }));
+  return { command, pre, post, warnings };
+}

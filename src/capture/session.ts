@@ -1,0 +1,32 @@
+import { openArchive, type RunInfo } from '../archive/index.js';
+import type { AtticConfig } from '../config/resolve.js';
+import { AtticError } from '../errors.js';
+import type { CapturePhase } from '../vocab/index.js';
+import { captureTarget, type CaptureOutcome } from './capture.js';
+
+export interface SessionOptions {
+  phase: CapturePhase;
+  toolVersion: string;
+  dryRun?: boolean;
+  run?: RunInfo | null;
+  /** Context gathered earlier (run takes it before dbt starts); else taken now. */
+  context?: Record<string, unknown>;
+}
+
+/** Captures the configured project's target/ into its archive. */
+export async function captureProject(config: AtticConfig, options: SessionOptions): Promise<CaptureOutcome> {
+  if (!config.targetDir) {
+    throw new AtticError('project-not-found', 'capture needs a dbt project: run it inside one, or pass --project-dir.');
+  }
+  const backend = await openArchive(config.archiveLocation, { create: !options.dryRun });
+  return captureTarget(backend, {
+    targetDir: config.targetDir.value,
+    artifacts: config.artifacts.value,
+    phase: options.phase,
+    toolVersion: options.toolVersion,
+    branch: config.branch?.value ?? null,
+    context: options.context ?? {},
+    run: options.run ?? null,
+    dryRun: options.dryRun ?? false,
+  });
+}

@@ -1,0 +1,22 @@
+import { captureProject } from '../../capture/session.js';
+import { ExitCode } from '../../errors.js';
+import { isCapturePhase } from '../../vocab/index.js';
+import { loadConfig, type GlobalFlags } from '../context.js';
+import type { CliIo } from '../io.js';
+import { printCaptureResult } from '../print-capture.js';
+import { TOOL_VERSION } from '../version.js';
+
+interface CaptureFlags extends GlobalFlags {
+  phase?: string;
+  dryRun?: boolean;
+  quiet?: boolean;
+  json?: boolean;
+}
+
+export default async function capture(io: CliIo, flags: CaptureFlags): Promise<number> {
+  const config = loadConfig(io, flags);
+  const phase = flags.phase && isCapturePhase(flags.phase) ? flags.phase : 'manual';
+  const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false });
+  const failed = printCaptureResult(io, outcome, { json: flags.json ?? false, quiet: flags.quiet ?? false });
+  return failed ? ExitCode.partial : ExitCode.ok;
+}

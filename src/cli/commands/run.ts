@@ -1,0 +1,34 @@
+import { runWithCapture } from '../../capture/run.js';
+import { ExitCode } from '../../errors.js';
+import { shortId } from '../../vocab/index.js';
+import { loadConfig, type GlobalFlags } from '../context.js';
+import { formatBytes } from '../format.js';
+import type { CliIo } from '../io.js';
+import { TOOL_VERSION } from '../version.js';
+
+interface RunFlags extends GlobalFlags {
+  args?: string[];
+  quiet?: boolean;
+}
+
+/** dbt's own output passes straight through; ours is one line on stderr at the end. */
+export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
+  const argv = flags.args ?? [];
+  if (argv.length === 0) {
+    io.stderr('error: give the command to run after --, e.g. dbtattic run -- dbt build\n');
+    return ExitCode.usage;
+  }
+  const config = loadConfig(io, flags);
+  const outcome = await runWithCapture(config, argv, TOOL_VERSION, { ...io.env });
+  for (const warning of outcome.warnings) io.stderr(`${io.color.yellow('dbtattic warning:')} ${warning}\n`);
+  if (outcome.command.spawnError) io.stderr(`${io.color.red('dbtattic:')} ${outcome.command.spawnError}\n`);
+  const captured = outcome.post?.record?.artifacts.filter((a) => a.status === 'captured') ?? [];
+  const failed = outcome.post?.record?.artifacts.filter((a) => a.status === 'error') ?? [];
+  for (const a of failed) io.stderr(`${io.color.yellow('dbtattic warning:')} ${a.path}: ${a.error}\n`);
+  if (!flags.quiet && captured.length > 0) {
+    const invocations = [...new Set(captured.map((a) => shortId(a.invocation_id ?? '')))].join(', ');
+    const bytes = captured.reduce((sum, a) => sum + a.stored_bytes, 0);
+    io.stderr(io.color.dim(`dbtattic: captured ${captured.map((a) => a.artifact).join(', ')} of invocation ${invocations} (${formatBytes(bytes)} new)\n`));
+  }
+  return outcome.command.exitCode;
+}

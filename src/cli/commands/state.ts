@@ -1,0 +1,42 @@
+import path from 'node:path';
+import { openArchive } from '../../archive/index.js';
+import { ExitCode } from '../../errors.js';
+import { chooseState, writeStateDir } from '../../state/index.js';
+import { loadConfig, type GlobalFlags } from '../context.js';
+import { printJson, type CliIo } from '../io.js';
+
+interface StateFlags extends GlobalFlags {
+  lastSuccess?: boolean;
+  invocation?: string;
+  target?: string;
+  command?: string;
+  out?: string;
+  json?: boolean;
+}
+
+/** Prints only the directory's path: `dbt build --state "$(dbtattic state --last-success)"`. */
+export default async function state(io: CliIo, flags: StateFlags): Promise<number> {
+  const config = loadConfig(io, flags);
+  const backend = await openArchive(config.archiveLocation, { create: false });
+  const chosen = await chooseState(backend, {
+    invocation: flags.invocation,
+    target: flags.target,
+    commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean),
+  });
+  const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.store.value, 'state', chosen.invocation.invocationId);
+  const files = await writeStateDir(backend, chosen.invocation, dir);
+  if (flags.json) {
+    printJson(io, {
+      path: dir,
+      invocation_id: chosen.invocation.invocationId,
+      generated_at: chosen.invocation.generatedAt,
+      command: chosen.summary?.command ?? null,
+      target: chosen.summary?.target ?? null,
+      results: chosen.summary?.byStatus ?? null,
+      files: files.map((f) => path.basename(f)),
+    });
+  } else {
+    io.stdout(`${dir}\n`);
+  }
+  return ExitCode.ok;
+}

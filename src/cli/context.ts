@@ -1,0 +1,18 @@
+import { resolveConfig, type AtticConfig } from '../config/resolve.js';
+import type { CliIo } from './io.js';
+
+/** The flags every command shares, as commander hands them over. */
+export interface GlobalFlags {
+  store?: string;
+  projectDir?: string;
+  targetPath?: string;
+  branch?: string;
+}
+
+export function loadConfig(io: CliIo, flags: GlobalFlags): AtticConfig {
+  return resolveConfig({
+    flags: { store: flags.store, projectDir: flags.projectDir, targetPath: flags.targetPath, branch: flags.branch },
+    env: io.env,
+    cwd: io.cwd,
+  });
+}

@@ -1,0 +1,36 @@
+import Table from 'cli-table3';
+import type { CliIo } from './io.js';
+
+/** Human byte counts: 1.2 MB, 340 B. */
+export function formatBytes(bytes: number | null | undefined): string {
+  if (bytes === null || bytes === undefined) return '-';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1000 && unit < units.length - 1) {
+    value /= 1000;
+    unit++;
+  }
+  return unit === 0 ? `${value} B` : `${value.toFixed(value < 10 ? 2 : 1)} ${units[unit]}`;
+}
+
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '-';
+  if (seconds < 60) return `${seconds.toFixed(1)}s`;
+  const minutes = Math.floor(seconds / 60);
+  return minutes < 60 ? `${minutes}m${Math.round(seconds % 60)}s` : `${Math.floor(minutes / 60)}h${minutes % 60}m`;
+}
+
+/**
+ * A table on a terminal; tab-separated lines elsewhere, which read well in CI logs and cut and
+ * grep cleanly.
+ */
+export function printTable(io: CliIo, head: string[], rows: (string | number)[][]): void {
+  if (!io.isTTY) {
+    io.stdout([head, ...rows].map((row) => row.join('\t')).join('\n') + '\n');
+    return;
+  }
+  const table = new Table({ head: head.map((h) => io.color.bold(h)), style: { head: [], border: [] } });
+  table.push(...rows.map((row) => row.map(String)));
+  io.stdout(`${table.toString()}\n`);
+}

@@ -1,0 +1,34 @@
+import chalk, { Chalk, type ChalkInstance } from 'chalk';
+
+/**
+ * Everything a command touches of the outside world, passed in so end-to-end tests and the
+ * real process see the same code. Stdout is data; stderr is talk.
+ */
+export interface CliIo {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  stdout: (text: string) => void;
+  stderr: (text: string) => void;
+  /** Colour, tables and progress only on a terminal. */
+  isTTY: boolean;
+  stderrIsTTY: boolean;
+  color: ChalkInstance;
+}
+
+export function processIo(): CliIo {
+  const isTTY = Boolean(process.stdout.isTTY);
+  const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
+  return {
+    cwd: process.cwd(),
+    env: process.env,
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    isTTY,
+    stderrIsTTY: Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0,
+    color: isTTY && !noColor ? chalk : new Chalk({ level: 0 }),
+  };
+}
+
+export function printJson(io: CliIo, value: unknown): void {
+  io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}

@@ -1,0 +1,99 @@
+import { Command, CommanderError, Option } from 'commander';
+import { ExitCode, isAtticError } from '../errors.js';
+import { CAPTURE_PHASES } from '../vocab/index.js';
+import { printJson, processIo, type CliIo } from './io.js';
+import { TOOL_VERSION } from './version.js';
+
+/**
+ * The one place errors become output and exit codes. Each command lives in commands/ and is
+ * imported only when called, so `capture` never loads DuckDB.
+ */
+export function buildProgram(io: CliIo, setExit: (code: number) => void): Command {
+  const program = new Command('dbtattic')
+    .description('Preserve and query the history of dbt artifacts.')
+    .version(TOOL_VERSION)
+    .option('--store <dir>', 'the dbtattic store directory (default: .dbtattic in the dbt project)')
+    .option('--project-dir <dir>', 'the dbt project (default: the nearest dbt_project.yml above the working directory)')
+    .option('--target-path <dir>', "dbt's target directory (default: target-path of dbt_project.yml, else target)")
+    .enablePositionalOptions()
+    .showHelpAfterError()
+    .exitOverride()
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+
+  const run = (load: () => Promise<{ default: (io: CliIo, opts: Record<string, unknown>) => Promise<number> }>) =>
+    async (...args: unknown[]): Promise<void> => {
+      const command = args[args.length - 1] as Command;
+      const opts = { ...program.opts(), ...command.opts(), args: command.args };
+      setExit(await (await load()).default(io, opts));
+    };
+
+  program
+    .command('capture')
+    .description('Snapshot target/ into the archive, each artifact under its own invocation')
+    .addOption(new Option('--phase <phase>', 'when this capture happens relative to dbt').choices([...CAPTURE_PHASES]).default('manual'))
+    .option('--branch <name>', 'the line of history to file this capture on')
+    .option('--dry-run', 'show what would be captured, write nothing')
+    .option('--quiet', 'print nothing unless something failed')
+    .option('--json', 'print the result as JSON')
+    .action(run(() => import('./commands/capture.js')));
+
+  program
+    .command('run')
+    .description('Capture, run a command (dbt …) with the terminal passed through, capture again, exit with its code')
+    .argument('<command...>', 'the command to run, after --')
+    .passThroughOptions()
+    .option('--branch <name>', 'the line of history to file these captures on')
+    .option('--quiet', 'print nothing of our own unless something failed')
+    .action(run(() => import('./commands/run.js')));
+
+  program
+    .command('state')
+    .description("Write a directory that dbt's --state accepts, and print its path")
+    .option('--last-success', 'the newest successful build or run (the default)')
+    .option('--invocation <id>', 'a given invocation, by id or unique prefix')
+    .option('--target <name>', 'only invocations run against this dbt target')
+    .option('--command <names>', 'which dbt commands count as a success (comma-separated)', 'build,run')
+    .option('--out <dir>', 'where to write it (default: <store>/state/<invocation>)')
+    .option('--json', 'print what was chosen as JSON')
+    .action(run(() => import('./commands/state.js')));
+
+  program
+    .command('verify')
+    .description('Re-hash every object and check every record, like git fsck')
+    .option('--json', 'print the report as JSON')
+    .action(run(() => import('./commands/verify.js')));
+
+  program
+    .command('info')
+    .description('Show the resolved configuration and what the archive holds')
+    .option('--json', 'print as JSON')
+    .action(run(() => import('./commands/info.js')));
+
+  return program;
+}
+
+export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+  let exitCode: number = ExitCode.ok;
+  const program = buildProgram(io, (code) => {
+    exitCode = code;
+  });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (error) {
+    return reportError(io, error, argv.includes('--json'));
+  }
+}
+
+function reportError(io: CliIo, error: unknown, asJson: boolean): number {
+  if (error instanceof CommanderError) {
+    // Help and --version arrive here as "errors" with exit code 0.
+    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+  }
+  const attic = isAtticError(error) ? error : null;
+  const code = attic?.exitCode ?? ExitCode.internal;
+  const message = attic?.message ?? `internal error: ${error instanceof Error ? (io.env.DBTATTIC_DEBUG ? error.stack : error.message) : String(error)}. Please report this.`;
+  if (asJson) printJson(io, { error: { code: attic?.code ?? 'internal', message, ...attic?.details } });
+  else io.stderr(`${io.color.red('error:')} ${message}\n`);
+  return code;
+}

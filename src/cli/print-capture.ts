@@ -1,0 +1,53 @@
+import type { CapturedArtifact } from '../archive/index.js';
+import type { CaptureOutcome } from '../capture/index.js';
+import { shortId } from '../vocab/index.js';
+import { formatBytes, printTable } from './format.js';
+import { printJson, type CliIo } from './io.js';
+
+interface PrintOptions {
+  json: boolean;
+  quiet: boolean;
+}
+
+/** Prints a capture's outcome; returns true when some artifact could not be captured. */
+export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: PrintOptions): boolean {
+  const rows = outcome.record?.artifacts ?? outcome.plan.artifacts.map(plannedRow);
+  const failed = rows.some((r) => r.status === 'error');
+  if (options.json) {
+    printJson(io, { capture_id: outcome.record?.capture_id ?? null, dry_run: outcome.record === null, artifacts: rows });
+    return failed;
+  }
+  for (const row of rows.filter((r) => r.status === 'error')) {
+    io.stderr(`${io.color.red('error:')} ${row.path}: ${row.error} — left out; the other artifacts were captured.\n`);
+  }
+  if (options.quiet) return failed;
+  printTable(
+    io,
+    ['artifact', 'invocation', 'status', 'size', 'new bytes'],
+    rows.map((r) => [r.artifact, r.invocation_id ? shortId(r.invocation_id, r.invocation_id.startsWith('content-') ? 16 : 8) : '-', colourStatus(io, r.status), formatBytes(r.size), formatBytes(r.stored_bytes)]),
+  );
+  if (rows.some((r) => r.invocation_id?.startsWith('content-'))) {
+    io.stderr('note: artifacts from before dbt 0.19 carry no invocation id; they are filed under one derived from their content (content-…).\n');
+  }
+  return failed;
+}
+
+function plannedRow(planned: CaptureOutcome['plan']['artifacts'][number]): CapturedArtifact {
+  if (planned.action === 'absent') return { artifact: planned.artifact, status: 'absent', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0 };
+  if (planned.action === 'error') return { artifact: planned.artifact, status: 'error', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0, error: planned.error };
+  const item = planned.item;
+  return { artifact: item.artifact, status: planned.action === 'store' ? 'captured' : 'unchanged', path: item.path, invocation_id: item.invocationId, sha256: item.sha256, size: item.bytes.length, stored_bytes: 0 };
+}
+
+function colourStatus(io: CliIo, status: CapturedArtifact['status']): string {
+  switch (status) {
+    case 'captured':
+      return io.color.green(status);
+    case 'unchanged':
+      return io.color.dim(status);
+    case 'absent':
+      return io.color.dim(status);
+    case 'error':
+      return io.color.red(status);
+  }
+}

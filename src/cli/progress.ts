@@ -1,0 +1,29 @@
+import type { CliIo } from './io.js';
+
+export interface Progress {
+  update: (done: number, total: number) => void;
+  stop: () => void;
+}
+
+/**
+ * A one-line counter on stderr, redrawn in place, only when stderr is a terminal with a width
+ * (some CI wrappers report a TTY of 0 columns); silent in logs.
+ */
+export function startProgress(io: CliIo, label: string): Progress {
+  if (!io.stderrIsTTY) return { update: () => undefined, stop: () => undefined };
+  let last = 0;
+  let drawn = false;
+  return {
+    update: (done, total) => {
+      const now = Date.now();
+      if (now - last < 100 && done < total) return;
+      last = now;
+      drawn = true;
+      const pct = total > 0 ? Math.floor((done / total) * 100) : 100;
+      io.stderr(`\r${label} ${done}/${total} (${pct}%)`);
+    },
+    stop: () => {
+      if (drawn) io.stderr('\r\x1b[K');
+    },
+  };
+}

@@ -1,0 +1,44 @@
+import { listArtifactRecords, readBlob, type ArtifactRecord, type Backend } from '../archive/index.js';
+import type { ArtifactType } from '../vocab/index.js';
+
+/** The newest record of each artifact type of one invocation. */
+export interface ArchivedInvocation {
+  invocationId: string;
+  artifacts: Partial<Record<ArtifactType, ArtifactRecord>>;
+  /** When dbt finished it: run_results' generated_at, else the newest artifact's. */
+  generatedAt: string;
+}
+
+/** Groups artifact records by invocation, newest invocation first. */
+export async function listArchivedInvocations(backend: Backend): Promise<ArchivedInvocation[]> {
+  const byId = new Map<string, ArchivedInvocation>();
+  for (const record of await listArtifactRecords(backend)) {
+    const invocation = byId.get(record.invocation_id) ?? { invocationId: record.invocation_id, artifacts: {}, generatedAt: '' };
+    const held = invocation.artifacts[record.artifact];
+    if (!held || newer(record, held)) invocation.artifacts[record.artifact] = record;
+    byId.set(record.invocation_id, invocation);
+  }
+  const invocations = [...byId.values()].map((inv) => ({ ...inv, generatedAt: generatedAtOf(inv) }));
+  return invocations.sort((a, b) => b.generatedAt.localeCompare(a.generatedAt) || b.invocationId.localeCompare(a.invocationId));
+}
+
+/** Within one invocation a later write of the same artifact wins (dbt rewrites the manifest). */
+function newer(a: ArtifactRecord, b: ArtifactRecord): boolean {
+  return (a.generated_at ?? '') > (b.generated_at ?? '') || ((a.generated_at ?? '') === (b.generated_at ?? '') && a.captured_at > b.captured_at);
+}
+
+function generatedAtOf(invocation: ArchivedInvocation): string {
+  const runResults = invocation.artifacts.run_results;
+  if (runResults?.generated_at) return normalizeTime(runResults.generated_at);
+  const times = Object.values(invocation.artifacts).map((r) => normalizeTime(r.generated_at ?? r.captured_at));
+  return times.sort().at(-1) ?? '';
+}
+
+/** dbt writes UTC times with or without a trailing 'Z' and up to nanoseconds: compare them bare. */
+function normalizeTime(value: string): string {
+  return value.replace(/Z$/i, '');
+}
+
+export async function readArtifactJson(backend: Backend, record: ArtifactRecord): Promise<unknown> {
+  return JSON.parse((await readBlob(backend, record.sha256)).toString('utf8'));
+}

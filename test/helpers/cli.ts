@@ -1,0 +1,66 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+export const REPO_DIR = path.resolve(here, '../..');
+export const BIN = path.join(REPO_DIR, 'bin', 'dbtattic.js');
+
+export interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the built CLI as a user would, in `cwd`, with a clean environment plus `env`. */
+export function runCli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      [BIN, ...args],
+      { cwd: options.cwd, env: cliEnv(options.env), maxBuffer: 64 * 1024 * 1024 },
+      (error, stdout, stderr) => {
+        const code = error && typeof error.code === 'number' ? error.code : error ? 1 : 0;
+        resolve({ exitCode: code, stdout, stderr });
+      },
+    );
+  });
+}
+
+export function spawnCli(args: string[], options: { cwd: string; env?: Record<string, string> }): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], { cwd: options.cwd, env: cliEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+function cliEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const keep = ['PATH', 'HOME', 'TMPDIR', 'SYSTEMROOT', 'LANG'];
+  const env: NodeJS.ProcessEnv = {};
+  for (const key of keep) if (process.env[key] !== undefined) env[key] = process.env[key];
+  return { ...env, NO_COLOR: '1', ...extra };
+}
+
+/** A throwaway dbt project: dbt_project.yml and a target/ holding copies of the given files. */
+export function makeProject(artifacts: Record<string, string> = {}, name = 'attic_test'): { dir: string; target: string } {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attic-project-'));
+  writeFileSync(path.join(dir, 'dbt_project.yml'), `name: ${name}\nversion: '1.0'\nprofile: ${name}\n`);
+  const target = path.join(dir, 'target');
+  mkdirSync(target);
+  putTarget(target, artifacts);
+  return { dir, target };
+}
+
+/** Replaces target/'s artifacts with copies of the given files (artifact file name → source path). */
+export function putTarget(target: string, artifacts: Record<string, string>): void {
+  for (const [name, source] of Object.entries(artifacts)) cpSync(source, path.join(target, name));
+}
+
+/** Masks what changes from run to run, so outputs can be compared as text. */
+export function mask(text: string, paths: string[] = []): string {
+  let out = text;
+  for (const p of paths) out = out.split(p).join('<DIR>');
+  return out
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<UUID>')
+    .replace(/\b[0-9a-f]{64}\b/g, '<SHA>')
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z?/g, '<TIME>');
+}
