@@ -11,8 +11,10 @@ export interface CaptureOptions {
   artifacts: readonly ArtifactType[];
   phase: CapturePhase;
   toolVersion: string;
+  /** Taken only when something will be written: an unchanged target/ costs no git call. */
+  context?: () => Promise<Record<string, unknown>>;
+  /** The branch to file on when none is configured: the git branch of the context. */
   branch: string | null;
-  context?: Record<string, unknown>;
   run?: RunInfo | null;
   dryRun?: boolean;
   now?: Date;
@@ -33,13 +35,14 @@ export async function captureTarget(backend: Backend, options: CaptureOptions): 
   const plan = planCapture(inspected, (item) => archived.has(item));
   if (options.dryRun) return { plan, record: null };
   const capturedAt = options.now ?? new Date();
+  const context = !plan.nothingNew || options.run ? ((await options.context?.()) ?? {}) : {};
   const record = await applyCapture(backend, plan, {
     captureId: newTimeId(capturedAt),
     phase: options.phase,
     capturedAt,
     toolVersion: options.toolVersion,
-    branch: options.branch,
-    context: options.context ?? {},
+    branch: options.branch ?? branchOf(context),
+    context,
     run: options.run ?? null,
   });
   return { plan, record };
@@ -51,4 +54,9 @@ async function archivedSet(backend: Backend, present: PresentArtifact[]): Promis
     if (await hasArtifactRecord(backend, item.invocationId, item.artifact, item.sha256)) found.add(item);
   }
   return found;
+}
+
+function branchOf(context: Record<string, unknown>): string | null {
+  const git = context.git as { branch?: unknown } | undefined;
+  return typeof git?.branch === 'string' ? git.branch : null;
 }

@@ -29,6 +29,11 @@ export interface GitContextOptions {
   /** Bound on each git call; a slower git yields nulls, never a stalled capture. */
   timeoutMs?: number;
   diffLimits?: Partial<DiffHashLimits>;
+  /**
+   * Paths (relative to cwd) that are output, not code: dbt's target/ and our own store. Left out
+   * of dirtiness and the diff hash, or every capture would make the next one "dirty".
+   */
+  exclude?: readonly string[];
 }
 
 export const NO_GIT_CONTEXT: GitContext = {
@@ -43,8 +48,9 @@ export const NO_GIT_CONTEXT: GitContext = {
 
 export async function readGitContext(cwd: string, env: Record<string, string | undefined>, options: GitContextOptions = {}): Promise<GitContext> {
   const timeoutMs = options.timeoutMs ?? DEFAULT_DIFF_LIMITS.timeoutMs;
+  const pathspec = excludePathspec(options.exclude ?? []);
   const [statusResult, remoteUrl] = await Promise.all([
-    runGit(cwd, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all'], timeoutMs),
+    runGit(cwd, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=all', ...pathspec], timeoutMs),
     readRemoteUrl(cwd, timeoutMs),
   ]);
   if (!statusResult.ok) return NO_GIT_CONTEXT;
@@ -58,7 +64,7 @@ export async function readGitContext(cwd: string, env: Record<string, string | u
     branch: status.branch ?? ciBranch,
     branchSource: status.branch !== null ? 'git' : ciBranch !== null ? 'ci' : null,
     dirty,
-    diffHash: dirty && base !== null ? await hashWorkingDiff(cwd, base, status.untracked, limits) : null,
+    diffHash: dirty && base !== null ? await hashWorkingDiff(cwd, base, status.untracked, limits, pathspec) : null,
     remoteUrl,
     isRepository: true,
   };
@@ -80,4 +86,8 @@ async function readRemoteUrl(cwd: string, timeoutMs: number): Promise<string | n
 async function readEmptyTree(cwd: string, timeoutMs: number): Promise<string | null> {
   const result = await runGit(cwd, ['hash-object', '-t', 'tree', '--stdin'], timeoutMs);
   return result.ok ? result.stdout.trim() : null;
+}
+
+function excludePathspec(exclude: readonly string[]): string[] {
+  return exclude.length === 0 ? [] : ['--', '.', ...exclude.map((p) => `:(exclude)${p}`)];
 }

@@ -30,10 +30,10 @@ export const DEFAULT_DIFF_LIMITS: DiffHashLimits = {
  * `untracked` are paths relative to the repository root, as `git status -z` prints them.
  * Returns null when git could not produce the diff in time: a partial hash would be noise.
  */
-export async function hashWorkingDiff(cwd: string, base: string, untracked: readonly string[], limits: DiffHashLimits): Promise<string | null> {
+export async function hashWorkingDiff(cwd: string, base: string, untracked: readonly string[], limits: DiffHashLimits, pathspec: readonly string[] = []): Promise<string | null> {
   const hash = createHash('sha256');
   const root = untracked.length > 0 ? runGit(cwd, ['rev-parse', '--show-toplevel'], limits.timeoutMs) : undefined;
-  if (!(await hashDiffOutput(cwd, base, hash, limits))) return null;
+  if (!(await hashDiffOutput(cwd, base, hash, limits, pathspec))) return null;
   if (root !== undefined) {
     const { ok, stdout } = await root;
     if (!ok) return null;
@@ -42,9 +42,9 @@ export async function hashWorkingDiff(cwd: string, base: string, untracked: read
   return hash.digest('hex');
 }
 
-async function hashDiffOutput(cwd: string, base: string, hash: Hash, limits: DiffHashLimits): Promise<boolean> {
+async function hashDiffOutput(cwd: string, base: string, hash: Hash, limits: DiffHashLimits, pathspec: readonly string[]): Promise<boolean> {
   // --no-ext-diff and --no-textconv: the bytes must not depend on the user's diff drivers.
-  const args = ['diff', base, '--binary', '--no-color', '--no-ext-diff', '--no-textconv'];
+  const args = ['diff', base, '--binary', '--no-color', '--no-ext-diff', '--no-textconv', ...pathspec];
   const child = execa('git', args, { ...gitOptions(cwd, limits.timeoutMs), buffer: false, stderr: 'ignore' });
   let total = 0;
   let truncated = false;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { RunInfo } from '../archive/index.js';
 import type { AtticConfig } from '../config/resolve.js';
 import { runCommand, type CommandOutcome } from './run-command.js';
+import { takeRunContext } from './run-context.js';
 import { captureProject } from './session.js';
 import type { CaptureOutcome } from './capture.js';
 
@@ -28,8 +29,10 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
     }
   };
   const targetExists = config.targetDir !== null && existsSync(config.targetDir.value);
-  const pre = targetExists ? await attempt('pre-run', () => captureProject(config, { phase: 'pre', toolVersion })) : null;
+  const pre = targetExists ? await attempt('pre-run', () => captureProject(config, { phase: 'pre', toolVersion, env })) : null;
   const cwd = config.projectDir?.value ?? process.cwd();
+  // The context of the moment dbt starts, not of when it ends: the tree may change meanwhile.
+  const context = await takeRunContext(config, env, 'run-start');
   const command = await runCommand(argv, { cwd, env });
   const run: RunInfo = {
     argv,
@@ -38,6 +41,6 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
     exit_code: command.exitCode,
     signal: command.signal,
   };
-  const post = await attempt('post-run', () => captureProject(config, { phase: 'post', toolVersion, run }));
+  const post = await attempt('post-run', () => captureProject(config, { phase: 'post', toolVersion, run, context, env }));
   return { command, pre, post, warnings };
 }

@@ -3,14 +3,16 @@ import type { AtticConfig } from '../config/resolve.js';
 import { AtticError } from '../errors.js';
 import type { CapturePhase } from '../vocab/index.js';
 import { captureTarget, type CaptureOutcome } from './capture.js';
+import { takeRunContext, type RunContext } from './run-context.js';
 
 export interface SessionOptions {
   phase: CapturePhase;
   toolVersion: string;
   dryRun?: boolean;
   run?: RunInfo | null;
-  /** Context gathered earlier (run takes it before dbt starts); else taken now. */
-  context?: Record<string, unknown>;
+  /** Context gathered earlier (run takes it before dbt starts); else taken now if needed. */
+  context?: RunContext;
+  env: Record<string, string | undefined>;
 }
 
 /** Captures the configured project's target/ into its archive. */
@@ -25,7 +27,7 @@ export async function captureProject(config: AtticConfig, options: SessionOption
     phase: options.phase,
     toolVersion: options.toolVersion,
     branch: config.branch?.value ?? null,
-    context: options.context ?? {},
+    context: async () => options.context ?? (await takeRunContext(config, options.env, 'capture')),
     run: options.run ?? null,
     dryRun: options.dryRun ?? false,
   });
