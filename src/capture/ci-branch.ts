@@ -1,3 +1,4 @@
+import { normaliseBranchName } from '../vocab/index.js';
 /**
  * CI systems check out a commit, not a branch (detached HEAD), and name the branch in an
  * environment variable instead. Order matters: a pull request's source branch comes before
@@ -42,9 +43,4 @@ export function readCiBranch(env: Env): string | null {
     return normaliseBranchName(value);
   }
   return null;
-}
-
-/** `refs/heads/main` (Azure) and `origin/main` (Jenkins) both mean `main`. */
-export function normaliseBranchName(value: string): string {
-  return value.replace(/^refs\/heads\//, '').replace(/^origin\//, '');
 }

@@ -4,7 +4,6 @@ import { DEFAULT_DIFF_LIMITS, hashWorkingDiff, type DiffHashLimits } from './git
 import { isDirty, parseGitStatus } from './git-status.js';
 import { stripUrlCredentials } from './url-credentials.js';
 
-export { readArtifactGitEnv, applyArtifactGitEnv, type ArtifactGitEnv } from './artifact-git-env.js';
 
 /**
  * The code side of a run's context: which commit dbt ran, on which branch, and whether the

@@ -1,5 +1,13 @@
-import { normaliseBranchName } from './ci-branch.js';
-import type { GitContext } from './git-context.js';
+import { normaliseBranchName } from '../vocab/index.js';
+
+/** The git fields a stamped value can override (capture's GitContext has these and more). */
+export interface GitFields {
+  sha: string | null;
+  branch: string | null;
+  branchSource: string | null;
+  dirty: boolean | null;
+  diffHash: string | null;
+}
 
 /**
  * dbt copies every `DBT_ENV_CUSTOM_ENV_<NAME>` variable into `metadata.env` of each artifact,
@@ -38,7 +46,7 @@ export function readArtifactGitEnv(metadataEnv: unknown): ArtifactGitEnv {
  * the local working tree says nothing about the code dbt ran, so `dirty` and `diffHash` become
  * unknown; a short stamped sha that prefixes the captured one keeps the full captured sha.
  */
-export function applyArtifactGitEnv(context: GitContext, stamped: ArtifactGitEnv): GitContext {
+export function applyArtifactGitEnv<T extends GitFields>(context: T, stamped: ArtifactGitEnv): T {
   let result = context;
   if (stamped.sha !== null && !(context.sha?.startsWith(stamped.sha) ?? false)) {
     result = { ...result, sha: stamped.sha, dirty: null, diffHash: null };

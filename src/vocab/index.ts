@@ -5,6 +5,7 @@
  * - object id: the lowercase hex SHA-256 of an object's uncompressed bytes.
  */
 export * from './artifact.js';
+export * from './branch.js';
 export * from './hash.js';
 export * from './short-id.js';
 export * from './time-id.js';

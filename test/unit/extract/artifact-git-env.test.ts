@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { applyArtifactGitEnv, readArtifactGitEnv } from '../../../src/capture/artifact-git-env.js';
+import { applyArtifactGitEnv, readArtifactGitEnv } from '../../../src/extract/artifact-git-env.js';
 import type { GitContext } from '../../../src/capture/git-context.js';
 
 const SHA = '04cd2b6a9061e6644f5d358647396300aa63cf50';

@@ -1,0 +1,227 @@
+-- dbtattic store: tables derived from the archive (the source of truth). The whole database can
+-- be rebuilt from the archive, so these tables are a cache and may change with dbtattic.
+--
+-- Conventions
+-- * Each table states its grain and its key. Keys of the dimension tables (invocation,
+--   node_version, macro_version) are declared, because the ingester inserts versions with
+--   INSERT OR IGNORE. Keys of the per-invocation tables are written here but not declared: an
+--   index per table slows the Appender and grows with history, and the ingester replaces an
+--   invocation's rows as a whole (delete, then append), which keeps them unique.
+-- * Times are UTC (TIMESTAMPTZ); JSON columns hold what dbt wrote, NULL when it wrote nothing.
+-- * Column order matches the row objects of src/extract/rows.ts, so a row appends in key order.
+
+-- Grain: one dbt invocation (metadata.invocation_id; for dbt before 0.19 the archive derives one
+-- from the content). Key: invocation_id. Artifact facts come from extract; capture facts (git,
+-- phases, the `dbtattic run` command line and exit code) from the archive's capture records.
+CREATE TABLE IF NOT EXISTS invocation (
+  invocation_id      VARCHAR PRIMARY KEY,
+  project_name       VARCHAR,      -- metadata.project_name, or the package whose md5 is project_id
+  project_id         VARCHAR,
+  dbt_version        VARCHAR,
+  adapter_type       VARCHAR,
+  command            VARCHAR,      -- args.which (run, build, test, generate, ...)
+  selection          JSON,         -- args.select (or models before 1.0)
+  exclusion          JSON,         -- args.exclude
+  selector           VARCHAR,
+  resource_types     JSON,
+  full_refresh       BOOLEAN,
+  target             VARCHAR,      -- only when --target was given
+  vars               JSON,
+  invocation_command VARCHAR,      -- dbt 1.5+: the command line as dbt saw it
+  args               JSON,         -- all of run_results args
+  env                JSON,         -- metadata.env: DBT_ENV_CUSTOM_ENV_* variables
+  generated_at       TIMESTAMPTZ,
+  started_at         TIMESTAMPTZ,  -- metadata.invocation_started_at, else completed_at - elapsed_s
+  completed_at       TIMESTAMPTZ,  -- when run_results (or sources) was written
+  elapsed_s          DOUBLE,
+  result_count       INTEGER,
+  status_counts      JSON,         -- {"success": 12, "error": 1}: results by normalised status
+  -- capture facts, filled by the ingester from capture records (src/store/capture-facts.ts)
+  capture_phases      JSON,        -- ["pre", "post"]: phases in which artifacts were captured
+  git_sha             VARCHAR,
+  git_branch          VARCHAR,
+  git_dirty           BOOLEAN,
+  git_diff_hash       VARCHAR,
+  git_remote          VARCHAR,
+  git_source          VARCHAR,     -- where the branch came from
+  run_command_line    VARCHAR,     -- `dbtattic run` only
+  run_exit_code       INTEGER,     -- `dbtattic run` only
+  branch              VARCHAR,     -- the capture's branch
+  run_id              VARCHAR,     -- the capture that filed the invocation
+  context_taken       VARCHAR,
+  catalog_provider    VARCHAR,
+  catalog_status      VARCHAR,
+  catalog_snapshot_id VARCHAR,
+  catalog_atomic      BOOLEAN,
+  catalog_detail      JSON
+);
+
+-- Grain: one artifact version filed for an invocation, as the archive's artifact records say
+-- (dbt may rewrite an artifact within one invocation; each version is kept).
+-- Key: (invocation_id, artifact_type, object_id).
+CREATE TABLE IF NOT EXISTS artifact_capture (
+  invocation_id        VARCHAR NOT NULL,
+  artifact_type        VARCHAR NOT NULL,  -- manifest, run_results, sources, catalog, semantic_manifest
+  object_id            VARCHAR NOT NULL,  -- sha256 of the artifact's bytes in the archive
+  size_bytes           BIGINT,
+  schema_version       VARCHAR,           -- metadata.dbt_schema_version as written
+  dbt_version          VARCHAR,
+  generated_at         TIMESTAMPTZ,
+  captured_at          TIMESTAMPTZ,
+  capture_id           VARCHAR,
+  phase                VARCHAR,           -- pre, post, manual
+  invocation_id_source VARCHAR            -- metadata, content, manifest
+);
+
+-- Grain: one distinct definition of a node (any manifest resource but macros: models, tests,
+-- seeds, snapshots, analyses, operations, sources, exposures, metrics, semantic models, saved
+-- queries, unit tests, groups, functions, docs; enabled or disabled). Key: node_version_id, a
+-- sha256 of the definition without its invocation-specific fields (see
+-- src/extract/node-version.ts). A node unchanged between runs keeps its row here.
+-- compiled_code and relation_name are fill-ins: not part of the key, set from the first
+-- manifest that has them.
+CREATE TABLE IF NOT EXISTS node_version (
+  node_version_id    VARCHAR PRIMARY KEY,
+  unique_id          VARCHAR NOT NULL,
+  resource_type      VARCHAR NOT NULL,
+  disabled           BOOLEAN NOT NULL,
+  name               VARCHAR,
+  package_name       VARCHAR,
+  path               VARCHAR,      -- original_file_path
+  patch_path         VARCHAR,      -- the YAML that documents or configures it
+  language           VARCHAR,
+  raw_code           VARCHAR,      -- raw_code (raw_sql before v7); a doc block's markdown
+  compiled_code      VARCHAR,      -- fill-in
+  materialization    VARCHAR,      -- config.materialized
+  database_name      VARCHAR,
+  schema_name        VARCHAR,
+  identifier         VARCHAR,      -- alias, or a source's identifier
+  relation_name      VARCHAR,      -- fill-in
+  checksum           VARCHAR,
+  config             JSON,
+  unrendered_config  JSON,
+  description        VARCHAR,
+  tags               JSON,
+  meta               JSON,
+  contract           JSON,
+  access             VARCHAR,
+  version            VARCHAR,      -- a versioned model's version
+  group_name         VARCHAR,
+  fqn                JSON,
+  declared_columns   JSON,         -- columns as declared in YAML (description, data_type, ...)
+  attributes         JSON          -- what only this resource type has (test_metadata, freshness, owner, ...)
+);
+
+-- Grain: a node present in an invocation's manifest. Key: (invocation_id, node_version_id);
+-- unique_id repeats only when a node is both enabled and disabled, or disabled twice.
+CREATE TABLE IF NOT EXISTS node_invocation (
+  invocation_id   VARCHAR NOT NULL,
+  unique_id       VARCHAR NOT NULL,
+  node_version_id VARCHAR NOT NULL
+);
+
+-- Grain: one edge of an enabled node's depends_on in an invocation's manifest.
+-- Key: (invocation_id, unique_id, depends_on_id, kind).
+CREATE TABLE IF NOT EXISTS node_depends_on (
+  invocation_id VARCHAR NOT NULL,
+  unique_id     VARCHAR NOT NULL,
+  depends_on_id VARCHAR NOT NULL,
+  kind          VARCHAR NOT NULL   -- 'node' or 'macro'
+);
+
+-- Macros have tables of their own: they are most of a manifest's entries (150 to 1,000, mostly
+-- dbt's own, unchanged for months) and share few columns with nodes; node queries need not
+-- filter them out. Grain: one distinct macro definition. Key: macro_version_id.
+CREATE TABLE IF NOT EXISTS macro_version (
+  macro_version_id    VARCHAR PRIMARY KEY,
+  unique_id           VARCHAR NOT NULL,
+  name                VARCHAR,
+  package_name        VARCHAR,
+  path                VARCHAR,      -- original_file_path
+  patch_path          VARCHAR,
+  macro_sql           VARCHAR,
+  description         VARCHAR,
+  meta                JSON,
+  arguments           JSON,
+  depends_on_macros   JSON,
+  supported_languages JSON
+);
+
+-- Grain: a macro present in an invocation's manifest. Key: (invocation_id, unique_id).
+CREATE TABLE IF NOT EXISTS macro_invocation (
+  invocation_id    VARCHAR NOT NULL,
+  unique_id        VARCHAR NOT NULL,
+  macro_version_id VARCHAR NOT NULL
+);
+
+-- Grain: one result of run_results.json (a node executed, tested, compiled or skipped).
+-- Key: (invocation_id, unique_id).
+CREATE TABLE IF NOT EXISTS run_result (
+  invocation_id        VARCHAR NOT NULL,
+  unique_id            VARCHAR NOT NULL,
+  status               VARCHAR,      -- lower case; see src/extract/status.ts
+  message              VARCHAR,
+  failures             BIGINT,
+  execution_time       DOUBLE,
+  thread_id            VARCHAR,
+  compile_started_at   TIMESTAMPTZ,
+  compile_completed_at TIMESTAMPTZ,
+  execute_started_at   TIMESTAMPTZ,
+  execute_completed_at TIMESTAMPTZ,
+  rows_affected        BIGINT,       -- adapter_response.rows_affected
+  adapter_response     JSON,
+  batch_results        JSON          -- microbatch models (dbt 1.9+)
+);
+
+-- Grain: one source checked by `dbt source freshness`. Key: (invocation_id, unique_id).
+CREATE TABLE IF NOT EXISTS source_freshness (
+  invocation_id      VARCHAR NOT NULL,
+  unique_id          VARCHAR NOT NULL,
+  status             VARCHAR,      -- pass, warn, error, runtime error
+  message            VARCHAR,      -- the error of a runtime error
+  max_loaded_at      TIMESTAMPTZ,
+  snapshotted_at     TIMESTAMPTZ,
+  age_s              DOUBLE,       -- max_loaded_at_time_ago_in_s
+  warn_after_count   INTEGER,
+  warn_after_period  VARCHAR,
+  error_after_count  INTEGER,
+  error_after_period VARCHAR,
+  criteria           JSON,
+  execution_time     DOUBLE,
+  thread_id          VARCHAR,
+  adapter_response   JSON
+);
+
+-- Grain: one relation described by catalog.json (a node or a source). Key: (invocation_id, unique_id).
+CREATE TABLE IF NOT EXISTS catalog_table (
+  invocation_id VARCHAR NOT NULL,
+  unique_id     VARCHAR NOT NULL,
+  database_name VARCHAR,
+  schema_name   VARCHAR,
+  table_name    VARCHAR,
+  table_type    VARCHAR,      -- table, view, ...
+  owner         VARCHAR,
+  comment       VARCHAR,
+  row_count     BIGINT,       -- from stats, when the adapter reports it
+  byte_count    BIGINT,       -- from stats, when the adapter reports it
+  stats         JSON
+);
+
+-- Grain: one column of a relation in catalog.json. Key: (invocation_id, unique_id, column_name).
+CREATE TABLE IF NOT EXISTS catalog_column (
+  invocation_id VARCHAR NOT NULL,
+  unique_id     VARCHAR NOT NULL,
+  column_name   VARCHAR NOT NULL,
+  column_type   VARCHAR,
+  column_index  INTEGER,
+  comment       VARCHAR
+);
+
+-- Grain: one entry of semantic_manifest.json (a semantic model, metric, saved query, or the
+-- project configuration). Key: (invocation_id, kind, name).
+CREATE TABLE IF NOT EXISTS semantic_definition (
+  invocation_id VARCHAR NOT NULL,
+  kind          VARCHAR NOT NULL,  -- semantic_model, metric, saved_query, project_configuration
+  name          VARCHAR NOT NULL,
+  definition    JSON NOT NULL
+);

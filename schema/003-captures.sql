@@ -1,0 +1,37 @@
+-- What the archive's capture records say: each `dbtattic capture` or `run` that wrote something.
+
+-- Grain: one capture (a `capture` command, or one side of a `run`). Key: capture_id.
+CREATE TABLE IF NOT EXISTS capture (
+  capture_id     VARCHAR PRIMARY KEY,  -- time-ordered: sorts by capture time
+  phase          VARCHAR NOT NULL,     -- pre, post, manual
+  captured_at    TIMESTAMPTZ NOT NULL,
+  tool_version   VARCHAR,
+  branch         VARCHAR,
+  context        JSON,                 -- git and catalog context of the moment
+  run_argv       JSON,                 -- `dbtattic run` only: the command it ran
+  run_started_at TIMESTAMPTZ,
+  run_ended_at   TIMESTAMPTZ,
+  run_exit_code  INTEGER,
+  run_signal     VARCHAR
+);
+
+-- Grain: one artifact a capture saw. Key: (capture_id, artifact_type).
+CREATE TABLE IF NOT EXISTS capture_artifact (
+  capture_id     VARCHAR NOT NULL,
+  artifact_type  VARCHAR NOT NULL,
+  status         VARCHAR NOT NULL,     -- captured, unchanged, absent, error
+  invocation_id  VARCHAR,
+  object_id      VARCHAR,
+  size_bytes     BIGINT,
+  stored_bytes   BIGINT,
+  error          VARCHAR
+);
+
+-- Grain: one artifact that could not be read into rows (e.g. a schema version newer than this
+-- dbtattic). The archive keeps it; a rebuild after upgrading reads it. Key: (invocation_id, object_id).
+CREATE TABLE IF NOT EXISTS ingest_problem (
+  invocation_id VARCHAR NOT NULL,
+  artifact_type VARCHAR NOT NULL,
+  object_id     VARCHAR NOT NULL,
+  message       VARCHAR NOT NULL
+);

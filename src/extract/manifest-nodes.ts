@@ -1,0 +1,152 @@
+import { asArray, asObject, json, pick, str, text, type JsonObject } from './fields.js';
+import { macroVersionId, nodeVersionId } from './node-version.js';
+import type {
+  MacroInvocationRow,
+  MacroVersionRow,
+  NodeDependsOnRow,
+  NodeInvocationRow,
+  NodeVersionRow,
+} from './rows.js';
+
+/**
+ * Row shaping for one manifest entry. Common fields become columns, with fallbacks for names
+ * that moved across schema versions; what only one resource type has goes to `attributes`.
+ */
+
+export interface NodeEntry {
+  kind: 'node';
+  version: NodeVersionRow;
+  invocation: NodeInvocationRow;
+  /** Empty for a disabled node: it takes no part in the DAG. */
+  dependsOn: NodeDependsOnRow[];
+}
+
+export interface MacroEntry {
+  kind: 'macro';
+  version: MacroVersionRow;
+  invocation: MacroInvocationRow;
+}
+
+export interface NodeContext {
+  invocationId: string;
+  schemaVersion: number | null;
+  /** The key the node was filed under, for a node that does not repeat its unique_id. */
+  key: string;
+  /** The resource type its manifest section implies (sources → source), if any. */
+  sectionType: string | null;
+  disabled: boolean;
+}
+
+/** Fields only one resource type has, kept as the `attributes` JSON. */
+const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
+  model: ['constraints', 'latest_version', 'deprecation_date', 'primary_key', 'time_spine'],
+  test: ['test_metadata', 'column_name', 'attached_node', 'file_key_name'],
+  source: ['source_name', 'source_description', 'loader', 'loaded_at_field', 'loaded_at_query', 'freshness', 'external', 'quoting', 'source_meta'],
+  exposure: ['type', 'owner', 'url', 'maturity', 'label'],
+  // v4–v9 metrics (dbt_metrics) and v10+ MetricFlow metrics share only a few fields.
+  metric: [
+    'label', 'type', 'type_params', 'filter', 'time_granularity', 'metadata',
+    'calculation_method', 'expression', 'sql', 'timestamp', 'time_grains', 'dimensions', 'filters', 'window', 'model',
+  ],
+  semantic_model: ['model', 'node_relation', 'defaults', 'primary_entity', 'entities', 'measures', 'dimensions', 'label', 'metadata'],
+  saved_query: ['query_params', 'exports', 'label', 'metadata'],
+  unit_test: ['model', 'given', 'expect', 'overrides', 'versions', 'tested_node_unique_id'],
+  group: ['owner'],
+  function: ['returns', 'arguments'],
+  operation: ['index'],
+};
+
+export function shapeNode(node: JsonObject, context: NodeContext): NodeEntry {
+  const uniqueId = str(node.unique_id) ?? context.key;
+  const nodeVersion = nodeVersionId(node, context.disabled);
+  return {
+    kind: 'node',
+    version: nodeVersionRow(node, uniqueId, nodeVersion, context),
+    invocation: { invocation_id: context.invocationId, unique_id: uniqueId, node_version_id: nodeVersion },
+    dependsOn: context.disabled ? [] : dependsOnRows(node, uniqueId, context.invocationId),
+  };
+}
+
+function nodeVersionRow(node: JsonObject, uniqueId: string, id: string, context: NodeContext): NodeVersionRow {
+  const config = asObject(node.config) ?? {};
+  const resourceType = str(node.resource_type) ?? context.sectionType ?? uniqueId.split('.')[0]!;
+  const rawCode = str(node.raw_code) ?? str(node.raw_sql) ?? str(node.block_contents);
+  return {
+    node_version_id: id,
+    unique_id: uniqueId,
+    resource_type: resourceType,
+    disabled: context.disabled,
+    name: str(node.name),
+    package_name: str(node.package_name),
+    path: str(node.original_file_path) ?? str(node.path),
+    patch_path: str(node.patch_path),
+    language: languageOf(node, resourceType, context.schemaVersion),
+    raw_code: rawCode,
+    compiled_code: str(node.compiled_code) ?? str(node.injected_sql) ?? str(node.compiled_sql),
+    materialization: str(config.materialized),
+    database_name: str(node.database),
+    schema_name: str(node.schema),
+    identifier: str(node.alias) ?? str(node.identifier),
+    relation_name: str(node.relation_name),
+    checksum: str(asObject(node.checksum)?.checksum),
+    config: json(node.config),
+    unrendered_config: json(node.unrendered_config),
+    description: str(node.description),
+    tags: json(node.tags ?? config.tags),
+    meta: json(node.meta ?? config.meta),
+    contract: json(node.contract ?? config.contract),
+    access: str(node.access) ?? str(config.access),
+    version: text(node.version),
+    group_name: str(node.group) ?? str(config.group),
+    fqn: json(node.fqn),
+    declared_columns: json(node.columns),
+    attributes: json(pick(node, ATTRIBUTES[resourceType] ?? [])),
+  };
+}
+
+/** Before v7 every node with code was SQL, and the manifest did not say so. */
+function languageOf(node: JsonObject, resourceType: string, schemaVersion: number | null): string | null {
+  const language = str(node.language);
+  if (language !== null || (schemaVersion !== null && schemaVersion >= 7)) return language;
+  return typeof node.raw_sql === 'string' && resourceType !== 'seed' ? 'sql' : null;
+}
+
+function dependsOnRows(node: JsonObject, uniqueId: string, invocationId: string): NodeDependsOnRow[] {
+  const dependsOn = asObject(node.depends_on);
+  if (!dependsOn) return [];
+  const rows: NodeDependsOnRow[] = [];
+  const seen = new Set<string>();
+  const edge = (kind: 'node' | 'macro') => (target: unknown) => {
+    const id = str(target);
+    // dbt can list a macro twice; the table's key holds each edge once.
+    if (id === null || seen.has(`${kind} ${id}`)) return;
+    seen.add(`${kind} ${id}`);
+    rows.push({ invocation_id: invocationId, unique_id: uniqueId, depends_on_id: id, kind });
+  };
+  asArray(dependsOn.nodes).forEach(edge('node'));
+  asArray(dependsOn.macros).forEach(edge('macro'));
+  return rows;
+}
+
+export function shapeMacro(macro: JsonObject, invocationId: string, key: string): MacroEntry {
+  const uniqueId = str(macro.unique_id) ?? key;
+  const id = macroVersionId(macro);
+  return {
+    kind: 'macro',
+    version: {
+      macro_version_id: id,
+      unique_id: uniqueId,
+      name: str(macro.name),
+      package_name: str(macro.package_name),
+      path: str(macro.original_file_path) ?? str(macro.path),
+      patch_path: str(macro.patch_path),
+      macro_sql: str(macro.macro_sql),
+      description: str(macro.description),
+      meta: json(macro.meta),
+      arguments: json(macro.arguments),
+      depends_on_macros: json(asObject(macro.depends_on)?.macros),
+      supported_languages: json(macro.supported_languages),
+    },
+    invocation: { invocation_id: invocationId, unique_id: uniqueId, macro_version_id: id },
+  };
+}

@@ -1,0 +1,104 @@
+import { objectMembers, type JsonMember } from '../json/scan.js';
+import { checkSchemaVersion, invocationIdOf, readHeader, type ArtifactHeader, type ReadOptions } from './detect.js';
+import { asObject, str, type JsonObject } from './fields.js';
+import { metadataFacts } from './invocation.js';
+import { shapeMacro, shapeNode, type MacroEntry, type NodeEntry } from './manifest-nodes.js';
+import { inferProjectName } from './project-name.js';
+import type { InvocationFacts } from './rows.js';
+import { guardScan, listItems, mapMembers, parseRange, readGuarded } from './scan-items.js';
+
+/**
+ * manifest.json → rows, one entry at a time. A manifest can outgrow what V8 holds in one string
+ * (~512 MB), so the top-level maps are walked with the byte scanner and each node is parsed on
+ * its own; memory stays near the size of the bytes plus one node.
+ */
+export type ManifestEntry = NodeEntry | MacroEntry;
+
+export interface ManifestExtract {
+  header: ArtifactHeader;
+  invocation: InvocationFacts;
+  /** Every node and macro of the manifest, shaped into rows as the iteration reaches it. */
+  entries(): Generator<ManifestEntry>;
+}
+
+/** Map sections of the manifest whose entries are nodes, with the resource type they imply. */
+const NODE_SECTIONS: Readonly<Record<string, string | null>> = {
+  nodes: null,
+  sources: 'source',
+  exposures: 'exposure',
+  metrics: 'metric',
+  semantic_models: 'semantic_model',
+  saved_queries: 'saved_query',
+  unit_tests: 'unit_test',
+  groups: 'group',
+  functions: 'function',
+  docs: 'doc',
+};
+
+export function extractManifest(buf: Buffer, options: ReadOptions = {}): ManifestExtract {
+  const header = readHeader(buf, 'manifest');
+  checkSchemaVersion(header, options);
+  const invocationId = invocationIdOf(header, options);
+  return {
+    header,
+    invocation: manifestFacts(buf, header, invocationId),
+    entries: () => guardScan('manifest', manifestEntries(buf, header.schemaVersion, invocationId)),
+  };
+}
+
+function manifestFacts(buf: Buffer, header: ArtifactHeader, invocationId: string): InvocationFacts {
+  const metadata = header.metadata;
+  const projectId = str(metadata.project_id);
+  const projectName = str(metadata.project_name) ?? (projectId ? readGuarded('manifest', () => inferProjectName(buf, projectId)) : null);
+  return {
+    ...metadataFacts(header, invocationId),
+    project_name: projectName,
+    project_id: projectId,
+    adapter_type: str(metadata.adapter_type),
+  };
+}
+
+function* manifestEntries(buf: Buffer, schemaVersion: number | null, invocationId: string): Generator<ManifestEntry> {
+  for (const section of objectMembers(buf)) {
+    if (section.key === 'macros') {
+      for (const member of mapMembers(buf, section)) yield shapeMacro(parseNode(buf, member), invocationId, member.key);
+    } else if (section.key === 'disabled') {
+      yield* disabledEntries(buf, section, schemaVersion, invocationId);
+    } else if (Object.hasOwn(NODE_SECTIONS, section.key)) {
+      const sectionType = NODE_SECTIONS[section.key] ?? null;
+      for (const member of mapMembers(buf, section)) {
+        const context = { invocationId, schemaVersion, key: member.key, sectionType, disabled: false };
+        yield shapeNode(parseNode(buf, member), context);
+      }
+    }
+  }
+}
+
+/**
+ * v1–v3 (dbt 0.19–0.21, and before) wrote `disabled` as a list of nodes; v4+ as a map from
+ * unique_id to a list, since one node can be disabled in several files. Identical entries under one id
+ * would be the same version, so each is given once.
+ */
+function* disabledEntries(buf: Buffer, section: JsonMember, schemaVersion: number | null, invocationId: string): Generator<NodeEntry> {
+  const isList = schemaVersion === null || schemaVersion <= 3;
+  const groups = isList ? [{ key: '', items: listItems(buf, section) }] : disabledGroups(buf, section);
+  for (const { key, items } of groups) {
+    const seen = new Set<string>();
+    for (const item of items) {
+      const node = parseNode(buf, item);
+      const context = { invocationId, schemaVersion, key: str(node.unique_id) ?? key, sectionType: null, disabled: true };
+      const entry = shapeNode(node, context);
+      if (seen.has(entry.version.node_version_id)) continue;
+      seen.add(entry.version.node_version_id);
+      yield entry;
+    }
+  }
+}
+
+function* disabledGroups(buf: Buffer, section: JsonMember): Generator<{ key: string; items: Iterable<{ start: number; end: number }> }> {
+  for (const member of mapMembers(buf, section)) yield { key: member.key, items: listItems(buf, member) };
+}
+
+function parseNode(buf: Buffer, range: { start: number; end: number }): JsonObject {
+  return asObject(parseRange(buf, range)) ?? {};
+}

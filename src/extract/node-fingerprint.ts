@@ -1,0 +1,116 @@
+import { canonicalJson, sha256 } from '../vocab/hash.js';
+import { isRecord, pickBuildConfig, pickRelation, type ConfiguredNode } from './build-config.js';
+import { collectMacroClosure, type FingerprintContext } from './fingerprint-context.js';
+import { normalizeSql } from './sql-tokens.js';
+
+/**
+ * A node's semantic fingerprint: a hash of what changes the data it builds. Raw code that
+ * changed while the fingerprint did not is a cosmetic change (comments, whitespace, keyword
+ * case); a changed fingerprint is a semantic one.
+ */
+
+/** Bumped whenever the recipe changes, since every fingerprint changes with it. */
+export const FINGERPRINT_VERSION = 1;
+
+/** The node fields read, under the names of manifest v1–v12 and Fusion's v20; all optional. */
+export interface FingerprintInput extends ConfiguredNode {
+  resource_type?: string | null;
+  /** `raw_code` since manifest v7 (dbt 1.3); `raw_sql` before. */
+  raw_code?: string | null;
+  raw_sql?: string | null;
+  language?: string | null;
+  depends_on?: { macros?: readonly string[] | null } | null;
+  checksum?: { name?: string | null; checksum?: string | null } | null;
+  contract?: { enforced?: boolean | null; alias_types?: boolean | null } | null;
+  columns?: Readonly<Record<string, { name?: string | null; data_type?: string | null; constraints?: unknown }>> | null;
+  constraints?: unknown;
+  test_metadata?: { name?: string | null; namespace?: string | null; kwargs?: unknown } | null;
+}
+
+/** What goes into the hash, kept apart so a caller can tell which part of a node changed. */
+export interface FingerprintParts {
+  version: number;
+  /** Normal form hash of SQL or Python, or the seed file's checksum. */
+  code: { kind: 'sql' | 'python' | 'seed'; hash: string | null; note?: string };
+  macros: [string, string | null][];
+  config: Record<string, unknown>;
+  relation: Record<string, unknown>;
+  contract: unknown;
+  test: unknown;
+}
+
+export function fingerprintNode(node: FingerprintInput, context: FingerprintContext): string {
+  return sha256(canonicalJson(describeFingerprint(node, context)));
+}
+
+export function describeFingerprint(node: FingerprintInput, context: FingerprintContext): FingerprintParts {
+  return {
+    version: FINGERPRINT_VERSION,
+    code: fingerprintCode(node, context),
+    macros: collectMacroClosure(node.depends_on?.macros, context),
+    config: pickBuildConfig(node, context.dialect),
+    relation: pickRelation(node, context.dialect),
+    contract: enforcedContract(node),
+    test: genericTest(node),
+  };
+}
+
+/** One hash over every (unique_id, fingerprint) pair of a project, whatever their order. */
+export function fingerprintProject(nodeFingerprints: Iterable<readonly [string, string]>): string {
+  const pairs = [...nodeFingerprints].map(([id, fingerprint]): [string, string] => [id, fingerprint]);
+  pairs.sort(([idA, fpA], [idB, fpB]) => compareText(idA, idB) || compareText(fpA, fpB));
+  return sha256(canonicalJson(pairs));
+}
+
+function fingerprintCode(node: FingerprintInput, context: FingerprintContext): FingerprintParts['code'] {
+  if (node.resource_type === 'seed') return seedChecksum(node);
+  const code = typeof node.raw_code === 'string' ? node.raw_code : typeof node.raw_sql === 'string' ? node.raw_sql : '';
+  if (node.language === 'python') return { kind: 'python', hash: sha256(normalizePython(code)) };
+  return { kind: 'sql', hash: sha256(normalizeSql(code, context.dialect)) };
+}
+
+/**
+ * A seed is its file. dbt stores the sha256 of files up to 1 MiB; for larger ones it stores the
+ * path instead (`checksum.name` "path"), so such a seed counts as changed only when that path does.
+ */
+function seedChecksum(node: FingerprintInput): FingerprintParts['code'] {
+  const name = typeof node.checksum?.name === 'string' ? node.checksum.name.toLowerCase() : '';
+  const value = typeof node.checksum?.checksum === 'string' ? node.checksum.checksum : null;
+  if (name === 'path') return { kind: 'seed', hash: value, note: 'file over 1 MiB: dbt stored its path, not its hash' };
+  return { kind: 'seed', hash: value };
+}
+
+/** Python's whitespace is syntax: only trailing blanks and line endings are let go. */
+export function normalizePython(code: string): string {
+  return code.replace(/\r\n?/g, '\n').replace(/[ \t\f\v]+$/gm, '').replace(/\n+$/, '');
+}
+
+/**
+ * An enforced contract makes the build check column names, types and constraints, so those
+ * count; when it is not enforced they are documentation. Columns are compared, not dbt's
+ * `contract.checksum`, whose recipe differs across dbt versions.
+ */
+function enforcedContract(node: FingerprintInput): unknown {
+  const configured = isRecord(node.config) ? node.config.contract : undefined;
+  const enforced = node.contract?.enforced === true || (isRecord(configured) && configured.enforced === true);
+  if (!enforced) return null;
+  const columns = Object.values(isRecord(node.columns) ? node.columns : {}).filter(isRecord);
+  return {
+    alias_types: node.contract?.alias_types !== false,
+    columns: columns
+      .map((column) => [column.name ?? null, column.data_type ?? null, column.constraints ?? []])
+      .sort((a, b) => compareText(String(a[0]), String(b[0]))),
+    constraints: node.constraints ?? [],
+  };
+}
+
+/** A generic test's code is one macro call; what it tests is in `test_metadata`. */
+function genericTest(node: FingerprintInput): unknown {
+  const meta = node.test_metadata;
+  if (!isRecord(meta)) return null;
+  return { name: meta.name ?? null, namespace: meta.namespace ?? null, kwargs: meta.kwargs ?? null };
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,54 @@
+import { checkSchemaVersion, invocationIdOf, readHeader, type ArtifactHeader, type ReadOptions } from './detect.js';
+import { asObject, int, json, num, str, timestamp, type JsonObject } from './fields.js';
+import { metadataFacts, timingFacts } from './invocation.js';
+import { scanResults } from './results-file.js';
+import type { InvocationFacts, SourceFreshnessRow } from './rows.js';
+import { countStatuses, normaliseStatus } from './status.js';
+
+/**
+ * sources.json (`dbt source freshness`) → one row per source checked. v1–v3 share a flat shape;
+ * before 0.19 each result nested its source node, called the age `age`, and a failed query was
+ * status "error" with the database error beside it, which 0.19 calls "runtime error".
+ */
+export interface SourcesExtract {
+  header: ArtifactHeader;
+  invocation: InvocationFacts;
+  freshness: SourceFreshnessRow[];
+}
+
+export function extractSources(buf: Buffer, options: ReadOptions = {}): SourcesExtract {
+  const header = readHeader(buf, 'sources');
+  checkSchemaVersion(header, options);
+  const invocationId = invocationIdOf(header, options);
+  const legacy = header.schemaVersion === null;
+  const { results, top } = scanResults(buf, 'sources', (result) => freshnessRow(result, invocationId, legacy));
+  const facts = timingFacts(metadataFacts(header, invocationId), top.elapsed_time);
+  return { header, invocation: { ...facts, result_count: results.length, status_counts: countStatuses(results) }, freshness: results };
+}
+
+function freshnessRow(result: JsonObject, invocationId: string, legacy: boolean): SourceFreshnessRow | null {
+  const node = asObject(result.node);
+  const uniqueId = str(result.unique_id) ?? str(node?.unique_id);
+  if (uniqueId === null) return null;
+  const criteria = asObject(result.criteria) ?? (legacy ? asObject(node?.freshness) : null);
+  const message = str(result.error) ?? str(result.message);
+  const warnAfter = asObject(criteria?.warn_after);
+  const errorAfter = asObject(criteria?.error_after);
+  return {
+    invocation_id: invocationId,
+    unique_id: uniqueId,
+    status: legacy && str(result.error) !== null ? 'runtime error' : normaliseStatus(result.status),
+    message,
+    max_loaded_at: timestamp(result.max_loaded_at),
+    snapshotted_at: timestamp(result.snapshotted_at),
+    age_s: num(result.max_loaded_at_time_ago_in_s) ?? num(result.age),
+    warn_after_count: int(warnAfter?.count),
+    warn_after_period: str(warnAfter?.period),
+    error_after_count: int(errorAfter?.count),
+    error_after_period: str(errorAfter?.period),
+    criteria: json(criteria),
+    execution_time: num(result.execution_time),
+    thread_id: str(result.thread_id),
+    adapter_response: json(result.adapter_response),
+  };
+}

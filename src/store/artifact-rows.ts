@@ -1,0 +1,83 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { readBlob, type ArtifactRecord, type Backend } from '../archive/index.js';
+import {
+  extractCatalog,
+  extractManifest,
+  extractRunResults,
+  extractSemanticManifest,
+  extractSources,
+  type ArtifactInvocationFacts,
+} from '../extract/index.js';
+import { RowAppender } from './append.js';
+
+/** The per-invocation tables an artifact's rows land in; versions go through staging tables. */
+export const PER_INVOCATION_TABLES = [
+  'node_invocation',
+  'node_depends_on',
+  'macro_invocation',
+  'run_result',
+  'source_freshness',
+  'catalog_table',
+  'catalog_column',
+  'semantic_definition',
+] as const;
+
+type Appenders = Record<(typeof PER_INVOCATION_TABLES)[number] | 'stage_node_version' | 'stage_macro_version', RowAppender>;
+
+export async function openAppenders(connection: DuckDBConnection): Promise<Appenders> {
+  const entries = await Promise.all([
+    ...PER_INVOCATION_TABLES.map(async (table) => [table, await RowAppender.open(connection, table)] as const),
+    ['stage_node_version', await RowAppender.open(connection, 'stage_node_version', 'temp')] as const,
+    ['stage_macro_version', await RowAppender.open(connection, 'stage_macro_version', 'temp')] as const,
+  ]);
+  return Object.fromEntries(entries) as Appenders;
+}
+
+export function closeAppenders(appenders: Appenders): void {
+  for (const appender of Object.values(appenders)) appender.close();
+}
+
+/** Reads one archived artifact and appends its rows; returns what it says of the invocation. */
+export async function appendArtifactRows(backend: Backend, record: ArtifactRecord, out: Appenders): Promise<ArtifactInvocationFacts> {
+  const bytes = await readBlob(backend, record.sha256);
+  const options = { invocationId: record.invocation_id };
+  switch (record.artifact) {
+    case 'manifest': {
+      const manifest = extractManifest(bytes, options);
+      for (const entry of manifest.entries()) {
+        if (entry.kind === 'macro') {
+          out.stage_macro_version.append(entry.version);
+          out.macro_invocation.append(entry.invocation);
+        } else {
+          out.stage_node_version.append(entry.version);
+          out.node_invocation.append(entry.invocation);
+          for (const edge of entry.dependsOn) out.node_depends_on.append(edge);
+        }
+      }
+      return { from: 'manifest', facts: manifest.invocation };
+    }
+    case 'run_results': {
+      const runResults = extractRunResults(bytes, options);
+      for (const row of runResults.results) out.run_result.append(row);
+      return { from: 'run_results', facts: runResults.invocation };
+    }
+    case 'sources': {
+      const sources = extractSources(bytes, options);
+      for (const row of sources.freshness) out.source_freshness.append(row);
+      return { from: 'sources', facts: sources.invocation };
+    }
+    case 'catalog': {
+      const catalog = extractCatalog(bytes, options);
+      for (const entry of catalog.entries()) {
+        out.catalog_table.append(entry.table);
+        for (const column of entry.columns) out.catalog_column.append(column);
+      }
+      return { from: 'catalog', facts: catalog.invocation };
+    }
+    case 'semantic_manifest': {
+      const semantic = extractSemanticManifest(bytes, options);
+      for (const row of semantic.definitions) out.semantic_definition.append(row);
+      return { from: 'semantic_manifest', facts: semantic.invocation };
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import {
+  artifactRecordKey,
+  listArtifactRecordKeys,
+  listCaptureRecordKeys,
+  listInvocationRecords,
+  readArtifactRecords,
+  readCaptureRecords,
+  type ArtifactRecord,
+  type Backend,
+  type CaptureRecord,
+} from '../archive/index.js';
+import { isArtifactType } from '../vocab/index.js';
+import { writeCaptureRows, readCapturesOf } from './capture-rows.js';
+import { inTransaction } from './database.js';
+import { ingestInvocation, type IngestProblem } from './ingest.js';
+
+export interface CatchUpReport {
+  invocations: number;
+  captures: number;
+  problems: IngestProblem[];
+}
+
+export type ProgressFn = (done: number, total: number) => void;
+
+/**
+ * Brings the store up to the archive: finds the records it has not seen by comparing keys
+ * (listing keys is cheap; only new records are read), then re-ingests each invocation they touch.
+ */
+export async function catchUp(connection: DuckDBConnection, backend: Backend, onProgress?: ProgressFn): Promise<CatchUpReport> {
+  const [newArtifacts, newCaptures] = await Promise.all([unseenArtifactRecords(connection, backend), unseenCaptureRecords(connection, backend)]);
+  if (newCaptures.length > 0) await inTransaction(connection, () => writeCaptureRows(connection, newCaptures));
+  const touched = touchedInvocations(newArtifacts, newCaptures);
+  const problems: IngestProblem[] = [];
+  let done = 0;
+  for (const invocationId of touched) {
+    const records = await listInvocationRecords(backend, invocationId);
+    const captures = await readCapturesOf(connection, invocationId);
+    problems.push(...(await ingestInvocation(connection, backend, { invocationId, records, captures })));
+    onProgress?.(++done, touched.length);
+  }
+  return { invocations: touched.length, captures: newCaptures.length, problems };
+}
+
+async function unseenArtifactRecords(connection: DuckDBConnection, backend: Backend): Promise<ArtifactRecord[]> {
+  const seen = new Set<string>();
+  const rows = (await connection.runAndReadAll('SELECT invocation_id, artifact_type, object_id FROM artifact_capture')).getRows();
+  for (const [invocationId, artifact, objectId] of rows) {
+    if (typeof artifact === 'string' && isArtifactType(artifact)) seen.add(artifactRecordKey(String(invocationId), artifact, String(objectId)));
+  }
+  const keys = (await listArtifactRecordKeys(backend)).filter((key) => !seen.has(key));
+  return readArtifactRecords(backend, keys);
+}
+
+async function unseenCaptureRecords(connection: DuckDBConnection, backend: Backend): Promise<CaptureRecord[]> {
+  const seen = new Set((await connection.runAndReadAll('SELECT capture_id FROM capture')).getRows().map(([id]) => String(id)));
+  const keys = await listCaptureRecordKeys(backend);
+  const unseen = keys.filter((key) => !seen.has(decodeURIComponent(key.slice(key.lastIndexOf('/') + 1, -'.json'.length))));
+  return readCaptureRecords(backend, unseen);
+}
+
+/** In the order they were first captured, so fill-in columns come out as they would live. */
+function touchedInvocations(artifacts: readonly ArtifactRecord[], captures: readonly CaptureRecord[]): string[] {
+  const first = new Map<string, string>();
+  const note = (id: string, at: string): void => {
+    const held = first.get(id);
+    if (held === undefined || at < held) first.set(id, at);
+  };
+  for (const r of artifacts) note(r.invocation_id, r.captured_at);
+  for (const c of captures) for (const a of c.artifacts) if (a.invocation_id && a.status === 'captured') note(a.invocation_id, c.captured_at);
+  return [...first.entries()].sort((a, b) => a[1].localeCompare(b[1]) || a[0].localeCompare(b[0])).map(([id]) => id);
+}

@@ -1,0 +1,15 @@
+/**
+ * The store: a DuckDB database derived from the archive, a cache that `rebuild` can always
+ * re-derive. Terms:
+ * - sync: bring the store up to the archive (catch-up), rebuilding it when its schema is old.
+ * - ingest: re-derive all rows of one invocation, in one transaction (ingest.ts, the one writer).
+ * - node version: one distinct definition of a node, shared by every invocation that has it.
+ * Uses the archive and extract; never reads target/.
+ */
+export { syncStore, rebuildStore, storeExists, type SyncReport, type BusyPolicy } from './sync.js';
+export { openDatabase, type Database } from './database.js';
+export { runReadOnlyQuery, type QueryResult } from './query.js';
+export { readHistory, type HistoryFilter, type HistoryRow } from './history.js';
+export { readStoreFigures, type StoreFigures } from './figures.js';
+export type { CatchUpReport } from './catch-up.js';
+export type { IngestProblem } from './ingest.js';

@@ -1,0 +1,121 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import type { ArtifactRecord, Backend, CaptureRecord } from '../archive/index.js';
+import { mergeInvocationFacts, type ArtifactInvocationFacts } from '../extract/index.js';
+import type { ArtifactType } from '../vocab/index.js';
+import { appendArtifactRows, closeAppenders, openAppenders, PER_INVOCATION_TABLES } from './artifact-rows.js';
+import { captureFacts } from './capture-facts.js';
+import { inTransaction } from './database.js';
+import { writeInvocationRow } from './invocation-row.js';
+
+/**
+ * The one writer of per-invocation rows. An invocation is ingested as a whole, in one
+ * transaction: its rows are deleted and re-derived from its newest artifacts. That makes ingest
+ * idempotent, makes a late artifact (the manifest a `dbt run` rewrites at its end) simply
+ * replace what came before, and costs the invocation's own size, never the history's.
+ */
+export interface InvocationInput {
+  invocationId: string;
+  /** Every artifact record filed under the invocation. */
+  records: ArtifactRecord[];
+  /** Capture records that captured any of its artifacts. */
+  captures: CaptureRecord[];
+}
+
+export interface IngestProblem {
+  invocation_id: string;
+  artifact_type: ArtifactType;
+  object_id: string;
+  message: string;
+}
+
+export async function ingestInvocation(connection: DuckDBConnection, backend: Backend, input: InvocationInput): Promise<IngestProblem[]> {
+  const problems: IngestProblem[] = [];
+  const skip = new Set<string>();
+  for (;;) {
+    try {
+      await inTransaction(connection, () => writeInvocation(connection, backend, input, skip));
+      break;
+    } catch (error) {
+      const failed = (error as { record?: ArtifactRecord }).record;
+      if (!failed || skip.has(failed.sha256)) throw error;
+      // An artifact we cannot read (a schema version newer than this dbtattic) must not hide
+      // the others: leave it out, say so, and let a rebuild after upgrading read it.
+      skip.add(failed.sha256);
+      problems.push({ invocation_id: input.invocationId, artifact_type: failed.artifact, object_id: failed.sha256, message: (error as Error).message });
+    }
+  }
+  await recordProblems(connection, input.invocationId, problems);
+  return problems;
+}
+
+async function writeInvocation(connection: DuckDBConnection, backend: Backend, input: InvocationInput, skip: Set<string>): Promise<void> {
+  for (const table of [...PER_INVOCATION_TABLES, 'artifact_capture', 'invocation']) {
+    await connection.run(`DELETE FROM ${table} WHERE invocation_id = $1`, [input.invocationId]);
+  }
+  await connection.run('DELETE FROM stage_node_version');
+  await connection.run('DELETE FROM stage_macro_version');
+  await writeArtifactCaptures(connection, input.records);
+  const facts: ArtifactInvocationFacts[] = [];
+  const appenders = await openAppenders(connection);
+  try {
+    for (const record of newestPerArtifact(input.records)) {
+      if (skip.has(record.sha256)) continue;
+      facts.push(await appendArtifactRows(backend, record, appenders).catch((error: unknown) => {
+        throw Object.assign(error instanceof Error ? error : new Error(String(error)), { record });
+      }));
+    }
+  } finally {
+    closeAppenders(appenders);
+  }
+  await mergeVersions(connection);
+  const merged = facts.length > 0 ? mergeInvocationFacts(facts) : null;
+  await writeInvocationRow(connection, input.invocationId, merged, captureFacts(input.invocationId, input.records, input.captures, merged));
+}
+
+/** dbt can rewrite an artifact within one invocation; the newest write is the one that counts. */
+export function newestPerArtifact(records: readonly ArtifactRecord[]): ArtifactRecord[] {
+  const newest = new Map<ArtifactType, ArtifactRecord>();
+  for (const record of records) {
+    const held = newest.get(record.artifact);
+    if (!held || compareRecords(record, held) > 0) newest.set(record.artifact, record);
+  }
+  return [...newest.values()];
+}
+
+function compareRecords(a: ArtifactRecord, b: ArtifactRecord): number {
+  return (a.generated_at ?? '').localeCompare(b.generated_at ?? '') || a.captured_at.localeCompare(b.captured_at) || a.sha256.localeCompare(b.sha256);
+}
+
+/**
+ * Versions are shared across invocations: a definition already known costs nothing. Fill-in
+ * columns (compiled code, resolved relation) are null after `dbt parse`; a later manifest that
+ * has them completes the row.
+ */
+async function mergeVersions(connection: DuckDBConnection): Promise<void> {
+  await connection.run('INSERT OR IGNORE INTO node_version SELECT DISTINCT ON (node_version_id) * FROM stage_node_version');
+  await connection.run(`UPDATE node_version SET compiled_code = coalesce(node_version.compiled_code, s.compiled_code), relation_name = coalesce(node_version.relation_name, s.relation_name)
+    FROM (SELECT node_version_id, max(compiled_code) AS compiled_code, max(relation_name) AS relation_name FROM stage_node_version GROUP BY node_version_id) s
+    WHERE node_version.node_version_id = s.node_version_id AND ((node_version.compiled_code IS NULL AND s.compiled_code IS NOT NULL) OR (node_version.relation_name IS NULL AND s.relation_name IS NOT NULL))`);
+  await connection.run('INSERT OR IGNORE INTO macro_version SELECT DISTINCT ON (macro_version_id) * FROM stage_macro_version');
+}
+
+async function writeArtifactCaptures(connection: DuckDBConnection, records: readonly ArtifactRecord[]): Promise<void> {
+  for (const r of records) {
+    await connection.run(
+      'INSERT INTO artifact_capture VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
+      [r.invocation_id, r.artifact, r.sha256, r.size, r.dbt_schema_version, r.dbt_version, timestampOrNull(r.generated_at), r.captured_at, r.capture_id, r.phase, r.invocation_id_source],
+    );
+  }
+}
+
+/** dbt's generated_at has no zone on old versions and nanoseconds on Fusion; DuckDB takes both. */
+function timestampOrNull(value: string | null): string | null {
+  return value && !Number.isNaN(Date.parse(value.slice(0, 23))) ? value : null;
+}
+
+async function recordProblems(connection: DuckDBConnection, invocationId: string, problems: IngestProblem[]): Promise<void> {
+  await connection.run('DELETE FROM ingest_problem WHERE invocation_id = $1', [invocationId]);
+  for (const p of problems) {
+    await connection.run('INSERT INTO ingest_problem VALUES ($1, $2, $3, $4)', [p.invocation_id, p.artifact_type, p.object_id, p.message]);
+  }
+}

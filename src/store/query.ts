@@ -1,0 +1,38 @@
+import { AtticError } from '../errors.js';
+import { openDatabase } from './database.js';
+import { plainResult, type PlainResult } from './plain-rows.js';
+
+export interface QueryResult extends PlainResult {
+  /** True when the result had more rows than the limit. */
+  truncated: boolean;
+}
+
+/**
+ * Runs user SQL on a read-only connection that also cannot reach files or the network, so a
+ * query can neither change the store nor write elsewhere (COPY TO, ATTACH, INSTALL).
+ */
+export async function runReadOnlyQuery(file: string, sql: string, limit: number | null): Promise<QueryResult> {
+  const db = await openDatabase(file, 'read');
+  try {
+    await db.connection.run('SET enable_external_access = false');
+    await db.connection.run('SET lock_configuration = true');
+    const reader = limit === null ? await db.connection.runAndReadAll(sql).catch(refuse) : await db.connection.runAndReadUntil(sql, limit + 1).catch(refuse);
+    const result = plainResult(reader);
+    const truncated = limit !== null && result.rows.length > limit;
+    return { ...result, rows: truncated ? result.rows.slice(0, limit!) : result.rows, truncated };
+  } finally {
+    db.close();
+  }
+}
+
+function refuse(error: unknown): never {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/read-only|external access|lock_configuration|Cannot change configuration/i.test(message)) {
+    throw new AtticError('query-refused', `The store is read-only to queries; the statement was refused and nothing changed (${firstLine(message)}).`);
+  }
+  throw new AtticError('usage', `The query failed: ${firstLine(message)}`);
+}
+
+function firstLine(text: string): string {
+  return text.split('\n')[0] ?? text;
+}

@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { existsSync, promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { Backend } from '../archive/index.js';
+import { isAtticError } from '../errors.js';
+import { catchUp, type CatchUpReport, type ProgressFn } from './catch-up.js';
+import { openDatabase, type Database } from './database.js';
+import { applySchema, loadSchemaSql, readSchemaVersion } from './schema.js';
+
+export type BusyPolicy = 'skip' | 'wait';
+
+export type SyncReport = ({ status: 'synced' } & CatchUpReport) | { status: 'rebuilt'; report: CatchUpReport } | { status: 'busy' };
+
+const WAIT_MS = 10_000;
+
+/**
+ * Makes the store current with the archive. A store written under another schema is rebuilt
+ * from the archive into a new file that replaces the old one atomically. `skip`: capture's way,
+ * which never waits for a store another process holds (the next command catches up);
+ * `wait`: a reading command's way, which waits a little, then says the store is busy.
+ */
+export async function syncStore(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn): Promise<SyncReport> {
+  const db = await openForWrite(file, busy);
+  if (!db) return { status: 'busy' };
+  let current: boolean;
+  try {
+    current = await prepare(db);
+    if (current) return { status: 'synced', ...(await catchUp(db.connection, backend, onProgress)) };
+  } finally {
+    db.close();
+  }
+  return { status: 'rebuilt', report: await rebuildStore(backend, file, onProgress) };
+}
+
+/** True when the store has the current schema (a new, empty file gets it now). */
+async function prepare(db: Database): Promise<boolean> {
+  const version = await readSchemaVersion(db.connection);
+  if (version === null && (await isEmpty(db))) await applySchema(db.connection);
+  else if (version !== loadSchemaSql().version) return false;
+  await createStagingTables(db);
+  return true;
+}
+
+async function isEmpty(db: Database): Promise<boolean> {
+  const rows = (await db.connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database()")).getRowObjectsJson();
+  return Number(rows[0]?.n ?? 0) === 0;
+}
+
+async function createStagingTables(db: Database): Promise<void> {
+  await db.connection.run('CREATE TEMP TABLE IF NOT EXISTS stage_node_version AS SELECT * FROM node_version LIMIT 0');
+  await db.connection.run('CREATE TEMP TABLE IF NOT EXISTS stage_macro_version AS SELECT * FROM macro_version LIMIT 0');
+}
+
+/**
+ * Derives a whole new store from the archive, beside the old one, then renames it into place:
+ * a reader never sees a half-built store, and a crash mid-rebuild leaves the old one as it was.
+ */
+export async function rebuildStore(backend: Backend, file: string, onProgress?: ProgressFn): Promise<CatchUpReport> {
+  const temp = `${file}.rebuild-${randomBytes(4).toString('hex')}`;
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  try {
+    const db = await openDatabase(temp, 'write');
+    let report: CatchUpReport;
+    try {
+      await applySchema(db.connection);
+      await createStagingTables(db);
+      report = await catchUp(db.connection, backend, onProgress);
+      await db.connection.run('CHECKPOINT');
+    } finally {
+      db.close();
+    }
+    await fs.rm(`${file}.wal`, { force: true });
+    await fs.rename(temp, file);
+    return report;
+  } finally {
+    await fs.rm(temp, { force: true });
+    await fs.rm(`${temp}.wal`, { force: true });
+  }
+}
+
+async function openForWrite(file: string, busy: BusyPolicy): Promise<Database | null> {
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  const deadline = Date.now() + (busy === 'wait' ? WAIT_MS : 0);
+  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+    try {
+      return await openDatabase(file, 'write');
+    } catch (error) {
+      if (!isAtticError(error) || error.code !== 'store-busy') throw error;
+      if (Date.now() + delay > deadline) {
+        if (busy === 'skip') return null;
+        throw error;
+      }
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+export function storeExists(file: string): boolean {
+  return existsSync(file);
+}

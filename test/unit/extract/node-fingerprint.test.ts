@@ -1,0 +1,174 @@
+import { describe, expect, it } from 'vitest';
+import { createFingerprintContext, type FingerprintManifest } from '../../../src/extract/fingerprint-context.js';
+import {
+  describeFingerprint,
+  fingerprintNode,
+  fingerprintProject,
+  type FingerprintInput,
+} from '../../../src/extract/node-fingerprint.js';
+
+// Small made-up nodes and macros, shaped like manifest entries: each test changes one field.
+const macros = {
+  'macro.p.outer': { macro_sql: '{% macro outer() %}{{ middle() }}{% endmacro %}', depends_on: { macros: ['macro.p.middle'] } },
+  'macro.p.middle': { macro_sql: '{% macro middle() %}{{ inner() }}{% endmacro %}', depends_on: { macros: ['macro.p.inner'] } },
+  'macro.p.inner': { macro_sql: '{% macro inner() %} 1 {% endmacro %}', depends_on: { macros: [] } },
+  'macro.p.other': { macro_sql: '{% macro other() %} 2 {% endmacro %}', depends_on: { macros: [] } },
+};
+
+function fingerprintWith(node: FingerprintInput, manifest: FingerprintManifest = { macros }): string {
+  return fingerprintNode(node, createFingerprintContext({ metadata: { adapter_type: 'postgres' }, ...manifest }));
+}
+
+function model(overrides: Partial<FingerprintInput> = {}): FingerprintInput {
+  return {
+    resource_type: 'model',
+    raw_code: "select id, amount from {{ ref('orders') }}",
+    language: 'sql',
+    config: { materialized: 'table', schema: 'dbt_alice_marts', tags: [], meta: {}, on_schema_change: 'ignore' },
+    unrendered_config: { materialized: 'table', schema: "{{ 'marts' }}" },
+    depends_on: { macros: [] },
+    ...overrides,
+  };
+}
+
+describe('fingerprintNode: code', () => {
+  it('ignores a cosmetic edit and sees a semantic one', () => {
+    const base = fingerprintWith(model());
+    expect(fingerprintWith(model({ raw_code: "SELECT id,amount\nFROM {{ref('orders')}} -- note" }))).toBe(base);
+    expect(fingerprintWith(model({ raw_code: "select id from {{ ref('orders') }}" }))).not.toBe(base);
+  });
+
+  it('reads raw_sql from manifests before v7 as raw_code', () => {
+    const { raw_code: code, ...rest } = model();
+    expect(fingerprintWith({ ...rest, raw_sql: code })).toBe(fingerprintWith(model()));
+  });
+
+  it('lets python keep its indentation but not its trailing blanks', () => {
+    const python = (raw_code: string) => fingerprintWith(model({ language: 'python', raw_code }));
+    const base = python('def model(dbt, s):\n    return dbt.ref("a")\n');
+    expect(python('def model(dbt, s):   \r\n    return dbt.ref("a")\n\n')).toBe(base);
+    expect(python('def model(dbt, s):\n  return dbt.ref("a")\n')).not.toBe(base);
+  });
+});
+
+describe('fingerprintNode: macros', () => {
+  const edited = { ...macros, 'macro.p.inner': { ...macros['macro.p.inner'], macro_sql: '{% macro inner() %} 3 {% endmacro %}' } };
+  const reformatted = { ...macros, 'macro.p.inner': { ...macros['macro.p.inner'], macro_sql: '{%- macro inner() -%}\n  1\n{%- endmacro %}' } };
+  const callsOuter = model({ depends_on: { macros: ['macro.p.outer'] } });
+  const callsOther = model({ depends_on: { macros: ['macro.p.other'] } });
+
+  it('changes every model that reaches an edited macro, through macros that call it', () => {
+    expect(fingerprintWith(callsOuter, { macros: edited })).not.toBe(fingerprintWith(callsOuter));
+  });
+
+  it('changes no model that does not reach it', () => {
+    expect(fingerprintWith(callsOther, { macros: edited })).toBe(fingerprintWith(callsOther));
+  });
+
+  it('ignores a reformatted macro', () => {
+    expect(fingerprintWith(callsOuter, { macros: reformatted })).toBe(fingerprintWith(callsOuter));
+  });
+
+  it('lists the closure, survives recursion and notes macros the manifest lacks', () => {
+    const loop = { 'macro.p.a': { macro_sql: 'a', depends_on: { macros: ['macro.p.b'] } }, 'macro.p.b': { macro_sql: 'b', depends_on: { macros: ['macro.p.a', 'macro.p.gone'] } } };
+    const context = createFingerprintContext({ macros: loop });
+    const parts = describeFingerprint(model({ depends_on: { macros: ['macro.p.a'] } }), context);
+    expect(parts.macros.map(([id, hash]) => [id, hash === null])).toEqual([
+      ['macro.p.a', false],
+      ['macro.p.b', false],
+      ['macro.p.gone', true],
+    ]);
+  });
+});
+
+describe('fingerprintNode: config', () => {
+  const base = fingerprintWith(model());
+  const withConfig = (config: Record<string, unknown>, unrendered: Record<string, unknown> = {}) =>
+    fingerprintWith(model({ config: { ...model().config, ...config }, unrendered_config: { ...model().unrendered_config, ...unrendered } }));
+
+  it.each([
+    ['materialized', { materialized: 'incremental' }, { materialized: 'incremental' }],
+    ['unique_key', { unique_key: 'id' }, { unique_key: 'id' }],
+    ['incremental_strategy', { incremental_strategy: 'merge' }, {}],
+    ['partition_by', { partition_by: { field: 'day' } }, { partition_by: { field: 'day' } }],
+    ['post-hook', { 'post-hook': [{ sql: 'vacuum {{ this }}', transaction: true, index: 1 }] }, {}],
+    ['configured schema', {}, { schema: "{{ 'finance' }}" }],
+  ])('counts %s', (_key, config, unrendered) => {
+    expect(withConfig(config, unrendered)).not.toBe(base);
+  });
+
+  it.each([
+    ['tags', { tags: ['nightly'] }],
+    ['meta', { meta: { owner: 'x' } }],
+    ['docs', { docs: { show: false } }],
+    ['persist_docs', { persist_docs: { relation: true } }],
+    ['grants', { grants: { select: ['reporter'] } }],
+    ['a rendered schema for another target', { schema: 'dbt_prod_marts' }],
+    ['an implicit default written out', { on_configuration_change: 'apply' }],
+  ])('ignores %s', (_key, config) => {
+    expect(withConfig(config)).toBe(base);
+  });
+
+  it('reads hooks from either shape and ignores their formatting', () => {
+    const asObjects = withConfig({}, { 'post-hook': [{ sql: 'GRANT select ON {{ this }} TO r', transaction: true }] });
+    const asString = withConfig({ 'post-hook': [] }, { 'post-hook': 'grant select on {{this}} to r' });
+    expect(asString).toBe(asObjects);
+    expect(withConfig({}, { 'post-hook': 'grant select on {{this}} to s' })).not.toBe(asObjects);
+  });
+});
+
+describe('fingerprintNode: contract, tests, seeds', () => {
+  const columns = (type: string) => ({ id: { name: 'id', data_type: type, constraints: [] } });
+
+  it('counts column types only when the contract is enforced', () => {
+    const node = (enforced: boolean, type: string) => fingerprintWith(model({ contract: { enforced }, columns: columns(type) }));
+    expect(node(true, 'bigint')).not.toBe(node(true, 'int'));
+    expect(node(false, 'bigint')).toBe(node(false, 'int'));
+  });
+
+  it('reads what a generic test checks from test_metadata', () => {
+    const test = (values: string[]) =>
+      fingerprintWith({
+        resource_type: 'test',
+        raw_code: '{{ test_accepted_values(**_dbt_generic_test_kwargs) }}',
+        test_metadata: { name: 'accepted_values', namespace: null, kwargs: { column_name: 'status', values } },
+      });
+    expect(test(['a', 'b'])).not.toBe(test(['a']));
+  });
+
+  it('takes a seed from its file checksum, or from its path when dbt stored no hash', () => {
+    const seed = (name: string, checksum: string) =>
+      fingerprintWith({ resource_type: 'seed', raw_code: '', checksum: { name, checksum } });
+    expect(seed('sha256', 'aa')).not.toBe(seed('sha256', 'bb'));
+    expect(seed('path', 'seeds/big.csv')).toBe(seed('path', 'seeds/big.csv'));
+    expect(seed('path', 'seeds/big.csv')).not.toBe(seed('sha256', 'seeds/big.csv'));
+    const parts = describeFingerprint({ resource_type: 'seed', checksum: { name: 'path', checksum: 'x' } }, createFingerprintContext({}));
+    expect(parts.code.note).toMatch(/path/);
+  });
+
+  it('tolerates nodes with fields missing, null or of the wrong shape', () => {
+    const odd = [{}, { config: null, unrendered_config: null, depends_on: null, checksum: null, contract: null }];
+    const wrong: unknown = { depends_on: 'x', config: [], columns: 3, test_metadata: 'y', raw_code: 5 };
+    for (const node of [...odd, wrong as FingerprintInput]) expect(fingerprintWith(node, {})).toMatch(/^[0-9a-f]{64}$/);
+  });
+});
+
+describe('fingerprintProject', () => {
+  const pairs: [string, string][] = [
+    ['model.p.a', 'f1'],
+    ['model.p.b', 'f2'],
+    ['seed.p.c', 'f3'],
+  ];
+
+  it('does not depend on order', () => {
+    expect(fingerprintProject([...pairs].reverse())).toBe(fingerprintProject(pairs));
+    expect(fingerprintProject(new Map(pairs))).toBe(fingerprintProject(pairs));
+  });
+
+  it('changes with any fingerprint or id', () => {
+    const base = fingerprintProject(pairs);
+    expect(fingerprintProject([...pairs.slice(0, 2), ['seed.p.c', 'f4']])).not.toBe(base);
+    expect(fingerprintProject([...pairs.slice(0, 2), ['seed.p.d', 'f3']])).not.toBe(base);
+    expect(fingerprintProject(pairs.slice(0, 2))).not.toBe(base);
+  });
+});
