@@ -77,6 +77,23 @@ export async function putCaptureRecord(backend: Backend, record: CaptureRecord):
   return backend.putIfAbsent(captureRecordKey(record.capture_id), Buffer.from(`${JSON.stringify(record, null, 2)}\n`));
 }
 
+/** Keys only: cheap, so a reader can find what it has not seen and read just that. */
+export async function listArtifactRecordKeys(backend: Backend): Promise<string[]> {
+  return (await backend.list(INVOCATION_RECORDS_PREFIX)).map((k) => k.key).filter((k) => k.endsWith('.json'));
+}
+
+export async function listCaptureRecordKeys(backend: Backend): Promise<string[]> {
+  return (await backend.list(CAPTURE_RECORDS_PREFIX)).map((k) => k.key).filter((k) => k.endsWith('.json'));
+}
+
+export async function readArtifactRecords(backend: Backend, keys: readonly string[]): Promise<ArtifactRecord[]> {
+  return readKeys(backend, keys, parseArtifactRecord);
+}
+
+export async function readCaptureRecords(backend: Backend, keys: readonly string[]): Promise<CaptureRecord[]> {
+  return readKeys(backend, keys, parseCaptureRecord);
+}
+
 export async function listArtifactRecords(backend: Backend): Promise<ArtifactRecord[]> {
   return readRecords(backend, INVOCATION_RECORDS_PREFIX, parseArtifactRecord);
 }
@@ -94,9 +111,13 @@ export async function listInvocationRecords(backend: Backend, invocationId: stri
 }
 
 async function readRecords<T>(backend: Backend, prefix: string, parse: (key: string, bytes: Buffer) => T): Promise<T[]> {
-  const keys = (await backend.list(prefix)).filter((k) => k.key.endsWith('.json'));
+  const keys = (await backend.list(prefix)).map((k) => k.key).filter((k) => k.endsWith('.json'));
+  return readKeys(backend, keys, parse);
+}
+
+async function readKeys<T>(backend: Backend, keys: readonly string[], parse: (key: string, bytes: Buffer) => T): Promise<T[]> {
   const out: T[] = [];
-  await forEachLimited(keys, 16, async ({ key }) => {
+  await forEachLimited(keys, 16, async (key) => {
     const bytes = await backend.get(key);
     if (bytes) out.push(parse(key, bytes));
   });
