@@ -34,3 +34,9 @@ export function printTable(io: CliIo, head: string[], rows: (string | number)[][
   table.push(...rows.map((row) => row.map(String)));
   io.stdout(`${table.toString()}\n`);
 }
+
+/** '2026-01-02T03:04:05.678Z' → '2026-01-02 03:04' (UTC), short enough for a table. */
+export function formatTime(iso: string | null | undefined): string {
+  if (!iso) return '-';
+  return iso.replace('T', ' ').slice(0, 16);
+}

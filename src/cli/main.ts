@@ -1,4 +1,4 @@
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { ExitCode, isAtticError } from '../errors.js';
 import { CAPTURE_PHASES } from '../vocab/index.js';
 import { printJson, processIo, type CliIo } from './io.js';
@@ -16,7 +16,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--project-dir <dir>', 'the dbt project (default: the nearest dbt_project.yml above the working directory)')
     .option('--target-path <dir>', "dbt's target directory (default: target-path of dbt_project.yml, else target)")
     .enablePositionalOptions()
-    .showHelpAfterError()
+    .showHelpAfterError('(add --help for usage)')
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
@@ -58,6 +58,32 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .action(run(() => import('./commands/state.js')));
 
   program
+    .command('history')
+    .description('Recent invocations: when, command, target, results by status, duration, git')
+    .option('--limit <n>', 'how many', positiveInt, 20)
+    .option('--target <name>', 'only this dbt target')
+    .option('--command <name>', 'only this dbt command (build, run, test, ...)')
+    .addOption(new Option('--status <outcome>', 'ok: results, none failed; failed: some error or fail; none: no results').choices(['ok', 'failed', 'none']))
+    .option('--branch <name>', 'only this line of history')
+    .option('--json', 'print as JSON')
+    .action(run(() => import('./commands/history.js')));
+
+  program
+    .command('query')
+    .description('Run read-only SQL on the store (tables and views: see README)')
+    .argument('[sql...]', 'the SQL; read from stdin when absent')
+    .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv', 'markdown']).default('table'))
+    .option('--limit <n>', 'at most this many rows', positiveInt)
+    .option('--json', 'same as --format json')
+    .action(run(() => import('./commands/query.js')));
+
+  program
+    .command('rebuild')
+    .description('Re-derive the whole DuckDB store from the archive')
+    .option('--json', 'print the report as JSON')
+    .action(run(() => import('./commands/rebuild.js')));
+
+  program
     .command('verify')
     .description('Re-hash every object and check every record, like git fsck')
     .option('--json', 'print the report as JSON')
@@ -70,6 +96,12 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .action(run(() => import('./commands/info.js')));
 
   return program;
+}
+
+function positiveInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a whole number above 0.');
+  return n;
 }
 
 export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {

@@ -39,18 +39,18 @@ export async function readHistory(connection: DuckDBConnection, filter: HistoryF
   if (filter.branch) add('branch = ?', filter.branch);
   params.push(filter.limit);
   const sql = `SELECT * FROM (
-      SELECT invocation_id, coalesce(completed_at, generated_at) AS at, command, target, status_counts,
+      SELECT invocation_id, coalesce(completed_at, generated_at) AS happened_at, command, target, status_counts,
              CASE WHEN coalesce(result_count, 0) = 0 THEN 'none'
                   WHEN list_has_any(json_keys(status_counts), ['error', 'fail', 'runtime error', 'partial success']) THEN 'failed'
                   ELSE 'ok' END AS outcome,
              elapsed_s, git_sha, git_branch, branch, dbt_version, run_exit_code, run_id
       FROM invocation) h
     ${where.length ? `WHERE ${where.join(' AND ')}` : ''}
-    ORDER BY at DESC NULLS LAST, run_id DESC LIMIT $${params.length}`;
+    ORDER BY happened_at DESC NULLS LAST, run_id DESC LIMIT $${params.length}`;
   const rows = plainResult(await connection.runAndReadAll(sql, params)).rows;
   return rows.map((row) => ({
     invocation_id: String(row.invocation_id),
-    at: text(row.at),
+    at: text(row.happened_at),
     command: text(row.command),
     target: text(row.target),
     status_counts: row.status_counts && typeof row.status_counts === 'object' ? (row.status_counts as Record<string, number>) : null,

@@ -13,3 +13,4 @@ export { readHistory, type HistoryFilter, type HistoryRow } from './history.js';
 export { readStoreFigures, type StoreFigures } from './figures.js';
 export type { CatchUpReport } from './catch-up.js';
 export type { IngestProblem } from './ingest.js';
+export { catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore, hasStore } from './project-store.js';

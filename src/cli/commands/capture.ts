@@ -3,6 +3,7 @@ import { ExitCode } from '../../errors.js';
 import { isCapturePhase } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import type { CliIo } from '../io.js';
+import { updateStoreAfter } from '../after-capture.js';
 import { printCaptureResult } from '../print-capture.js';
 import { TOOL_VERSION } from '../version.js';
 
@@ -16,7 +17,8 @@ interface CaptureFlags extends GlobalFlags {
 export default async function capture(io: CliIo, flags: CaptureFlags): Promise<number> {
   const config = loadConfig(io, flags);
   const phase = flags.phase && isCapturePhase(flags.phase) ? flags.phase : 'manual';
-  const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false });
+  const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env });
+  if (!flags.dryRun) await updateStoreAfter(io, config, [outcome]);
   const failed = printCaptureResult(io, outcome, { json: flags.json ?? false, quiet: flags.quiet ?? false });
   return failed ? ExitCode.partial : ExitCode.ok;
 }

@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { openArchive, summarizeArchive, type ArchiveSummary } from '../../archive/index.js';
 import type { AtticConfig } from '../../config/resolve.js';
-import { ExitCode } from '../../errors.js';
+import { ExitCode, isAtticError } from '../../errors.js';
+import type { StoreFigures } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
@@ -16,9 +17,23 @@ export default async function info(io: CliIo, flags: InfoFlags): Promise<number>
   const archive = existsSync(config.archiveLocation)
     ? await summarizeArchive(await openArchive(config.archiveLocation, { create: false }))
     : null;
-  if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), archive });
-  else printHuman(io, config, archive);
+  const store = archive ? await storeFigures(config) : null;
+  if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), archive, store });
+  else printHuman(io, config, archive, store);
   return ExitCode.ok;
+}
+
+type StoreView = StoreFigures | { busy: string };
+
+/** Store figures after catching up; a busy store is reported, not fatal: info must always answer. */
+async function storeFigures(config: AtticConfig): Promise<StoreView> {
+  const { withCurrentStore, readStoreFigures } = await import('../../store/index.js');
+  try {
+    return await withCurrentStore(config, (db) => readStoreFigures(db.connection));
+  } catch (error) {
+    if (isAtticError(error) && error.code === 'store-busy') return { busy: error.message };
+    throw error;
+  }
 }
 
 function configView(config: AtticConfig): Record<string, unknown> {
@@ -35,9 +50,9 @@ function configView(config: AtticConfig): Record<string, unknown> {
   };
 }
 
-function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | null): void {
+function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | null, store: StoreView | null): void {
   const line = (key: string, value: string, source?: string): void =>
-    io.stdout(`${key.padEnd(14)}${value}${source ? io.color.dim(`  (${source})`) : ''}\n`);
+    io.stdout(`${key.padEnd(16)}${value}${source ? io.color.dim(`  (${source})`) : ''}\n`);
   line('version', TOOL_VERSION);
   line('project', config.projectDir?.value ?? '-', config.projectDir?.source);
   line('target', config.targetDir?.value ?? '-', config.targetDir?.source);
@@ -52,4 +67,14 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
   line('archived', `${archive.artifactRecords} records of ${archive.files} distinct files, ${archive.chunks} chunks`);
   const ratio = archive.storedBytes > 0 ? (archive.logicalBytes / archive.storedBytes).toFixed(1) : '-';
   line('size', `${formatBytes(archive.logicalBytes)} of artifacts in ${formatBytes(archive.storedBytes)} stored (${ratio}x)`);
+  if (!store) return;
+  line('store', config.databaseFile);
+  if ('busy' in store) {
+    line('', store.busy);
+    return;
+  }
+  const dedup = store.nodeVersions > 0 ? (store.nodeRows / store.nodeVersions).toFixed(1) : '-';
+  line('node versions', `${store.nodeVersions} distinct definitions for ${store.nodeRows} node rows (${dedup}x)`);
+  if (store.problems > 0) line('problems', `${store.problems} artifact(s) could not be read into rows: dbtattic query "select * from ingest_problem"`);
+  line('rows', Object.entries(store.rows).filter(([table]) => table !== 'store_meta').map(([table, rows]) => `${table} ${rows}`).join(', '));
 }

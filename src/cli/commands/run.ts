@@ -5,6 +5,7 @@ import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
 import type { CliIo } from '../io.js';
 import { TOOL_VERSION } from '../version.js';
+import { updateStoreAfter } from '../after-capture.js';
 
 interface RunFlags extends GlobalFlags {
   args?: string[];
@@ -23,12 +24,14 @@ export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
   for (const warning of outcome.warnings) io.stderr(`${io.color.yellow('dbtattic warning:')} ${warning}\n`);
   if (outcome.command.spawnError) io.stderr(`${io.color.red('dbtattic:')} ${outcome.command.spawnError}\n`);
   const captured = outcome.post?.record?.artifacts.filter((a) => a.status === 'captured') ?? [];
-  const failed = outcome.post?.record?.artifacts.filter((a) => a.status === 'error') ?? [];
+  // A file left unreadable before the run (say, by a killed dbt) is as much a loss as one after it.
+  const failed = [outcome.pre, outcome.post].flatMap((c) => c?.record?.artifacts.filter((a) => a.status === 'error') ?? []);
   for (const a of failed) io.stderr(`${io.color.yellow('dbtattic warning:')} ${a.path}: ${a.error}\n`);
   if (!flags.quiet && captured.length > 0) {
     const invocations = [...new Set(captured.map((a) => shortId(a.invocation_id ?? '')))].join(', ');
     const bytes = captured.reduce((sum, a) => sum + a.stored_bytes, 0);
     io.stderr(io.color.dim(`dbtattic: captured ${captured.map((a) => a.artifact).join(', ')} of invocation ${invocations} (${formatBytes(bytes)} new)\n`));
   }
+  await updateStoreAfter(io, config, [outcome.pre, outcome.post]);
   return outcome.command.exitCode;
 }

@@ -1,0 +1,45 @@
+import { existsSync } from 'node:fs';
+import { openArchive } from '../archive/index.js';
+import type { AtticConfig } from '../config/resolve.js';
+import type { ProgressFn } from './catch-up.js';
+import { openDatabase, type Database } from './database.js';
+import { rebuildStore, syncStore, type SyncReport } from './sync.js';
+
+/**
+ * The store of a configured project, as commands use it. Capture writes the archive first and
+ * then catches the store up, but never fails or waits because of it: if another process holds
+ * the store, the next command catches up.
+ */
+export async function catchUpAfterCapture(config: AtticConfig): Promise<SyncReport | { status: 'failed'; error: string }> {
+  try {
+    const backend = await openArchive(config.archiveLocation, { create: false });
+    return await syncStore(backend, config.databaseFile, 'skip');
+  } catch (error) {
+    return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Reading commands catch up first (waiting a little for a busy store), then read. */
+export async function syncForReading(config: AtticConfig, onProgress?: ProgressFn): Promise<SyncReport> {
+  const backend = await openArchive(config.archiveLocation, { create: false });
+  return syncStore(backend, config.databaseFile, 'wait', onProgress);
+}
+
+export async function withCurrentStore<T>(config: AtticConfig, read: (db: Database) => Promise<T>, onProgress?: ProgressFn): Promise<T> {
+  await syncForReading(config, onProgress);
+  const db = await openDatabase(config.databaseFile, 'read');
+  try {
+    return await read(db);
+  } finally {
+    db.close();
+  }
+}
+
+export async function rebuildProjectStore(config: AtticConfig, onProgress?: ProgressFn): ReturnType<typeof rebuildStore> {
+  const backend = await openArchive(config.archiveLocation, { create: false });
+  return rebuildStore(backend, config.databaseFile, onProgress);
+}
+
+export function hasStore(config: AtticConfig): boolean {
+  return existsSync(config.databaseFile);
+}
