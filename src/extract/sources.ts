@@ -23,7 +23,8 @@ export function extractSources(buf: Buffer, options: ReadOptions = {}): SourcesE
   const legacy = header.schemaVersion === null;
   const { results, top } = scanResults(buf, 'sources', (result) => freshnessRow(result, invocationId, legacy));
   const facts = timingFacts(metadataFacts(header, invocationId), top.elapsed_time);
-  return { header, invocation: { ...facts, result_count: results.length, status_counts: countStatuses(results) }, freshness: results };
+  // Only `dbt source freshness` writes sources.json, and the file does not record its args.
+  return { header, invocation: { ...facts, command: 'source freshness', result_count: results.length, status_counts: countStatuses(results) }, freshness: results };
 }
 
 function freshnessRow(result: JsonObject, invocationId: string, legacy: boolean): SourceFreshnessRow | null {

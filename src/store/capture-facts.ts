@@ -9,7 +9,7 @@ export interface CaptureFacts {
   context_taken: string | null;
   git: { sha: string | null; branch: string | null; branchSource: string | null; dirty: boolean | null; diffHash: string | null; remoteUrl: string | null };
   catalog: { provider: string | null; status: string | null; snapshotId: string | null; atomic: boolean | null; detail: string | null };
-  run: { commandLine: string; exitCode: number } | null;
+  run: { commandLine: string; exitCode: number; dbtCommand: string | null } | null;
 }
 
 const NO_GIT = { sha: null, branch: null, branchSource: null, dirty: null, diffHash: null, remoteUrl: null };
@@ -33,7 +33,7 @@ export function captureFacts(invocationId: string, records: readonly ArtifactRec
     context_taken: context.taken ?? null,
     git,
     catalog: catalogFacts(context.catalog ?? null),
-    run: runCapture?.run ? { commandLine: runCapture.run.argv.map(quoteArg).join(' '), exitCode: runCapture.run.exit_code } : null,
+    run: runCapture?.run ? { commandLine: runCapture.run.argv.map(quoteArg).join(' '), exitCode: runCapture.run.exit_code, dbtCommand: dbtCommandOf(runCapture.run.argv) } : null,
   };
 }
 
@@ -61,4 +61,20 @@ function parseJson(text: string | null): unknown {
 /** Shell-style quoting, so the recorded command line can be pasted back into a shell. */
 function quoteArg(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`;
+}
+
+const DBT_COMMANDS = new Set(['build', 'run', 'test', 'seed', 'snapshot', 'compile', 'parse', 'ls', 'list', 'docs', 'source', 'run-operation', 'clone', 'retry', 'show', 'debug', 'deps', 'clean', 'init']);
+
+/**
+ * The dbt subcommand of a wrapped command line (`dbt --log-format json build -s x` → build), for
+ * the invocations whose artifacts do not say it (a `dbt parse` writes no run_results).
+ */
+export function dbtCommandOf(argv: readonly string[]): string | null {
+  const start = argv.findIndex((arg) => /(^|\/)dbt(\.exe)?$/.test(arg));
+  if (start === -1) return null;
+  const rest = argv.slice(start + 1);
+  const at = rest.findIndex((arg) => DBT_COMMANDS.has(arg));
+  if (at === -1) return null;
+  const word = rest[at]!;
+  return word === 'docs' || word === 'source' ? `${word} ${rest[at + 1] ?? ''}`.trim() : word;
 }

@@ -7,6 +7,7 @@ export async function writeInvocationRow(connection: DuckDBConnection, invocatio
   const row: Record<string, string | number | boolean | null> = {
     ...(facts ?? {}),
     invocation_id: invocationId,
+    command: facts?.command ?? capture.run?.dbtCommand ?? null,
     capture_phases: capture.capture_phases,
     git_sha: capture.git.sha,
     git_branch: capture.git.branch,
