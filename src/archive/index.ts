@@ -15,3 +15,4 @@ export { artifactRecordKey, captureRecordKey } from './layout.js';
 export { readRef, updateRef, listRefs } from './refs.js';
 export { verifyArchive, type VerifyReport, type Problem } from './verify.js';
 export { summarizeArchive, type ArchiveSummary } from './summary.js';
+export { advanceBranch, checkBranchName, createBranch, listBranches, readBranch, type Branch } from './branches.js';

@@ -1,4 +1,5 @@
 import {
+  advanceBranch,
   putArtifactRecord,
   putBlob,
   putCaptureRecord,
@@ -46,8 +47,16 @@ export async function applyCapture(backend: Backend, plan: CapturePlan, meta: Ca
   };
   // A capture that found nothing new leaves no trace, so capturing an unchanged target/ stores
   // nothing; a `run` is always recorded, since its command and exit code are news.
-  if (artifacts.some((a) => a.status === 'captured') || meta.run) await putCaptureRecord(backend, record);
+  const captured = artifacts.filter((a) => a.status === 'captured');
+  if (captured.length > 0 || meta.run) await putCaptureRecord(backend, record);
+  if (captured.length > 0 && meta.branch) await advanceBranch(backend, meta.branch, meta.captureId, headInvocation(captured), meta.capturedAt);
   return record;
+}
+
+/** The invocation a branch head names: the one whose results were captured, else its manifest's. */
+function headInvocation(captured: CapturedArtifact[]): string | null {
+  const by = (type: string): string | null => captured.find((a) => a.artifact === type)?.invocation_id ?? null;
+  return by('run_results') ?? by('manifest') ?? captured[0]?.invocation_id ?? null;
 }
 
 async function applyArtifact(backend: Backend, planned: PlannedArtifact, meta: CaptureMeta): Promise<CapturedArtifact> {

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { hasArtifactRecord, type Backend, type CaptureRecord, type RunInfo } from '../archive/index.js';
+import { checkBranchName, hasArtifactRecord, type Backend, type CaptureRecord, type RunInfo } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { newTimeId, type ArtifactType, type CapturePhase } from '../vocab/index.js';
 import { applyCapture } from './apply.js';
@@ -30,6 +30,7 @@ export async function captureTarget(backend: Backend, options: CaptureOptions): 
   if (!existsSync(options.targetDir) && !options.run) {
     throw new AtticError('target-not-found', `No target directory at ${options.targetDir}. Run dbt first, or pass --target-path.`);
   }
+  if (options.branch) checkBranchName(options.branch);
   const inspected = await inspectTarget(options.targetDir, options.artifacts);
   const archived = await archivedSet(backend, inspected.filter((a): a is PresentArtifact => a.state === 'present'));
   const plan = planCapture(inspected, (item) => archived.has(item));
@@ -56,7 +57,13 @@ async function archivedSet(backend: Backend, present: PresentArtifact[]): Promis
   return found;
 }
 
+/** The git branch, when it makes a usable branch name (git allows a few names we do not). */
 function branchOf(context: Record<string, unknown>): string | null {
   const git = context.git as { branch?: unknown } | undefined;
-  return typeof git?.branch === 'string' ? git.branch : null;
+  if (typeof git?.branch !== 'string') return null;
+  try {
+    return checkBranchName(git.branch);
+  } catch {
+    return null;
+  }
 }

@@ -20,11 +20,12 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .exitOverride()
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
 
-  const run = (load: () => Promise<{ default: (io: CliIo, opts: Record<string, unknown>) => Promise<number> }>) =>
+  type Handler = (io: CliIo, opts: Record<string, unknown>) => Promise<number>;
+  const run = (load: () => Promise<Record<string, unknown>>, name = 'default') =>
     async (...args: unknown[]): Promise<void> => {
       const command = args[args.length - 1] as Command;
       const opts = { ...program.opts(), ...command.opts(), args: command.args };
-      setExit(await (await load()).default(io, opts));
+      setExit(await ((await load())[name] as Handler)(io, opts));
     };
 
   program
@@ -53,6 +54,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--invocation <id>', 'a given invocation, by id or unique prefix')
     .option('--target <name>', 'only invocations run against this dbt target')
     .option('--command <names>', 'which dbt commands count as a success (comma-separated)', 'build,run')
+    .option('--branch <name>', "only this line of history; falls back to the branch's base")
     .option('--out <dir>', 'where to write it (default: <store>/state/<invocation>)')
     .option('--json', 'print what was chosen as JSON')
     .action(run(() => import('./commands/state.js')));
@@ -82,6 +84,21 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .description('Re-derive the whole DuckDB store from the archive')
     .option('--json', 'print the report as JSON')
     .action(run(() => import('./commands/rebuild.js')));
+
+  const branch = program.command('branch').description('Lines of history: list them, or start one at a past run');
+  branch
+    .command('list')
+    .description('Every branch with its head and, for branches made with create, its base')
+    .option('--json', 'print as JSON')
+    .action(run(() => import('./commands/branch.js'), 'list'));
+  branch
+    .command('create')
+    .description('Start a branch whose base is a past run (state falls back to it)')
+    .argument('<name>', 'the new branch')
+    .requiredOption('--from <invocation>', 'the base run: an invocation id or unique prefix')
+    .option('--allow-failed', 'allow a base run that failed or has no results')
+    .option('--json', 'print the new branch as JSON')
+    .action(run(() => import('./commands/branch.js'), 'create'));
 
   program
     .command('verify')

@@ -9,3 +9,4 @@ export { chooseState, isSuccess, DEPLOY_COMMANDS, type StateQuery, type ChosenSt
 export { listArchivedInvocations, type ArchivedInvocation } from './invocations.js';
 export { writeStateDir } from './materialize.js';
 export { summarizeRunResults, type RunSummary } from './run-summary.js';
+export { createBranchFrom } from './branch.js';

@@ -1,4 +1,4 @@
-import type { Backend } from '../archive/index.js';
+import { listCaptureRecords, readBranch, type Backend } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { resolvePrefix } from '../vocab/index.js';
 import { listArchivedInvocations, readArtifactJson, type ArchivedInvocation } from './invocations.js';
@@ -11,12 +11,14 @@ export interface StateQuery {
   invocation?: string;
   target?: string;
   commands?: string[];
-  branchInvocations?: (invocations: ArchivedInvocation[]) => ArchivedInvocation[];
+  branch?: string;
 }
 
 export interface ChosenState {
   invocation: ArchivedInvocation;
   summary: RunSummary | null;
+  /** Set when the branch had no success of its own and its base run was taken. */
+  fromBase?: { branch: string };
 }
 
 /** A successful invocation: a manifest, results, at least one result, none failed. */
@@ -33,18 +35,42 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
     return { invocation, summary: await summaryOf(backend, invocation) };
   }
   const commands = query.commands ?? DEPLOY_COMMANDS;
-  for (const invocation of invocations) {
+  const onBranch = query.branch ? await branchFilter(backend, query.branch) : () => true;
+  for (const invocation of invocations.filter(onBranch)) {
     const summary = await summaryOf(backend, invocation);
     if (!summary || !isSuccess(summary)) continue;
     if (!commands.includes(summary.command ?? '')) continue;
     if (query.target && summary.target !== query.target) continue;
     return { invocation, summary };
   }
-  const filters = [`command ${commands.join('|')}`, query.target ? `target ${query.target}` : null].filter(Boolean).join(', ');
+  if (query.branch) {
+    const base = await baseOf(backend, invocations, query.branch);
+    if (base) return base;
+  }
+  const filters = [`command ${commands.join('|')}`, query.target ? `target ${query.target}` : null, query.branch ? `branch ${query.branch}` : null].filter(Boolean).join(', ');
   throw new AtticError('not-found', `No successful invocation in the archive (${filters}). Capture a successful 'dbt build' first, or widen the search with --command.`);
 }
 
 async function summaryOf(backend: Backend, invocation: ArchivedInvocation): Promise<RunSummary | null> {
   const record = invocation.artifacts.run_results;
   return record ? summarizeRunResults(await readArtifactJson(backend, record)) : null;
+}
+
+/** An invocation is on the branch of the capture that first filed its artifacts. */
+async function branchFilter(backend: Backend, branch: string): Promise<(invocation: ArchivedInvocation) => boolean> {
+  const branchOf = new Map<string, string | null>();
+  for (const capture of await listCaptureRecords(backend)) {
+    for (const a of capture.artifacts) {
+      if (a.status === 'captured' && a.invocation_id && !branchOf.has(a.invocation_id)) branchOf.set(a.invocation_id, capture.branch);
+    }
+  }
+  return (invocation) => branchOf.get(invocation.invocationId) === branch;
+}
+
+/** A branch made with `branch create` falls back to the run it started from. */
+async function baseOf(backend: Backend, invocations: ArchivedInvocation[], branch: string): Promise<ChosenState | null> {
+  const ref = await readBranch(backend, branch);
+  const invocation = ref?.base ? invocations.find((inv) => inv.invocationId === ref.base!.invocation_id) : undefined;
+  if (!invocation) return null;
+  return { invocation, summary: await summaryOf(backend, invocation), fromBase: { branch } };
 }

@@ -21,6 +21,7 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
   const chosen = await chooseState(backend, {
     invocation: flags.invocation,
     target: flags.target,
+    branch: flags.branch,
     commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean),
   });
   const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.store.value, 'state', chosen.invocation.invocationId);
@@ -34,8 +35,10 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
       target: chosen.summary?.target ?? null,
       results: chosen.summary?.byStatus ?? null,
       files: files.map((f) => path.basename(f)),
+      from_base: chosen.fromBase ?? null,
     });
   } else {
+    if (chosen.fromBase) io.stderr(`note: branch ${chosen.fromBase.branch} has no success of its own; using its base ${chosen.invocation.invocationId}\n`);
     io.stdout(`${dir}\n`);
   }
   return ExitCode.ok;

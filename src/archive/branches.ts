@@ -1,0 +1,74 @@
+import { AtticError } from '../errors.js';
+import type { Backend } from './backend.js';
+import { listRefs, readRef, updateRef } from './refs.js';
+
+/**
+ * A branch is a line of history: captures are filed on one (by default the git branch), and
+ * teams, CI jobs and agents can keep their own without touching production's. Its ref holds
+ * its head (the newest capture filed on it) and, for a branch made with `branch create`, the
+ * run it started from. Heads only move forward, by compare-and-swap, so concurrent captures
+ * never lose an update; the history itself is in the capture records, which are never lost.
+ */
+export interface Branch {
+  name: string;
+  head_capture_id: string | null;
+  head_invocation_id: string | null;
+  base: { invocation_id: string; branch: string | null } | null;
+  created_at: string;
+}
+
+const PREFIX = 'branches/';
+// Git's rules, roughly: whatever git accepts as a branch must be accepted here, since captures
+// are filed on the git branch by default.
+const NAME = /^[^\s~^:?*[\\\x00-\x1f\x7f/-][^\s~^:?*[\\\x00-\x1f\x7f]{0,199}$/;
+
+export function checkBranchName(name: string): string {
+  if (!NAME.test(name) || name.includes('..') || name.endsWith('/')) {
+    throw new AtticError('usage', `'${name}' is not a usable branch name (no spaces, '..', '~^:?*[\\', and no '-' or '/' first).`);
+  }
+  return name;
+}
+
+export async function readBranch(backend: Backend, name: string): Promise<Branch | null> {
+  const text = await readRef(backend, PREFIX + name);
+  return text ? parseBranch(text) : null;
+}
+
+export async function listBranches(backend: Backend): Promise<Branch[]> {
+  const names = await listRefs(backend, PREFIX);
+  const branches = await Promise.all(names.map((ref) => readBranch(backend, ref.slice(PREFIX.length))));
+  return branches.filter((b): b is Branch => b !== null).sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Moves the head to `captureId` unless a newer capture is already there. */
+export async function advanceBranch(backend: Backend, name: string, captureId: string, invocationId: string | null, now: Date): Promise<void> {
+  await updateRef(backend, PREFIX + checkBranchName(name), (current) => {
+    const branch = current ? parseBranch(current) : { name, head_capture_id: null, head_invocation_id: null, base: null, created_at: now.toISOString() };
+    if (branch.head_capture_id !== null && branch.head_capture_id >= captureId) return current;
+    return serialise({ ...branch, head_capture_id: captureId, head_invocation_id: invocationId ?? branch.head_invocation_id });
+  });
+}
+
+/** A new branch whose history starts at `base`; refuses a name already taken. */
+export async function createBranch(backend: Backend, name: string, base: Branch['base'], now: Date): Promise<Branch> {
+  const branch: Branch = { name: checkBranchName(name), head_capture_id: null, head_invocation_id: base?.invocation_id ?? null, base, created_at: now.toISOString() };
+  await updateRef(backend, PREFIX + name, (current) => {
+    if (current !== undefined) throw new AtticError('usage', `Branch '${name}' exists already. Pick another name.`);
+    return serialise(branch);
+  });
+  return branch;
+}
+
+function serialise(branch: Branch): string {
+  return `${JSON.stringify(branch, null, 2)}\n`;
+}
+
+function parseBranch(text: string): Branch {
+  try {
+    const value = JSON.parse(text) as Branch;
+    if (typeof value.name === 'string') return value;
+  } catch {
+    // reported below
+  }
+  throw new AtticError('archive-damaged', `A branch ref is unreadable: ${text.slice(0, 80)}. Run 'dbtattic verify'.`);
+}

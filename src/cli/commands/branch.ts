@@ -1,0 +1,38 @@
+import { listBranches, openArchive } from '../../archive/index.js';
+import { ExitCode } from '../../errors.js';
+import { createBranchFrom } from '../../state/index.js';
+import { shortId, timeOfTimeId } from '../../vocab/index.js';
+import { loadConfig, type GlobalFlags } from '../context.js';
+import { formatTime, printTable } from '../format.js';
+import { printJson, type CliIo } from '../io.js';
+
+interface BranchFlags extends GlobalFlags {
+  args?: string[];
+  from?: string;
+  allowFailed?: boolean;
+  json?: boolean;
+}
+
+export async function list(io: CliIo, flags: BranchFlags): Promise<number> {
+  const config = loadConfig(io, flags);
+  const branches = await listBranches(await openArchive(config.archiveLocation, { create: false }));
+  if (flags.json) printJson(io, branches);
+  else if (branches.length === 0) io.stderr('No branches yet: captures are filed on the git branch, or on --branch / DBTATTIC_BRANCH.\n');
+  else printTable(io, ['branch', 'head', 'updated', 'base'], branches.map((b) => [
+    b.name,
+    b.head_invocation_id ? shortId(b.head_invocation_id) : '-',
+    formatTime((b.head_capture_id ? timeOfTimeId(b.head_capture_id)?.toISOString() : undefined) ?? b.created_at),
+    b.base ? `${shortId(b.base.invocation_id)}${b.base.branch ? ` on ${b.base.branch}` : ''}` : '-',
+  ]));
+  return ExitCode.ok;
+}
+
+export async function create(io: CliIo, flags: BranchFlags): Promise<number> {
+  const name = flags.args?.[0] ?? '';
+  const config = loadConfig(io, flags);
+  const backend = await openArchive(config.archiveLocation, { create: false });
+  const branch = await createBranchFrom(backend, name, flags.from ?? '', flags.allowFailed ?? false);
+  if (flags.json) printJson(io, branch);
+  else io.stderr(`created branch ${branch.name} from invocation ${shortId(branch.base?.invocation_id ?? '')}\n`);
+  return ExitCode.ok;
+}

@@ -1,0 +1,31 @@
+import { createBranch, listCaptureRecords, type Backend, type Branch } from '../archive/index.js';
+import { AtticError } from '../errors.js';
+import { resolvePrefix } from '../vocab/index.js';
+import { listArchivedInvocations, readArtifactJson } from './invocations.js';
+import { isSuccess } from './last-success.js';
+import { summarizeRunResults } from './run-summary.js';
+
+/**
+ * Starts a new line of history at a past run. Branching from a run that failed (or has no
+ * results) is refused unless asked for: a base is what `state` falls back to, and deferring to
+ * a failed deployment is rarely what anyone wants.
+ */
+export async function createBranchFrom(backend: Backend, name: string, from: string, allowFailed: boolean, now: Date = new Date()): Promise<Branch> {
+  const invocations = await listArchivedInvocations(backend);
+  const id = resolvePrefix(from, invocations.map((inv) => inv.invocationId), 'invocation');
+  const invocation = invocations.find((inv) => inv.invocationId === id)!;
+  const results = invocation.artifacts.run_results;
+  const summary = results ? summarizeRunResults(await readArtifactJson(backend, results)) : null;
+  if (!allowFailed && (!summary || !isSuccess(summary))) {
+    const why = summary ? `it has ${summary.failed} failed result(s) of ${summary.total}` : 'it has no run results';
+    throw new AtticError('usage', `Invocation ${id} is not a success (${why}). Pass --allow-failed to branch from it anyway.`);
+  }
+  return createBranch(backend, name, { invocation_id: id, branch: await branchOfInvocation(backend, id) }, now);
+}
+
+async function branchOfInvocation(backend: Backend, invocationId: string): Promise<string | null> {
+  for (const capture of await listCaptureRecords(backend)) {
+    if (capture.artifacts.some((a) => a.invocation_id === invocationId && a.status === 'captured')) return capture.branch;
+  }
+  return null;
+}
