@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS invocation (
   elapsed_s          DOUBLE,
   result_count       INTEGER,
   status_counts      JSON,         -- {"success": 12, "error": 1}: results by normalised status
+  code_fingerprint   VARCHAR,      -- hash of every node fingerprint: same code, same value, with or without git
   -- capture facts, filled by the ingester from capture records (src/store/capture-facts.ts)
   capture_phases      JSON,        -- ["pre", "post"]: phases in which artifacts were captured
   git_sha             VARCHAR,
@@ -117,7 +118,10 @@ CREATE TABLE IF NOT EXISTS node_version (
 CREATE TABLE IF NOT EXISTS node_invocation (
   invocation_id   VARCHAR NOT NULL,
   unique_id       VARCHAR NOT NULL,
-  node_version_id VARCHAR NOT NULL
+  node_version_id VARCHAR NOT NULL,
+  fingerprint     VARCHAR          -- semantic fingerprint of what the node builds (models, seeds,
+                                   -- snapshots, tests, analyses); here, not in node_version,
+                                   -- because it covers the macros the node calls
 );
 
 -- Grain: one edge of an enabled node's depends_on in an invocation's manifest.

@@ -8,6 +8,8 @@ import { normalizeSql } from './sql-tokens.js';
  * unrendered value is what the user wrote (`schema: "{{ env_var('X') }}"`), the same on every
  * target; `config` holds it rendered for the target of that run, so it is only the fallback, for
  * keys left at their default (absent from `unrendered_config`) and for manifests without it.
+ * Keys the node sets in its own code are skipped: dbt renders `config()` arguments even into
+ * `unrendered_config`, and the code fingerprint holds them as written (code-config.ts).
  */
 
 /** The node's config fields this module reads; anything else in the manifest is ignored. */
@@ -54,7 +56,7 @@ const RELATION_KEYS = ['database', 'schema', 'alias', 'quoting'] as const;
  * Values dbt writes for a key the user did not set. Newer dbt versions write them, older ones
  * leave the key out; counting them as absent keeps an upgrade of dbt from looking like an edit.
  */
-const IMPLICIT_DEFAULTS: Readonly<Record<string, string | boolean>> = {
+const IMPLICIT_DEFAULTS: Readonly<Record<string, string | boolean | number>> = {
   on_schema_change: 'ignore',
   on_configuration_change: 'apply',
   severity: 'error',
@@ -63,22 +65,32 @@ const IMPLICIT_DEFAULTS: Readonly<Record<string, string | boolean>> = {
   error_if: '!= 0',
   hard_deletes: 'ignore',
   invalidate_hard_deletes: false,
+  lookback: 1,
+  delimiter: ',',
 };
 
 /** Hooks were `pre-hook` in dbt 1.x and also `pre_hook` in later writers. */
 const HOOK_ALIASES: Readonly<Record<string, string>> = { 'pre-hook': 'pre_hook', 'post-hook': 'post_hook' };
 
-export function pickBuildConfig(node: ConfiguredNode, dialect: SqlDialect): Record<string, unknown> {
-  return pickKeys(node, BUILD_KEYS, dialect);
+/** `setInCode`: keys the node's own code sets, which its code fingerprint covers (code-config.ts). */
+export function pickBuildConfig(node: ConfiguredNode, dialect: SqlDialect, setInCode: ReadonlySet<string>): Record<string, unknown> {
+  return pickKeys(node, BUILD_KEYS, dialect, setInCode);
 }
 
-export function pickRelation(node: ConfiguredNode, dialect: SqlDialect): Record<string, unknown> {
-  return pickKeys(node, RELATION_KEYS, dialect);
+export function pickRelation(node: ConfiguredNode, dialect: SqlDialect, setInCode: ReadonlySet<string>): Record<string, unknown> {
+  return pickKeys(node, RELATION_KEYS, dialect, setInCode);
 }
 
-function pickKeys(node: ConfiguredNode, keys: readonly string[], dialect: SqlDialect): Record<string, unknown> {
+function pickKeys(
+  node: ConfiguredNode,
+  keys: readonly string[],
+  dialect: SqlDialect,
+  setInCode: ReadonlySet<string>,
+): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
   for (const key of keys) {
+    // Hooks add up across levels instead of overriding, so one set in the code hides no other.
+    if (setInCode.has(key) && !(key in HOOK_ALIASES)) continue;
     const value = normalizeValue(key, configuredValue(node, key), dialect);
     if (!isAbsent(value) && !isImplicitDefault(key, value)) picked[key] = value;
   }

@@ -40,3 +40,6 @@ export { extractSemanticManifest, type SemanticManifestExtract } from './semanti
 export { extractSources, type SourcesExtract } from './sources.js';
 export { KNOWN_STATUSES, normaliseStatus, type KnownStatus } from './status.js';
 export { readArtifactGitEnv, applyArtifactGitEnv, type ArtifactGitEnv, type GitFields } from './artifact-git-env.js';
+export { fingerprintNode, fingerprintProject, describeFingerprint, FINGERPRINT_VERSION } from './node-fingerprint.js';
+export { normalizeSql } from './sql-tokens.js';
+export { dialectFor } from './sql-dialect.js';

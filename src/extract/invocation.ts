@@ -36,6 +36,7 @@ export function emptyFacts(invocationId: string): InvocationFacts {
     elapsed_s: null,
     result_count: null,
     status_counts: null,
+    code_fingerprint: null,
   };
 }
 

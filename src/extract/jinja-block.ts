@@ -13,6 +13,12 @@ export interface JinjaBlock {
 
 const SPACE = 0x20;
 const BACKSLASH = 0x5c;
+const QUOTE = 0x22;
+const BRACE_CLOSE = 0x7d;
+const PERCENT = 0x25;
+const MINUS = 0x2d;
+const PLUS = 0x2b;
+const APOSTROPHE = 0x27;
 
 /** True when `code[i]` opens a Jinja block (`{{`, `{%` or `{#`). */
 export function opensJinja(code: string, i: number): boolean {
@@ -33,63 +39,52 @@ export function readJinjaBlock(code: string, start: number): JinjaBlock {
     const close = code.indexOf('#}', start + 2);
     return { end: close < 0 ? code.length : close + 2, text: null };
   }
-  const closer = kind === '{' ? '}' : '%';
+  const expression = kind === '{';
+  const [open, close] = expression ? ['{{', '}}'] : ['{%', '%}'];
+  const closer = expression ? BRACE_CLOSE : PERCENT;
   let i = start + 2;
   if (code[i] === '-' || code[i] === '+') i += 1;
+  // The body is built from runs of non-blank characters, to keep allocations few.
   let body = '';
+  let run = i;
   let depth = 0;
-  let spaced = false;
   while (i < code.length) {
     const c = code.charCodeAt(i);
     if (c <= SPACE) {
-      spaced = true;
-      i += 1;
-      continue;
-    }
-    const ch = code[i] ?? '';
-    if (depth === 0 && closesAt(code, i, closer)) {
-      const end = i + (ch === closer ? 2 : 3);
-      return { end, text: `${kind === '{' ? '{{' : '{%'} ${body} ${closer === '}' ? '}}' : '%}'}` };
-    }
-    let tokenEnd: number;
-    if (ch === "'" || ch === '"') tokenEnd = skipJinjaString(code, i, ch);
-    else if (isNameCode(c)) tokenEnd = skipName(code, i);
+      body += code.slice(run, i);
+      while (i < code.length && code.charCodeAt(i) <= SPACE) i += 1;
+      if (isNameCode(body.charCodeAt(body.length - 1)) && isNameCode(code.charCodeAt(i))) body += ' ';
+      run = i;
+    } else if (depth === 0 && (c === closer || c === MINUS || c === PLUS) && closesAt(code, i, closer)) {
+      body += code.slice(run, i);
+      return { end: i + (c === closer ? 2 : 3), text: `${open} ${body} ${close}` };
+    } else if (c === QUOTE || c === APOSTROPHE) i = skipJinjaString(code, i, c);
     else {
-      tokenEnd = i + 1;
-      if (ch === '(' || ch === '[' || ch === '{') depth += 1;
-      else if ((ch === ')' || ch === ']' || ch === '}') && depth > 0) depth -= 1;
+      if (c === 0x28 || c === 0x5b || c === 0x7b) depth += 1;
+      else if ((c === 0x29 || c === 0x5d || c === 0x7d) && depth > 0) depth -= 1;
+      i += 1;
     }
-    if (spaced && isNameCode(c) && isNameCode(body.charCodeAt(body.length - 1))) body += ' ';
-    body += code.slice(i, tokenEnd);
-    spaced = false;
-    i = tokenEnd;
   }
-  return { end: code.length, text: `${kind === '{' ? '{{' : '{%'} ${body}` };
+  return { end: code.length, text: `${open} ${body}${code.slice(run)}` };
 }
 
 /** `}}` / `%}`, optionally after a `-` or `+` whitespace-control marker. */
-function closesAt(code: string, i: number, closer: string): boolean {
-  const ch = code[i];
-  if (ch === closer) return code[i + 1] === '}';
-  return (ch === '-' || ch === '+') && code[i + 1] === closer && code[i + 2] === '}';
+function closesAt(code: string, i: number, closer: number): boolean {
+  const c = code.charCodeAt(i);
+  if (c === closer) return code.charCodeAt(i + 1) === BRACE_CLOSE;
+  return code.charCodeAt(i + 1) === closer && code.charCodeAt(i + 2) === BRACE_CLOSE;
 }
 
 /** Jinja strings are Python's: a backslash escapes the next character. */
-function skipJinjaString(code: string, start: number, quote: string): number {
+function skipJinjaString(code: string, start: number, quote: number): number {
   let i = start + 1;
   while (i < code.length) {
     const c = code.charCodeAt(i);
     if (c === BACKSLASH) i += 2;
-    else if (code[i] === quote) return i + 1;
+    else if (c === quote) return i + 1;
     else i += 1;
   }
   return code.length;
-}
-
-function skipName(code: string, start: number): number {
-  let i = start + 1;
-  while (i < code.length && isNameCode(code.charCodeAt(i))) i += 1;
-  return i;
 }
 
 /** Letters, digits, `_` and anything non-ASCII: the characters a Jinja name or number is made of. */

@@ -35,6 +35,8 @@ export interface NodeContext {
   /** The resource type its manifest section implies (sources → source), if any. */
   sectionType: string | null;
   disabled: boolean;
+  /** Semantic fingerprint of a buildable node; absent for sources, docs, disabled nodes. */
+  fingerprint?: (node: JsonObject) => string;
 }
 
 /** Fields only one resource type has, kept as the `attributes` JSON. */
@@ -62,7 +64,7 @@ export function shapeNode(node: JsonObject, context: NodeContext): NodeEntry {
   return {
     kind: 'node',
     version: nodeVersionRow(node, uniqueId, nodeVersion, context),
-    invocation: { invocation_id: context.invocationId, unique_id: uniqueId, node_version_id: nodeVersion },
+    invocation: { invocation_id: context.invocationId, unique_id: uniqueId, node_version_id: nodeVersion, fingerprint: context.fingerprint?.(node) ?? null },
     dependsOn: context.disabled ? [] : dependsOnRows(node, uniqueId, context.invocationId),
   };
 }

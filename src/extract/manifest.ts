@@ -5,6 +5,8 @@ import { metadataFacts } from './invocation.js';
 import { shapeMacro, shapeNode, type MacroEntry, type NodeEntry } from './manifest-nodes.js';
 import { inferProjectName } from './project-name.js';
 import type { InvocationFacts } from './rows.js';
+import { createFingerprintContext, type FingerprintContext, type MacroInput } from './fingerprint-context.js';
+import { fingerprintNode } from './node-fingerprint.js';
 import { guardScan, listItems, mapMembers, parseRange, readGuarded } from './scan-items.js';
 
 /**
@@ -42,7 +44,7 @@ export function extractManifest(buf: Buffer, options: ReadOptions = {}): Manifes
   return {
     header,
     invocation: manifestFacts(buf, header, invocationId),
-    entries: () => guardScan('manifest', manifestEntries(buf, header.schemaVersion, invocationId)),
+    entries: () => guardScan('manifest', manifestEntries(buf, header.schemaVersion, invocationId, fingerprinter(buf, header))),
   };
 }
 
@@ -58,7 +60,7 @@ function manifestFacts(buf: Buffer, header: ArtifactHeader, invocationId: string
   };
 }
 
-function* manifestEntries(buf: Buffer, schemaVersion: number | null, invocationId: string): Generator<ManifestEntry> {
+function* manifestEntries(buf: Buffer, schemaVersion: number | null, invocationId: string, fingerprint: (node: JsonObject) => string): Generator<ManifestEntry> {
   for (const section of objectMembers(buf)) {
     if (section.key === 'macros') {
       for (const member of mapMembers(buf, section)) yield shapeMacro(parseNode(buf, member), invocationId, member.key);
@@ -67,7 +69,8 @@ function* manifestEntries(buf: Buffer, schemaVersion: number | null, invocationI
     } else if (Object.hasOwn(NODE_SECTIONS, section.key)) {
       const sectionType = NODE_SECTIONS[section.key] ?? null;
       for (const member of mapMembers(buf, section)) {
-        const context = { invocationId, schemaVersion, key: member.key, sectionType, disabled: false };
+        // Only the `nodes` section builds anything; sources, docs, exposures... have no fingerprint.
+        const context = { invocationId, schemaVersion, key: member.key, sectionType, disabled: false, ...(section.key === 'nodes' ? { fingerprint } : {}) };
         yield shapeNode(parseNode(buf, member), context);
       }
     }
@@ -97,6 +100,32 @@ function* disabledEntries(buf: Buffer, section: JsonMember, schemaVersion: numbe
 
 function* disabledGroups(buf: Buffer, section: JsonMember): Generator<{ key: string; items: Iterable<{ start: number; end: number }> }> {
   for (const member of mapMembers(buf, section)) yield { key: member.key, items: listItems(buf, member) };
+}
+
+/**
+ * Fingerprints need every macro before the first node (a node's fingerprint covers the macros
+ * it calls), and dbt writes `macros` after `nodes`: a first pass keeps just each macro's SQL
+ * and calls, which is small beside the manifest.
+ */
+function fingerprinter(buf: Buffer, header: ArtifactHeader): (node: JsonObject) => string {
+  let context: FingerprintContext | undefined;
+  return (node) => {
+    context ??= createFingerprintContext({ metadata: { adapter_type: str(header.metadata.adapter_type) }, macros: readMacroSql(buf) });
+    return fingerprintNode(node, context);
+  };
+}
+
+function readMacroSql(buf: Buffer): Record<string, MacroInput> {
+  const macros: Record<string, MacroInput> = {};
+  for (const section of objectMembers(buf)) {
+    if (section.key !== 'macros') continue;
+    for (const member of mapMembers(buf, section)) {
+      const macro = parseNode(buf, member);
+      const dependsOn = asObject(macro.depends_on);
+      macros[member.key] = { macro_sql: str(macro.macro_sql), depends_on: { macros: Array.isArray(dependsOn?.macros) ? dependsOn.macros.filter((m): m is string => typeof m === 'string') : [] } };
+    }
+  }
+  return macros;
 }
 
 function parseNode(buf: Buffer, range: { start: number; end: number }): JsonObject {

@@ -1,5 +1,6 @@
 import { canonicalJson, sha256 } from '../vocab/hash.js';
 import { isRecord, pickBuildConfig, pickRelation, type ConfiguredNode } from './build-config.js';
+import { readCodeConfigKeys } from './code-config.js';
 import { collectMacroClosure, type FingerprintContext } from './fingerprint-context.js';
 import { normalizeSql } from './sql-tokens.js';
 
@@ -44,12 +45,14 @@ export function fingerprintNode(node: FingerprintInput, context: FingerprintCont
 }
 
 export function describeFingerprint(node: FingerprintInput, context: FingerprintContext): FingerprintParts {
+  const code = codeOf(node);
+  const setInCode = readCodeConfigKeys(code);
   return {
     version: FINGERPRINT_VERSION,
-    code: fingerprintCode(node, context),
+    code: fingerprintCode(node, code, context),
     macros: collectMacroClosure(node.depends_on?.macros, context),
-    config: pickBuildConfig(node, context.dialect),
-    relation: pickRelation(node, context.dialect),
+    config: pickBuildConfig(node, context.dialect, setInCode),
+    relation: pickRelation(node, context.dialect, setInCode),
     contract: enforcedContract(node),
     test: genericTest(node),
   };
@@ -62,9 +65,13 @@ export function fingerprintProject(nodeFingerprints: Iterable<readonly [string, 
   return sha256(canonicalJson(pairs));
 }
 
-function fingerprintCode(node: FingerprintInput, context: FingerprintContext): FingerprintParts['code'] {
+function codeOf(node: FingerprintInput): string {
+  if (typeof node.raw_code === 'string') return node.raw_code;
+  return typeof node.raw_sql === 'string' ? node.raw_sql : '';
+}
+
+function fingerprintCode(node: FingerprintInput, code: string, context: FingerprintContext): FingerprintParts['code'] {
   if (node.resource_type === 'seed') return seedChecksum(node);
-  const code = typeof node.raw_code === 'string' ? node.raw_code : typeof node.raw_sql === 'string' ? node.raw_sql : '';
   if (node.language === 'python') return { kind: 'python', hash: sha256(normalizePython(code)) };
   return { kind: 'sql', hash: sha256(normalizeSql(code, context.dialect)) };
 }

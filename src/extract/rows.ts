@@ -29,6 +29,8 @@ export interface InvocationFacts {
   elapsed_s: number | null;
   result_count: number | null;
   status_counts: string | null;
+  /** One hash over every node fingerprint of the manifest: the project's code, without git. */
+  code_fingerprint: string | null;
 }
 
 export interface NodeVersionRow {
@@ -67,6 +69,8 @@ export interface NodeInvocationRow {
   invocation_id: string;
   unique_id: string;
   node_version_id: string;
+  /** Semantic fingerprint (node-fingerprint.ts): per invocation, since it covers the macros called. */
+  fingerprint: string | null;
 }
 
 export type DependencyKind = 'node' | 'macro';

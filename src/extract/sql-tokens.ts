@@ -5,9 +5,11 @@ import type { SqlDialect } from './sql-dialect.js';
  * The normal form of raw dbt SQL: what is left once everything the warehouse ignores is gone.
  * Comments, whitespace and the case of keywords and unquoted names go; string literals, quoted
  * identifiers and Jinja stay as written (Jinja in normal form, see jinja-block.ts). Two raw codes
- * with the same normal form build the same data. Tokens are joined by one space, except where
- * Jinja touches a name or literal with nothing between: `{{ target.schema }}_orders` renders one
- * identifier, `{{ target.schema }} _orders` two, so the join keeps that difference.
+ * with the same normal form are taken to build the same data. Tokens are joined by one space,
+ * except where Jinja touches a name or literal with nothing between: `{{ target.schema }}_orders`
+ * renders one identifier, `{{ target.schema }} _orders` two, so the join keeps that difference.
+ * Punctuation is one token per character, so `a<>b` and `a <> b` agree.
+ * Known blind spot: bigquery's unquoted table names are case-sensitive, yet folded like the rest.
  * It never throws: an unterminated string or comment runs to the end of the code.
  */
 export function normalizeSql(code: string, dialect: SqlDialect): string {
@@ -49,7 +51,7 @@ class SqlNormalizer {
         this.spaced = true;
         this.i += 1;
       } else if (opensJinja(code, this.i)) this.readJinja();
-      else if (!this.readComment(c) && !this.readQuoted(c)) this.readWordOrPunct(c);
+      else if (!this.readComment() && !this.readQuoted(c)) this.readWordOrPunct(c);
     }
     return this.out;
   }
@@ -78,14 +80,14 @@ class SqlNormalizer {
   }
 
   /** A comment goes unless it holds Jinja: dbt renders that (`-- depends_on: {{ ref('x') }}`). */
-  private readComment(c: number): boolean {
+  private readComment(): boolean {
     const { code, i, dialect } = this;
-    const next = code[i + 1];
     const ch = code[i];
+    const next = code[i + 1];
     const lineComment =
       (ch === '-' && next === '-') || (ch === '/' && next === '/' && dialect.slashComments) || (ch === '#' && dialect.hashComments);
     if (lineComment) this.skipComment(this.lineCommentEnd(i), i);
-    else if (c === 0x2f && next === '*') {
+    else if (ch === '/' && next === '*') {
       if (dialect.optimizerHints && code[i + 2] === '+') this.readHint();
       else this.skipComment(this.blockCommentEnd(i), i);
     } else return false;

@@ -6,6 +6,7 @@ import {
   extractRunResults,
   extractSemanticManifest,
   extractSources,
+  fingerprintProject,
   type ArtifactInvocationFacts,
 } from '../extract/index.js';
 import { RowAppender } from './append.js';
@@ -44,6 +45,7 @@ export async function appendArtifactRows(backend: Backend, record: ArtifactRecor
   switch (record.artifact) {
     case 'manifest': {
       const manifest = extractManifest(bytes, options);
+      const fingerprints: [string, string][] = [];
       for (const entry of manifest.entries()) {
         if (entry.kind === 'macro') {
           out.stage_macro_version.append(entry.version);
@@ -51,10 +53,11 @@ export async function appendArtifactRows(backend: Backend, record: ArtifactRecor
         } else {
           out.stage_node_version.append(entry.version);
           out.node_invocation.append(entry.invocation);
+          if (entry.invocation.fingerprint) fingerprints.push([entry.invocation.unique_id, entry.invocation.fingerprint]);
           for (const edge of entry.dependsOn) out.node_depends_on.append(edge);
         }
       }
-      return { from: 'manifest', facts: manifest.invocation };
+      return { from: 'manifest', facts: { ...manifest.invocation, code_fingerprint: fingerprints.length ? fingerprintProject(fingerprints) : null } };
     }
     case 'run_results': {
       const runResults = extractRunResults(bytes, options);

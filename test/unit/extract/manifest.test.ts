@@ -135,7 +135,7 @@ describe('extractManifest (v12, synthetic)', () => {
 
   it('links each node version to the invocation', () => {
     const model = byId.get('model.synthetic_project.orders')!;
-    expect(model.invocation).toEqual({ invocation_id: 'synthetic-invocation', unique_id: model.version.unique_id, node_version_id: model.version.node_version_id });
+    expect(model.invocation).toEqual({ invocation_id: 'synthetic-invocation', unique_id: model.version.unique_id, node_version_id: model.version.node_version_id, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 });
 

@@ -109,6 +109,17 @@ describe('fingerprintNode: config', () => {
     expect(withConfig(config)).toBe(base);
   });
 
+  it('takes a key set in the code from the code, not from its value rendered for one target', () => {
+    const snapshot = (schema: string) =>
+      fingerprintWith({
+        resource_type: 'snapshot',
+        raw_code: "{{ config(strategy='check', target_schema=schema) }} select 1",
+        config: { strategy: 'check', target_schema: schema },
+        unrendered_config: { strategy: 'check', target_schema: schema },
+      });
+    expect(snapshot('dbt_alice')).toBe(snapshot('dbt_bob'));
+  });
+
   it('reads hooks from either shape and ignores their formatting', () => {
     const asObjects = withConfig({}, { 'post-hook': [{ sql: 'GRANT select ON {{ this }} TO r', transaction: true }] });
     const asString = withConfig({ 'post-hook': [] }, { 'post-hook': 'grant select on {{this}} to r' });
