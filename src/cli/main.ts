@@ -85,6 +85,22 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--json', 'print the report as JSON')
     .action(run(() => import('./commands/rebuild.js')));
 
+  program
+    .command('inspect')
+    .description('Which code, data and run produced an invocation, and what changed since the previous run')
+    .argument('[invocation]', 'an id, a unique prefix, or @branch for its latest')
+    .option('--at <time>', 'the latest invocation at or before this time (ISO 8601)')
+    .option('--json', 'print as JSON')
+    .action(run(() => import('./commands/inspect.js')));
+
+  program
+    .command('diff')
+    .description('What changed between two invocations: nodes, statuses, runtimes, git range, catalog snapshot')
+    .argument('<from>', 'an id, a unique prefix, or @branch')
+    .argument('<to>', 'an id, a unique prefix, or @branch')
+    .option('--json', 'print as JSON')
+    .action(run(() => import('./commands/diff.js')));
+
   const branch = program.command('branch').description('Lines of history: list them, or start one at a past run');
   branch
     .command('list')

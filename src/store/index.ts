@@ -14,3 +14,5 @@ export { readStoreFigures, type StoreFigures } from './figures.js';
 export type { CatchUpReport } from './catch-up.js';
 export type { IngestProblem } from './ingest.js';
 export { catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore, hasStore } from './project-store.js';
+export { resolveInvocationRef, readInvocation, previousInvocation, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
+export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type Triplet } from './reports.js';

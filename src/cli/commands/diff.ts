@@ -1,0 +1,27 @@
+import { ExitCode } from '../../errors.js';
+import { diffInvocations, resolveInvocationRef, withCurrentStore } from '../../store/index.js';
+import { loadConfig, type GlobalFlags } from '../context.js';
+import { printJson, type CliIo } from '../io.js';
+import { printChanges } from '../print-changes.js';
+
+interface DiffFlags extends GlobalFlags {
+  args?: string[];
+  json?: boolean;
+}
+
+/** What changed from invocation A to B: nodes, statuses, runtimes, git range, catalog snapshot. */
+export default async function diff(io: CliIo, flags: DiffFlags): Promise<number> {
+  const [a, b] = flags.args ?? [];
+  const config = loadConfig(io, flags);
+  const changes = await withCurrentStore(config, async (db) => {
+    const from = await resolveInvocationRef(db.connection, { id: a });
+    const to = await resolveInvocationRef(db.connection, { id: b });
+    return diffInvocations(db.connection, from, to);
+  });
+  if (flags.json) printJson(io, changes);
+  else {
+    io.stdout(`from        ${changes.from}\nto          ${changes.to}\n`);
+    printChanges(io, changes);
+  }
+  return ExitCode.ok;
+}

@@ -1,0 +1,48 @@
+import { ExitCode } from '../../errors.js';
+import { inspectInvocation, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
+import { shortId } from '../../vocab/index.js';
+import { loadConfig, type GlobalFlags } from '../context.js';
+import { formatDuration, formatTime } from '../format.js';
+import { printJson, type CliIo } from '../io.js';
+import { printChanges } from '../print-changes.js';
+
+interface InspectFlags extends GlobalFlags {
+  args?: string[];
+  at?: string;
+  json?: boolean;
+}
+
+/** Which code, which data and which run produced an invocation, and what changed since the one before. */
+export default async function inspect(io: CliIo, flags: InspectFlags): Promise<number> {
+  const ref = flags.args?.[0];
+  if (!ref && !flags.at) {
+    io.stderr('error: name an invocation (id, unique prefix or @branch) or give --at TIME\n');
+    return ExitCode.usage;
+  }
+  const config = loadConfig(io, flags);
+  const report = await withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at })));
+  if (flags.json) printJson(io, report);
+  else printInspect(io, report);
+  return ExitCode.ok;
+}
+
+function printInspect(io: CliIo, report: InspectReport): void {
+  const i = report.invocation;
+  const { code, data } = report.triplet;
+  const line = (key: string, value: string): void => io.stdout(`${key.padEnd(12)}${value}\n`);
+  line('invocation', `${i.invocation_id}${i.run_id ? io.color.dim(`  (run ${i.run_id})`) : ''}`);
+  line('command', [i.run_command_line ?? (i.command ? `dbt ${i.command}` : '-'), i.selection ? `select ${JSON.stringify(i.selection)}` : '', i.target ? `target ${i.target}` : '', i.branch ? `branch ${i.branch}` : ''].filter(Boolean).join('   '));
+  line('dbt', `${i.dbt_version ?? '?'}${i.adapter_type ? ` (${i.adapter_type})` : ''}${i.project_name ? `, project ${i.project_name}` : ''}`);
+  line('when', `${formatTime(String(i.started_at ?? i.generated_at ?? ''))} → ${formatTime(String(i.completed_at ?? ''))} (${formatDuration(typeof i.elapsed_s === 'number' ? i.elapsed_s : null)})`);
+  line('results', i.status_counts ? Object.entries(i.status_counts as Record<string, number>).map(([s, n]) => `${n} ${s}`).join(', ') : 'none');
+  if (i.run_exit_code !== null && i.run_exit_code !== undefined) line('exit code', String(i.run_exit_code));
+  line('code', code.git_sha ? `git ${shortId(String(code.git_sha), 12)} on ${code.git_branch ?? '?'}${code.git_dirty ? ` (dirty, diff ${shortId(String(code.git_diff_hash ?? '?'), 12)})` : ' (clean)'}` : 'no git');
+  line('', `code fingerprint ${code.code_fingerprint ? shortId(String(code.code_fingerprint), 16) : 'unknown'}${code.context_taken === 'capture' ? io.color.dim('  (git read at capture time, not when dbt ran)') : ''}`);
+  line('data', data.catalog_provider ? `${data.catalog_provider} ${data.catalog_status === 'ok' ? `snapshot ${data.catalog_snapshot_id}${data.catalog_atomic === false ? ' (per table, not atomic)' : ''}` : `unknown${data.catalog_detail ? ` ${JSON.stringify(data.catalog_detail)}` : ''}`}` : 'no catalog configured');
+  if (!report.changes) {
+    line('since', 'no earlier run on this branch and target to compare with');
+    return;
+  }
+  line('since', `${shortId(report.changes.from)} (the previous run on this branch and target)`);
+  printChanges(io, report.changes);
+}

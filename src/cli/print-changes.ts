@@ -1,0 +1,37 @@
+import type { Changes } from '../store/index.js';
+import { shortId } from '../vocab/index.js';
+import type { CliIo } from './io.js';
+
+/** The human form of a comparison, shared by inspect and diff. */
+export function printChanges(io: CliIo, changes: Changes): void {
+  const line = (text: string): void => io.stdout(`${text}\n`);
+  const counts = Object.entries(changes.node_counts).map(([kind, n]) => `${n} ${kind}`).join(', ');
+  line(`nodes       ${counts || 'no change'}`);
+  for (const node of changes.nodes) {
+    const aspects = Array.isArray(node.aspects) && node.aspects.length > 1 ? io.color.dim(` (${node.aspects.join(', ')})`) : '';
+    line(`  ${colourKind(io, String(node.change)).padEnd(10 + kindPadding(io))} ${node.unique_id}${aspects}`);
+  }
+  line(`code        ${changes.same_code === null ? 'fingerprint unknown' : changes.same_code ? 'same code fingerprint' : 'code fingerprint changed'}` +
+    `${changes.git.range ? `; git ${shortSha(changes.git.from)}..${shortSha(changes.git.to)}` : changes.git.from ? `; same commit ${shortSha(changes.git.from)}` : ''}`);
+  line(`data        ${changes.catalog.changed === null ? 'no catalog snapshot on both sides' : changes.catalog.changed ? `snapshot ${changes.catalog.from} → ${changes.catalog.to}` : `same snapshot ${changes.catalog.to}`}`);
+  line(`statuses    ${changes.statuses.length === 0 ? 'no change' : `${changes.statuses.length} changed`}`);
+  for (const s of changes.statuses) line(`  ${s.unique_id}: ${s.from_status} → ${s.to_status}`);
+  const moved = changes.runtimes.filter((r) => Math.abs(Number(r.delta_s)) >= 0.01);
+  if (moved.length > 0) line('runtimes    biggest changes');
+  for (const r of moved.slice(0, 5)) line(`  ${r.unique_id}: ${r.from_s}s → ${r.to_s}s (${Number(r.delta_s) > 0 ? '+' : ''}${r.delta_s}s)`);
+}
+
+function shortSha(sha: unknown): string {
+  return typeof sha === 'string' ? shortId(sha, 7) : '?';
+}
+
+function colourKind(io: CliIo, kind: string): string {
+  if (kind === 'semantic' || kind === 'removed') return io.color.red(kind);
+  if (kind === 'added' || kind === 'relation' || kind === 'config') return io.color.yellow(kind);
+  return io.color.dim(kind);
+}
+
+/** ANSI codes take room in padEnd but none on screen. */
+function kindPadding(io: CliIo): number {
+  return io.color.level > 0 ? io.color.red('').length : 0;
+}
