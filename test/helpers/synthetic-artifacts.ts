@@ -1,0 +1,68 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * Synthetic artifacts for tests that must run without the corpus. They are shaped like dbt 1.9's
+ * (manifest v12, run_results v6) only as far as dbtattic reads them: the metadata block, the
+ * nodes map and the results with their statuses. They are ours, not dbt's, and never stand in for
+ * a real artifact in a test that claims to read one.
+ */
+export interface SyntheticInvocation {
+  invocationId: string;
+  /** dbt's `args.which`. */
+  command?: string;
+  /** dbt's `args.target`. */
+  target?: string;
+  /** One result per status, on models model.synthetic.m0, m1, … */
+  statuses?: string[];
+  generatedAt?: string;
+  /** Copies of each model, to make a bigger manifest. */
+  padNodes?: number;
+}
+
+const SCHEMA = 'https://schemas.getdbt.com/dbt';
+
+function metadata(kind: string, version: string, inv: SyntheticInvocation): Record<string, unknown> {
+  return {
+    dbt_schema_version: `${SCHEMA}/${kind}/${version}.json`,
+    dbt_version: '1.9.4',
+    generated_at: inv.generatedAt ?? '2026-01-02T03:04:05.678901Z',
+    invocation_id: inv.invocationId,
+    env: {},
+  };
+}
+
+export function syntheticManifest(inv: SyntheticInvocation): string {
+  const nodes: Record<string, unknown> = {};
+  const count = (inv.statuses ?? ['success']).length * (inv.padNodes ?? 1);
+  for (let i = 0; i < count; i++) {
+    const id = `model.synthetic.m${i}`;
+    nodes[id] = { unique_id: id, resource_type: 'model', name: `m${i}`, raw_code: `select ${i} as id`, depends_on: { nodes: [] }, config: { materialized: 'view' } };
+  }
+  const doc = { metadata: { ...metadata('manifest', 'v12', inv), adapter_type: 'duckdb' }, nodes, sources: {}, macros: {}, docs: {}, exposures: {}, metrics: {}, disabled: {} };
+  return JSON.stringify(doc, null, 2);
+}
+
+export function syntheticRunResults(inv: SyntheticInvocation): string {
+  const results = (inv.statuses ?? ['success']).map((status, i) => ({
+    status,
+    unique_id: `model.synthetic.m${i}`,
+    execution_time: 0.01,
+    thread_id: 'Thread-1',
+    timing: [],
+    adapter_response: {},
+    message: status === 'error' ? 'synthetic failure' : 'OK',
+    failures: status === 'fail' ? 1 : null,
+  }));
+  const args = { which: inv.command ?? 'build', ...(inv.target ? { target: inv.target } : {}) };
+  return JSON.stringify({ metadata: metadata('run-results', 'v6', inv), results, elapsed_time: 0.1, args }, null, 2);
+}
+
+/** A directory holding manifest.json and run_results.json of one synthetic invocation. */
+export function writeSyntheticTarget(inv: SyntheticInvocation, dir = mkdtempSync(path.join(os.tmpdir(), 'attic-synthetic-'))): string {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'manifest.json'), syntheticManifest(inv));
+  writeFileSync(path.join(dir, 'run_results.json'), syntheticRunResults(inv));
+  return dir;
+}
