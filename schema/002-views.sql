@@ -1,13 +1,440 @@
--- dbtattic store: views over the tables of 001-tables.sql. Views hold no data; they are
+-- dbtattic store: views over the tables of schema/001-*.sql. Views hold no data; they are
 -- replaced whenever the schema is applied.
+--
+-- Conventions shared by the v_* views
+-- * History is ordered by v_invocation_sequence.seq: generated_at, then the capture that filed
+--   the invocation (capture ids sort by time), then invocation_id, so the order is total.
+-- * An *execution* is a run result of a command that builds or tests nodes (`builds`: run,
+--   build, seed, snapshot, test, retry, and commands we do not know). `dbt compile`, `docs
+--   generate`, `show` and `clone` also write results ("success" in milliseconds, nothing built
+--   from the node's SQL); they are left out of runtimes and test outcomes.
+-- * A *completed* execution ran its SQL to the end: success, pass, warn or fail. A failing test
+--   ran its query fully, so its time counts; error, skipped, no-op, reused and partial success
+--   were cut short or did not run.
+-- * Tunable thresholds are DuckDB variables with defaults: `SET VARIABLE regression_ratio = 2;`
+--   changes v_runtime_regressions for the session.
 
 -- Grain: a node as it stood in an invocation: node_invocation joined to the node version it
 -- held, flat, so "what did model X look like in invocation Y" is one filter. Disabled entries
--- are included (disabled = true). Key: (invocation_id, node_version_id).
+-- are included (disabled = true). Key: (invocation_id, node_version_id). fingerprint comes from
+-- node_invocation: it covers the macros the node calls, which the version does not.
 -- Named `node`, not v_node: it is the one view people reach for first, and the issue names it so.
 CREATE OR REPLACE VIEW node AS
 SELECT
   ni.invocation_id,
-  nv.*
+  nv.*,
+  ni.fingerprint
 FROM node_invocation AS ni
 JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id;
+
+-- Grain: one invocation. Key: invocation_id. Answers "in what order did things happen?": seq
+-- numbers the whole history from 1; the other views order and compare by it.
+CREATE OR REPLACE VIEW v_invocation_sequence AS
+SELECT
+  i.invocation_id,
+  row_number() OVER (ORDER BY coalesce(i.generated_at, c.captured_at) NULLS LAST, i.run_id, i.invocation_id) AS seq,
+  coalesce(i.started_at, i.generated_at, c.captured_at) AS invoked_at,
+  i.project_name,
+  i.command,
+  i.target,
+  i.branch,
+  i.git_branch,
+  i.git_sha,
+  NOT coalesce(i.command IN ('compile', 'generate', 'docs', 'show', 'clone'), false) AS builds,
+  i.invocation_id IN (SELECT invocation_id FROM node_invocation) AS has_manifest
+FROM invocation AS i
+LEFT JOIN capture AS c ON c.capture_id = i.run_id;
+
+-- Grain: one run result. Key: (invocation_id, unique_id). Answers "how did node X do, run by
+-- run?": the result beside its invocation (when, command, target, branch, git sha) and the node
+-- as defined then. The node comes from the invocation's own manifest, or, when none was
+-- captured, from the latest earlier one (an ASOF join); resource_type falls back to the
+-- unique_id's prefix for a node no manifest ever listed.
+CREATE OR REPLACE VIEW v_run_history AS
+WITH presence AS (
+  SELECT n.unique_id, s.seq, n.node_version_id, n.fingerprint, n.name, n.resource_type, n.materialization
+  FROM node AS n
+  JOIN v_invocation_sequence AS s ON s.invocation_id = n.invocation_id
+  WHERE NOT n.disabled
+)
+SELECT
+  r.invocation_id,
+  s.seq,
+  s.invoked_at,
+  s.command,
+  s.target,
+  s.branch,
+  s.git_branch,
+  s.git_sha,
+  s.builds,
+  r.unique_id,
+  p.name,
+  coalesce(p.resource_type, split_part(r.unique_id, '.', 1)) AS resource_type,
+  p.materialization,
+  p.node_version_id,
+  p.fingerprint,
+  r.status,
+  r.status IN ('success', 'pass', 'warn', 'fail') AND s.builds AS completed,
+  r.message,
+  r.failures,
+  r.execution_time,
+  r.rows_affected,
+  r.execute_started_at,
+  r.execute_completed_at,
+  r.thread_id
+FROM run_result AS r
+JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id
+ASOF LEFT JOIN presence AS p ON p.unique_id = r.unique_id AND s.seq >= p.seq;
+
+-- Grain: one node (unique_id) with at least one completed execution. Answers "how long does X
+-- take, and is it getting slower?". runs, median_s and p95_s cover every completed execution.
+-- Trend: trend_ratio = last_s / baseline_median_s, where the baseline is the median of the (up
+-- to) 10 completed executions before the last; above 1 means the last run was slower than
+-- usual. A median of recent runs rather than a slope: one slow outlier in the baseline does not
+-- move it, and a lasting change becomes the new baseline after a few runs. name and
+-- resource_type are as the manifest of the last run has them.
+CREATE OR REPLACE VIEW v_node_runtime AS
+WITH execution AS (
+  -- v_run_history's `completed`, read from run_result directly: the node's definition at each
+  -- run is not needed here, and resolving it for every result is most of that view's cost.
+  SELECT
+    r.unique_id, r.invocation_id, s.seq, s.invoked_at, r.execution_time,
+    row_number() OVER (PARTITION BY r.unique_id ORDER BY s.seq DESC) AS recency
+  FROM run_result AS r
+  JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id
+  WHERE r.status IN ('success', 'pass', 'warn', 'fail') AND s.builds AND r.execution_time IS NOT NULL
+),
+summary AS (
+  SELECT
+    unique_id,
+    count(*) AS runs,
+    median(execution_time) AS median_s,
+    quantile_cont(execution_time, 0.95) AS p95_s,
+    max(execution_time) FILTER (WHERE recency = 1) AS last_s,
+    max(invocation_id) FILTER (WHERE recency = 1) AS last_invocation_id,
+    max(invoked_at) FILTER (WHERE recency = 1) AS last_at,
+    count(*) FILTER (WHERE recency BETWEEN 2 AND 11) AS baseline_runs,
+    median(execution_time) FILTER (WHERE recency BETWEEN 2 AND 11) AS baseline_median_s
+  FROM execution
+  GROUP BY unique_id
+)
+SELECT
+  s.unique_id,
+  n.name,
+  coalesce(n.resource_type, split_part(s.unique_id, '.', 1)) AS resource_type,
+  s.* EXCLUDE (unique_id),
+  CASE WHEN s.baseline_median_s > 0 THEN s.last_s / s.baseline_median_s END AS trend_ratio
+FROM summary AS s
+LEFT JOIN node AS n ON n.invocation_id = s.last_invocation_id AND n.unique_id = s.unique_id AND NOT n.disabled;
+
+-- Grain: one node whose latest completed execution regressed. Answers "what got slower?".
+-- A regression: at least regression_min_runs (3) earlier runs in the baseline of
+-- v_node_runtime, the last run above regression_ratio (1.5) times their median, and slower by
+-- more than regression_floor_s (1 second), so that a model going from 0.2 s to 0.4 s is not news.
+CREATE OR REPLACE VIEW v_runtime_regressions AS
+SELECT
+  unique_id,
+  name,
+  resource_type,
+  last_invocation_id,
+  last_at,
+  last_s,
+  baseline_median_s,
+  baseline_runs,
+  trend_ratio,
+  last_s - baseline_median_s AS added_s
+FROM v_node_runtime
+WHERE baseline_runs >= coalesce(getvariable('regression_min_runs'), 3)
+  AND trend_ratio > coalesce(getvariable('regression_ratio'), 1.5)
+  AND last_s - baseline_median_s > coalesce(getvariable('regression_floor_s'), 1.0);
+
+-- Grain: one test (data test or unit test) with at least one result. Answers "which tests fail,
+-- since when, and which flap?". Counts are over executions: `errors` includes runtime errors;
+-- last_status is the latest that ran (not skipped); a failure is fail or error.
+-- flaky: among the test's last 10 runs, some ran under the same definitions, yet both passed
+-- and did not pass. The definitions are the test's and those of the nodes it depends on
+-- directly, each as its semantic fingerprint (else its node version), taken from the run's own
+-- manifest (runs without one are left out). Holding them fixed keeps a test that failed because
+-- its model changed, and passed again once fixed, from counting, while a comment added to the
+-- model does not hide a flap; changes further upstream, and data, are not held fixed.
+-- tested_node is attached_node (dbt 1.5+), else depends_on when it names one node; both come
+-- from the test's latest manifest.
+CREATE OR REPLACE VIEW v_test_history AS
+WITH result AS (
+  SELECT
+    h.*,
+    h.status IN ('pass', 'warn', 'fail', 'error', 'runtime error') AS ran,
+    row_number() OVER (PARTITION BY h.unique_id, h.status IN ('pass', 'warn', 'fail', 'error', 'runtime error') ORDER BY h.seq DESC) AS recency
+  FROM v_run_history AS h
+  WHERE h.resource_type IN ('test', 'unit_test') AND h.builds
+),
+recent AS (
+  SELECT r.unique_id, r.invocation_id, r.status, coalesce(own.fingerprint, own.node_version_id) AS own_state
+  FROM result AS r
+  JOIN node_invocation AS own ON own.invocation_id = r.invocation_id AND own.node_version_id = r.node_version_id
+  WHERE r.ran AND r.recency <= 10
+),
+parent_state AS (
+  SELECT d.invocation_id, d.unique_id, string_agg(d.depends_on_id || '=' || coalesce(n.fingerprint, n.node_version_id, '?'), ',' ORDER BY d.depends_on_id) AS parents
+  FROM recent AS r
+  JOIN node_depends_on AS d ON d.invocation_id = r.invocation_id AND d.unique_id = r.unique_id AND d.kind = 'node'
+  LEFT JOIN node AS n ON n.invocation_id = d.invocation_id AND n.unique_id = d.depends_on_id AND NOT n.disabled
+  GROUP BY d.invocation_id, d.unique_id
+),
+recent_state AS (
+  SELECT r.unique_id, r.own_state || '|' || coalesce(ps.parents, '') AS state, count(DISTINCT r.status = 'pass') = 2 AS flapped
+  FROM recent AS r
+  LEFT JOIN parent_state AS ps ON ps.invocation_id = r.invocation_id AND ps.unique_id = r.unique_id
+  GROUP BY ALL
+),
+latest_appearance AS (
+  SELECT n.unique_id, arg_max(n.invocation_id, s.seq) AS invocation_id, arg_max(n.attributes, s.seq) AS attributes
+  FROM node AS n
+  JOIN v_invocation_sequence AS s ON s.invocation_id = n.invocation_id
+  WHERE n.resource_type IN ('test', 'unit_test') AND NOT n.disabled
+  GROUP BY n.unique_id
+),
+definition AS (
+  SELECT
+    a.unique_id,
+    a.attributes ->> 'attached_node' AS attached_node,
+    a.attributes ->> 'column_name' AS column_name,
+    list(d.depends_on_id ORDER BY d.depends_on_id) FILTER (WHERE d.depends_on_id IS NOT NULL) AS depends_on
+  FROM latest_appearance AS a
+  LEFT JOIN node_depends_on AS d ON d.invocation_id = a.invocation_id AND d.unique_id = a.unique_id AND d.kind = 'node'
+  GROUP BY ALL
+)
+SELECT
+  r.unique_id,
+  arg_max(r.name, r.seq) AS name,
+  count(*) FILTER (WHERE r.ran) AS runs,
+  count(*) FILTER (WHERE r.status = 'pass') AS passes,
+  count(*) FILTER (WHERE r.status = 'warn') AS warns,
+  count(*) FILTER (WHERE r.status = 'fail') AS fails,
+  count(*) FILTER (WHERE r.status IN ('error', 'runtime error')) AS errors,
+  count(*) FILTER (WHERE r.status = 'skipped') AS skips,
+  max(r.status) FILTER (WHERE r.ran AND r.recency = 1) AS last_status,
+  max(r.invoked_at) FILTER (WHERE r.ran AND r.recency = 1) AS last_run_at,
+  arg_max(r.invoked_at, r.seq) FILTER (WHERE r.status IN ('fail', 'error', 'runtime error')) AS last_failure_at,
+  arg_max(r.invocation_id, r.seq) FILTER (WHERE r.status IN ('fail', 'error', 'runtime error')) AS last_failure_invocation_id,
+  coalesce(bool_or(f.flapped), false) AS flaky,
+  any_value(coalesce(t.attached_node, CASE WHEN len(t.depends_on) = 1 THEN t.depends_on[1] END)) AS tested_node,
+  any_value(t.column_name) AS column_name,
+  any_value(t.depends_on) AS depends_on
+FROM result AS r
+LEFT JOIN (SELECT unique_id, bool_or(flapped) AS flapped FROM recent_state GROUP BY unique_id) AS f ON f.unique_id = r.unique_id
+LEFT JOIN definition AS t ON t.unique_id = r.unique_id
+GROUP BY r.unique_id;
+
+-- Grain: one change of one node between two consecutive manifests of a project on a branch
+-- (v_invocation_sequence order; project and branch kept apart so that alternating between
+-- branches is not read as edits). Key: (unique_id, to_invocation). Answers "what changed in X,
+-- when, and does it matter?". Rows:
+-- * changed: another node version, another semantic fingerprint (which also covers the macros
+--   the node calls, at any depth), or a macro the node calls directly (depends_on.macros, in
+--   both manifests) redefined. what_changed lists the aspects that differ, in the order below;
+--   changed_macros names the redefined direct macros. A macro change alone leaves raw_code out
+--   of what_changed: the node's text did not change, the SQL it builds did.
+-- * added: absent from the previous manifest, present in this one (nodes of a partition's
+--   first manifest are its starting point, not additions); removed: the reverse. Disabled
+--   entries count as absent.
+-- config and unrendered_config are compared without the keys that have aspects of their own
+-- (tags, meta, materialized, database, schema, alias, contract), so a tag edit is `tags` only.
+-- change_kind names the weightiest aspect, in this order:
+--   semantic  the fingerprint changed along with the code (raw_code, checksum: a seed's file) or
+--             a called macro, or with nothing that config or relation explains; also code
+--             changes whose fingerprints cannot be compared (nothing shows them cosmetic)
+--   relation  database, schema or identifier
+--   config    config, unrendered_config, materialization or contract
+--   cosmetic  the code changed, the fingerprint did not (comments, whitespace, keyword case)
+--   docs      description, meta, tags, declared columns; a doc block's text
+--   other     something else in the definition (path, fqn, depends_on, ...)
+-- The fingerprint covers build config and relation too; a change there alone is named config
+-- or relation, not semantic, so that the kind says which part of the definition moved.
+-- Fingerprints are compared only when the node lists the same macros in both manifests: dbt
+-- adds macros to a test's depends_on.macros when it executes the test (two, for a generic
+-- test), which changes its fingerprint between a `build` and a `run` with nothing edited.
+CREATE OR REPLACE VIEW v_node_changes AS
+WITH manifest AS (
+  SELECT
+    invocation_id, seq, invoked_at,
+    coalesce(project_name, '') AS project_key,
+    coalesce(branch, '') AS branch_key,
+    row_number() OVER (PARTITION BY coalesce(project_name, ''), coalesce(branch, '') ORDER BY seq) AS k
+  FROM v_invocation_sequence
+  WHERE has_manifest
+),
+appearance AS (
+  SELECT
+    m.project_key, m.branch_key, m.k, m.invocation_id, n.unique_id, n.node_version_id, n.fingerprint,
+    lag(m.k) OVER w AS prev_k,
+    lag(m.invocation_id) OVER w AS prev_invocation_id,
+    lag(n.node_version_id) OVER w AS prev_version_id,
+    lag(n.fingerprint) OVER w AS prev_fingerprint,
+    lead(m.k) OVER w AS next_k
+  FROM node AS n
+  JOIN manifest AS m ON m.invocation_id = n.invocation_id
+  WHERE NOT n.disabled
+  WINDOW w AS (PARTITION BY m.project_key, m.branch_key, n.unique_id ORDER BY m.k)
+),
+macro_use AS (
+  SELECT d.invocation_id, d.unique_id, d.depends_on_id AS macro_id, mi.macro_version_id
+  FROM node_depends_on AS d
+  JOIN macro_invocation AS mi ON mi.invocation_id = d.invocation_id AND mi.unique_id = d.depends_on_id
+  WHERE d.kind = 'macro'
+),
+macro_set AS (
+  SELECT invocation_id, unique_id, list(macro_id ORDER BY macro_id) AS macros
+  FROM macro_use
+  GROUP BY invocation_id, unique_id
+),
+macro_change AS (
+  SELECT a.invocation_id, a.unique_id, list(DISTINCT now.macro_id ORDER BY now.macro_id) AS changed_macros
+  FROM appearance AS a
+  JOIN macro_use AS was ON was.invocation_id = a.prev_invocation_id AND was.unique_id = a.unique_id
+  JOIN macro_use AS now ON now.invocation_id = a.invocation_id AND now.unique_id = a.unique_id AND now.macro_id = was.macro_id
+  WHERE a.prev_k = a.k - 1 AND now.macro_version_id <> was.macro_version_id
+  GROUP BY a.invocation_id, a.unique_id
+),
+changed AS (
+  SELECT
+    a.unique_id, a.prev_invocation_id AS from_invocation, a.invocation_id AS to_invocation,
+    f.node_version_id AS from_version, t.node_version_id AS to_version, t.resource_type, mc.changed_macros,
+    coalesce(a.prev_fingerprint, a.fingerprint) IS NOT NULL AND was_set.macros IS NOT DISTINCT FROM now_set.macros AS fingerprints_comparable,
+    [aspect FOR aspect IN [
+      CASE WHEN f.raw_code IS DISTINCT FROM t.raw_code THEN 'raw_code' END,
+      CASE WHEN f.checksum IS DISTINCT FROM t.checksum THEN 'checksum' END,
+      CASE WHEN mc.changed_macros IS NOT NULL THEN 'macros' END,
+      CASE WHEN a.prev_fingerprint IS DISTINCT FROM a.fingerprint AND was_set.macros IS NOT DISTINCT FROM now_set.macros THEN 'fingerprint' END,
+      CASE WHEN json_merge_patch(f.config, '{"tags":null,"meta":null,"materialized":null,"database":null,"schema":null,"alias":null,"contract":null}')
+             IS DISTINCT FROM json_merge_patch(t.config, '{"tags":null,"meta":null,"materialized":null,"database":null,"schema":null,"alias":null,"contract":null}') THEN 'config' END,
+      CASE WHEN json_merge_patch(f.unrendered_config, '{"tags":null,"meta":null,"materialized":null,"database":null,"schema":null,"alias":null,"contract":null}')
+             IS DISTINCT FROM json_merge_patch(t.unrendered_config, '{"tags":null,"meta":null,"materialized":null,"database":null,"schema":null,"alias":null,"contract":null}') THEN 'unrendered_config' END,
+      CASE WHEN f.materialization IS DISTINCT FROM t.materialization THEN 'materialization' END,
+      CASE WHEN f.contract IS DISTINCT FROM t.contract THEN 'contract' END,
+      CASE WHEN (f.database_name, f.schema_name, f.identifier) IS DISTINCT FROM (t.database_name, t.schema_name, t.identifier) THEN 'relation' END,
+      CASE WHEN f.description IS DISTINCT FROM t.description THEN 'description' END,
+      CASE WHEN f.tags IS DISTINCT FROM t.tags THEN 'tags' END,
+      CASE WHEN f.meta IS DISTINCT FROM t.meta THEN 'meta' END,
+      CASE WHEN f.declared_columns IS DISTINCT FROM t.declared_columns THEN 'columns' END
+    ] IF aspect IS NOT NULL] AS aspects
+  FROM appearance AS a
+  JOIN node_version AS f ON f.node_version_id = a.prev_version_id
+  JOIN node_version AS t ON t.node_version_id = a.node_version_id
+  LEFT JOIN macro_change AS mc ON mc.invocation_id = a.invocation_id AND mc.unique_id = a.unique_id
+  LEFT JOIN macro_set AS was_set ON was_set.invocation_id = a.prev_invocation_id AND was_set.unique_id = a.unique_id
+  LEFT JOIN macro_set AS now_set ON now_set.invocation_id = a.invocation_id AND now_set.unique_id = a.unique_id
+  WHERE a.prev_k = a.k - 1
+    AND (a.prev_version_id <> a.node_version_id OR mc.changed_macros IS NOT NULL
+         OR (a.prev_fingerprint IS DISTINCT FROM a.fingerprint AND was_set.macros IS NOT DISTINCT FROM now_set.macros))
+),
+weighed AS (
+  SELECT
+    *,
+    list_has_any(aspects, ['raw_code', 'checksum', 'macros']) AS code,
+    list_contains(aspects, 'relation') AS relation,
+    list_has_any(aspects, ['config', 'unrendered_config', 'materialization', 'contract']) AS config
+  FROM changed
+),
+kinded AS (
+  SELECT
+    unique_id, from_invocation, to_invocation, from_version, to_version,
+    CASE
+      WHEN resource_type = 'doc' AND code THEN 'docs'
+      WHEN list_contains(aspects, 'fingerprint') AND (code OR NOT (relation OR config)) THEN 'semantic'
+      WHEN code AND NOT fingerprints_comparable THEN 'semantic'
+      WHEN relation THEN 'relation'
+      WHEN config THEN 'config'
+      WHEN code THEN 'cosmetic'
+      WHEN list_has_any(aspects, ['description', 'tags', 'meta', 'columns']) THEN 'docs'
+      ELSE 'other'
+    END AS change_kind,
+    CASE WHEN len(aspects) = 0 THEN ['other'] ELSE aspects END AS what_changed,
+    changed_macros
+  FROM weighed
+  UNION ALL
+  SELECT a.unique_id, m.invocation_id, a.invocation_id, NULL, a.node_version_id, 'added', NULL, NULL
+  FROM appearance AS a
+  JOIN manifest AS m ON m.project_key = a.project_key AND m.branch_key = a.branch_key AND m.k = a.k - 1
+  WHERE a.prev_k IS NULL OR a.prev_k < a.k - 1
+  UNION ALL
+  SELECT a.unique_id, a.invocation_id, m.invocation_id, a.node_version_id, NULL, 'removed', NULL, NULL
+  FROM appearance AS a
+  JOIN manifest AS m ON m.project_key = a.project_key AND m.branch_key = a.branch_key AND m.k = a.k + 1
+  WHERE a.next_k IS NULL OR a.next_k > a.k + 1
+)
+SELECT
+  c.unique_id,
+  v.name,
+  v.resource_type,
+  c.from_invocation,
+  c.to_invocation,
+  s.invoked_at AS changed_at,
+  s.seq AS to_seq,
+  c.from_version,
+  c.to_version,
+  c.change_kind,
+  c.what_changed,
+  c.changed_macros
+FROM kinded AS c
+JOIN node_version AS v ON v.node_version_id = coalesce(c.to_version, c.from_version)
+JOIN v_invocation_sequence AS s ON s.invocation_id = c.to_invocation;
+
+-- Grain: one lineage edge (kind node: a ref, a source, a test's model, an exposure's input) of
+-- the latest invocation that has a manifest. Key: (unique_id, depends_on_id). Answers "what
+-- feeds what, as of now?", with names and resource types of both ends (a missing end falls
+-- back to its unique_id's prefix for the type).
+CREATE OR REPLACE VIEW v_latest_edges AS
+WITH latest AS (
+  SELECT invocation_id FROM v_invocation_sequence WHERE has_manifest ORDER BY seq DESC LIMIT 1
+)
+SELECT
+  d.invocation_id,
+  d.unique_id,
+  child.name,
+  coalesce(child.resource_type, split_part(d.unique_id, '.', 1)) AS resource_type,
+  d.depends_on_id,
+  parent.name AS depends_on_name,
+  coalesce(parent.resource_type, split_part(d.depends_on_id, '.', 1)) AS depends_on_resource_type
+FROM node_depends_on AS d
+JOIN latest ON latest.invocation_id = d.invocation_id
+LEFT JOIN node AS child ON child.invocation_id = d.invocation_id AND child.unique_id = d.unique_id AND NOT child.disabled
+LEFT JOIN node AS parent ON parent.invocation_id = d.invocation_id AND parent.unique_id = d.depends_on_id AND NOT parent.disabled
+WHERE d.kind = 'node';
+
+-- Grain: one source checked by one `dbt source freshness`. Key: (unique_id, invocation_id).
+-- Answers "how fresh was each source, and when did that change?": the check with its
+-- thresholds, and previous_status from the source's check before, so status_changed marks
+-- each transition (false on a source's first check).
+CREATE OR REPLACE VIEW v_source_freshness_history AS
+WITH presence AS (
+  SELECT n.unique_id, s.seq, n.name, n.attributes ->> 'source_name' AS source_name
+  FROM node AS n
+  JOIN v_invocation_sequence AS s ON s.invocation_id = n.invocation_id
+  WHERE n.resource_type = 'source' AND NOT n.disabled
+),
+checked AS (
+  SELECT
+    f.unique_id,
+    coalesce(p.source_name, split_part(f.unique_id, '.', 3)) AS source_name,
+    coalesce(p.name, split_part(f.unique_id, '.', 4)) AS table_name,
+    f.invocation_id,
+    s.seq,
+    s.invoked_at,
+    f.status,
+    lag(f.status) OVER (PARTITION BY f.unique_id ORDER BY s.seq) AS previous_status,
+    f.max_loaded_at,
+    f.snapshotted_at,
+    f.age_s,
+    f.warn_after_count,
+    f.warn_after_period,
+    f.error_after_count,
+    f.error_after_period,
+    f.message,
+    f.execution_time
+  FROM source_freshness AS f
+  JOIN v_invocation_sequence AS s ON s.invocation_id = f.invocation_id
+  ASOF LEFT JOIN presence AS p ON p.unique_id = f.unique_id AND s.seq >= p.seq
+)
+SELECT *, coalesce(status IS DISTINCT FROM previous_status AND previous_status IS NOT NULL, false) AS status_changed
+FROM checked;

@@ -50,7 +50,7 @@ export function describeFingerprint(node: FingerprintInput, context: Fingerprint
   return {
     version: FINGERPRINT_VERSION,
     code: fingerprintCode(node, code, context),
-    macros: collectMacroClosure(node.depends_on?.macros, context),
+    macros: collectMacroClosure(calledMacros(node, code), context),
     config: pickBuildConfig(node, context.dialect, setInCode),
     relation: pickRelation(node, context.dialect, setInCode),
     contract: enforcedContract(node),
@@ -112,6 +112,26 @@ function enforcedContract(node: FingerprintInput): unknown {
 }
 
 /** A generic test's code is one macro call; what it tests is in `test_metadata`. */
+/**
+ * The macros the node's own code calls: dbt also lists in depends_on.macros what running the
+ * node rendered (materialization helpers such as `statement`, `should_store_failures`), which
+ * appear after a run and vanish after a parse. Counting those would make every executed node
+ * look changed; the macros named in the code, and a generic test's own macro, are what it builds.
+ */
+function calledMacros(node: FingerprintInput, code: string): string[] {
+  const listed = (node.depends_on?.macros ?? []).filter((id): id is string => typeof id === 'string');
+  const testMacro = typeof node.test_metadata?.name === 'string' ? `test_${node.test_metadata.name}` : null;
+  return listed.filter((id) => {
+    const name = id.slice(id.lastIndexOf('.') + 1);
+    // `name(` or `package.name(`: a call, not a mention in a comment or a longer identifier.
+    return name === testMacro || new RegExp(`(^|\\W)${escapeRegExp(name)}\\s*\\(`).test(code);
+  });
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 function genericTest(node: FingerprintInput): unknown {
   const meta = node.test_metadata;
   if (!isRecord(meta)) return null;

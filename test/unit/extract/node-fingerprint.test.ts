@@ -54,11 +54,16 @@ describe('fingerprintNode: code', () => {
 describe('fingerprintNode: macros', () => {
   const edited = { ...macros, 'macro.p.inner': { ...macros['macro.p.inner'], macro_sql: '{% macro inner() %} 3 {% endmacro %}' } };
   const reformatted = { ...macros, 'macro.p.inner': { ...macros['macro.p.inner'], macro_sql: '{%- macro inner() -%}\n  1\n{%- endmacro %}' } };
-  const callsOuter = model({ depends_on: { macros: ['macro.p.outer'] } });
-  const callsOther = model({ depends_on: { macros: ['macro.p.other'] } });
+  const callsOuter = model({ raw_code: "select {{ outer() }} from {{ ref('orders') }}", depends_on: { macros: ['macro.p.outer'] } });
+  const callsOther = model({ raw_code: "select {{ p.other() }} from {{ ref('orders') }}", depends_on: { macros: ['macro.p.other'] } });
 
   it('changes every model that reaches an edited macro, through macros that call it', () => {
     expect(fingerprintWith(callsOuter, { macros: edited })).not.toBe(fingerprintWith(callsOuter));
+  });
+
+  it('ignores the helpers dbt lists in depends_on.macros only after running the node', () => {
+    const afterRun = { ...callsOuter, depends_on: { macros: ['macro.p.outer', 'macro.p.other'] } };
+    expect(fingerprintWith(afterRun)).toBe(fingerprintWith(callsOuter));
   });
 
   it('changes no model that does not reach it', () => {
@@ -72,7 +77,7 @@ describe('fingerprintNode: macros', () => {
   it('lists the closure, survives recursion and notes macros the manifest lacks', () => {
     const loop = { 'macro.p.a': { macro_sql: 'a', depends_on: { macros: ['macro.p.b'] } }, 'macro.p.b': { macro_sql: 'b', depends_on: { macros: ['macro.p.a', 'macro.p.gone'] } } };
     const context = createFingerprintContext({ macros: loop });
-    const parts = describeFingerprint(model({ depends_on: { macros: ['macro.p.a'] } }), context);
+    const parts = describeFingerprint(model({ raw_code: 'select {{ a() }}', depends_on: { macros: ['macro.p.a'] } }), context);
     expect(parts.macros.map(([id, hash]) => [id, hash === null])).toEqual([
       ['macro.p.a', false],
       ['macro.p.b', false],
