@@ -251,9 +251,6 @@ GROUP BY r.unique_id;
 --   other     something else in the definition (path, fqn, depends_on, ...)
 -- The fingerprint covers build config and relation too; a change there alone is named config
 -- or relation, not semantic, so that the kind says which part of the definition moved.
--- Fingerprints are compared only when the node lists the same macros in both manifests: dbt
--- adds macros to a test's depends_on.macros when it executes the test (two, for a generic
--- test), which changes its fingerprint between a `build` and a `run` with nothing edited.
 CREATE OR REPLACE VIEW v_node_changes AS
 WITH manifest AS (
   SELECT
@@ -283,11 +280,6 @@ macro_use AS (
   JOIN macro_invocation AS mi ON mi.invocation_id = d.invocation_id AND mi.unique_id = d.depends_on_id
   WHERE d.kind = 'macro'
 ),
-macro_set AS (
-  SELECT invocation_id, unique_id, list(macro_id ORDER BY macro_id) AS macros
-  FROM macro_use
-  GROUP BY invocation_id, unique_id
-),
 macro_change AS (
   SELECT a.invocation_id, a.unique_id, list(DISTINCT now.macro_id ORDER BY now.macro_id) AS changed_macros
   FROM appearance AS a
@@ -300,58 +292,22 @@ changed AS (
   SELECT
     a.unique_id, a.prev_invocation_id AS from_invocation, a.invocation_id AS to_invocation,
     f.node_version_id AS from_version, t.node_version_id AS to_version, t.resource_type, mc.changed_macros,
-    coalesce(a.prev_fingerprint, a.fingerprint) IS NOT NULL AND was_set.macros IS NOT DISTINCT FROM now_set.macros AS fingerprints_comparable,
-    [aspect FOR aspect IN [
-      CASE WHEN f.raw_code IS DISTINCT FROM t.raw_code THEN 'raw_code' END,
-      CASE WHEN f.checksum IS DISTINCT FROM t.checksum THEN 'checksum' END,
-      CASE WHEN mc.changed_macros IS NOT NULL THEN 'macros' END,
-      CASE WHEN a.prev_fingerprint IS DISTINCT FROM a.fingerprint AND was_set.macros IS NOT DISTINCT FROM now_set.macros THEN 'fingerprint' END,
-      CASE WHEN json_merge_patch(f.config, '{"tags":null,"meta":null,"materialized":null,"database":null,"schema":null,"alias":null,"contract":null}')
-             IS DISTINCT FROM json_merge_patch(t.config, '{"tags":null,"meta":null,"materialized":null,"database":null,"schema":null,"alias":null,"contract":null}') THEN 'config' END,
-      CASE WHEN json_merge_patch(f.unrendered_config, '{"tags":null,"meta":null,"materialized":null,"database":null,"schema":null,"alias":null,"contract":null}')
-             IS DISTINCT FROM json_merge_patch(t.unrendered_config, '{"tags":null,"meta":null,"materialized":null,"database":null,"schema":null,"alias":null,"contract":null}') THEN 'unrendered_config' END,
-      CASE WHEN f.materialization IS DISTINCT FROM t.materialization THEN 'materialization' END,
-      CASE WHEN f.contract IS DISTINCT FROM t.contract THEN 'contract' END,
-      CASE WHEN (f.database_name, f.schema_name, f.identifier) IS DISTINCT FROM (t.database_name, t.schema_name, t.identifier) THEN 'relation' END,
-      CASE WHEN f.description IS DISTINCT FROM t.description THEN 'description' END,
-      CASE WHEN f.tags IS DISTINCT FROM t.tags THEN 'tags' END,
-      CASE WHEN f.meta IS DISTINCT FROM t.meta THEN 'meta' END,
-      CASE WHEN f.declared_columns IS DISTINCT FROM t.declared_columns THEN 'columns' END
-    ] IF aspect IS NOT NULL] AS aspects
+    a.prev_fingerprint IS NOT NULL AND a.fingerprint IS NOT NULL AS fingerprints_known,
+    node_change_aspects(f, t, a.prev_fingerprint, a.fingerprint, mc.changed_macros) AS aspects
   FROM appearance AS a
   JOIN node_version AS f ON f.node_version_id = a.prev_version_id
   JOIN node_version AS t ON t.node_version_id = a.node_version_id
   LEFT JOIN macro_change AS mc ON mc.invocation_id = a.invocation_id AND mc.unique_id = a.unique_id
-  LEFT JOIN macro_set AS was_set ON was_set.invocation_id = a.prev_invocation_id AND was_set.unique_id = a.unique_id
-  LEFT JOIN macro_set AS now_set ON now_set.invocation_id = a.invocation_id AND now_set.unique_id = a.unique_id
   WHERE a.prev_k = a.k - 1
-    AND (a.prev_version_id <> a.node_version_id OR mc.changed_macros IS NOT NULL
-         OR (a.prev_fingerprint IS DISTINCT FROM a.fingerprint AND was_set.macros IS NOT DISTINCT FROM now_set.macros))
-),
-weighed AS (
-  SELECT
-    *,
-    list_has_any(aspects, ['raw_code', 'checksum', 'macros']) AS code,
-    list_contains(aspects, 'relation') AS relation,
-    list_has_any(aspects, ['config', 'unrendered_config', 'materialization', 'contract']) AS config
-  FROM changed
+    AND (a.prev_version_id <> a.node_version_id OR mc.changed_macros IS NOT NULL OR a.prev_fingerprint IS DISTINCT FROM a.fingerprint)
 ),
 kinded AS (
   SELECT
     unique_id, from_invocation, to_invocation, from_version, to_version,
-    CASE
-      WHEN resource_type = 'doc' AND code THEN 'docs'
-      WHEN list_contains(aspects, 'fingerprint') AND (code OR NOT (relation OR config)) THEN 'semantic'
-      WHEN code AND NOT fingerprints_comparable THEN 'semantic'
-      WHEN relation THEN 'relation'
-      WHEN config THEN 'config'
-      WHEN code THEN 'cosmetic'
-      WHEN list_has_any(aspects, ['description', 'tags', 'meta', 'columns']) THEN 'docs'
-      ELSE 'other'
-    END AS change_kind,
+    node_change_kind(aspects, resource_type, fingerprints_known) AS change_kind,
     CASE WHEN len(aspects) = 0 THEN ['other'] ELSE aspects END AS what_changed,
     changed_macros
-  FROM weighed
+  FROM changed
   UNION ALL
   SELECT a.unique_id, m.invocation_id, a.invocation_id, NULL, a.node_version_id, 'added', NULL, NULL
   FROM appearance AS a

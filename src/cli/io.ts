@@ -16,6 +16,11 @@ export interface CliIo {
 }
 
 export function processIo(): CliIo {
+  // `dbtattic history | head` closes the pipe early: that is the reader's choice, not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
   const isTTY = Boolean(process.stdout.isTTY);
   const noColor = process.env.NO_COLOR !== undefined && process.env.NO_COLOR !== '';
   return {

@@ -5,7 +5,7 @@ import { plainResult } from './plain-rows.js';
 
 /**
  * Comparing two invocations: their nodes (by the shared change rule, node_change_aspects in
- * schema/001-macros.sql), results, runtimes, code and data. Used by `inspect` (against the
+ * schema/002-macros.sql), results, runtimes, code and data. Used by `inspect` (against the
  * previous run on the same branch and target) and `diff` (any two).
  */
 export type Row = Record<string, unknown>;
@@ -59,20 +59,28 @@ export async function previousInvocation(connection: DuckDBConnection, id: strin
   return found[0] ? String(found[0].invocation_id) : null;
 }
 
-/** Nodes added, removed and changed from `a` to `b`, with what changed. Empty when either has no manifest. */
+/**
+ * Nodes added, removed and changed from `a` to `b`, classified by the same macros as
+ * v_node_changes. Empty when either invocation has no manifest.
+ */
 export async function compareNodes(connection: DuckDBConnection, a: string, b: string): Promise<Row[]> {
   return rows(
     connection,
-    `WITH a AS (SELECT * FROM node WHERE invocation_id = $1 AND NOT disabled),
-          b AS (SELECT * FROM node WHERE invocation_id = $2 AND NOT disabled),
+    `WITH a AS (SELECT * FROM node_invocation WHERE invocation_id = $1),
+          b AS (SELECT * FROM node_invocation WHERE invocation_id = $2),
           paired AS (
-            SELECT coalesce(b.unique_id, a.unique_id) AS unique_id, coalesce(b.resource_type, a.resource_type) AS resource_type,
-                   CASE WHEN a.unique_id IS NULL THEN ['added'] WHEN b.unique_id IS NULL THEN ['removed'] ELSE node_change_aspects(a, b) END AS aspects
-            FROM a FULL JOIN b ON a.unique_id = b.unique_id
-            WHERE $1 IN (SELECT invocation_id FROM node_invocation) AND $2 IN (SELECT invocation_id FROM node_invocation))
+            SELECT coalesce(t.unique_id, f.unique_id) AS unique_id, coalesce(t.resource_type, f.resource_type) AS resource_type,
+                   CASE WHEN f.unique_id IS NULL THEN ['added'] WHEN t.unique_id IS NULL THEN ['removed']
+                        ELSE node_change_aspects(f, t, a.fingerprint, b.fingerprint, changed_called_macros($1, $2, t.unique_id)) END AS aspects,
+                   a.fingerprint IS NOT NULL AND b.fingerprint IS NOT NULL AS fingerprints_known
+            FROM (a JOIN node_version AS f ON f.node_version_id = a.node_version_id AND NOT f.disabled)
+            FULL JOIN (b JOIN node_version AS t ON t.node_version_id = b.node_version_id AND NOT t.disabled) ON f.unique_id = t.unique_id)
      SELECT unique_id, resource_type,
-            CASE WHEN aspects[1] IN ('added', 'removed') THEN aspects[1] ELSE node_change_kind(aspects) END AS change, aspects
-     FROM paired WHERE len(aspects) > 0 ORDER BY change, unique_id`,
+            CASE WHEN aspects[1] IN ('added', 'removed') THEN aspects[1] ELSE node_change_kind(aspects, resource_type, fingerprints_known) END AS change,
+            aspects
+     FROM paired
+     WHERE len(aspects) > 0 AND $1 IN (SELECT invocation_id FROM node_invocation) AND $2 IN (SELECT invocation_id FROM node_invocation)
+     ORDER BY change, unique_id`,
     [a, b],
   );
 }

@@ -27,7 +27,7 @@ export async function runReadOnlyQuery(file: string, sql: string, limit: number 
 
 function refuse(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
-  if (/read-only|external access|disabled by configuration|lock_configuration|Cannot change configuration/i.test(message)) {
+  if (/read-only|external access|disabled (by|through) configuration|lock_configuration|Cannot change configuration/i.test(message)) {
     throw new AtticError('query-refused', `The store is read-only to queries; the statement was refused and nothing changed (${firstLine(message)}).`);
   }
   throw new AtticError('usage', `The query failed: ${firstLine(message)}`);

@@ -1,0 +1,63 @@
+-- Macros shared by views and by dbtattic's own queries (inspect, diff), so that a change
+-- between two states of a node is classified by one rule everywhere.
+
+-- config without the keys that have an aspect of their own, so a tag edit is `tags` only.
+CREATE OR REPLACE MACRO config_sans_own_aspects(config) AS
+  json_merge_patch(config, '{"tags":null,"meta":null,"materialized":null,"database":null,"schema":null,"alias":null,"contract":null}');
+
+-- What differs between two states of a node. `f` and `t` are node_version rows (structs);
+-- from_fp / to_fp their fingerprints in the two invocations; changed_macros the macros the node
+-- calls directly whose definition changed (NULL for none). Aspects, in this order:
+-- raw_code, checksum, macros, fingerprint, config, unrendered_config, materialization,
+-- contract, relation, description, tags, meta, columns.
+CREATE OR REPLACE MACRO node_change_aspects(f, t, from_fp, to_fp, changed_macros) AS [aspect FOR aspect IN [
+  CASE WHEN f.raw_code IS DISTINCT FROM t.raw_code THEN 'raw_code' END,
+  CASE WHEN f.checksum IS DISTINCT FROM t.checksum THEN 'checksum' END,
+  CASE WHEN changed_macros IS NOT NULL THEN 'macros' END,
+  CASE WHEN from_fp IS DISTINCT FROM to_fp THEN 'fingerprint' END,
+  CASE WHEN config_sans_own_aspects(f.config) IS DISTINCT FROM config_sans_own_aspects(t.config) THEN 'config' END,
+  CASE WHEN config_sans_own_aspects(f.unrendered_config) IS DISTINCT FROM config_sans_own_aspects(t.unrendered_config) THEN 'unrendered_config' END,
+  CASE WHEN f.materialization IS DISTINCT FROM t.materialization THEN 'materialization' END,
+  CASE WHEN f.contract IS DISTINCT FROM t.contract THEN 'contract' END,
+  CASE WHEN (f.database_name, f.schema_name, f.identifier) IS DISTINCT FROM (t.database_name, t.schema_name, t.identifier) THEN 'relation' END,
+  CASE WHEN f.description IS DISTINCT FROM t.description THEN 'description' END,
+  CASE WHEN f.tags IS DISTINCT FROM t.tags THEN 'tags' END,
+  CASE WHEN f.meta IS DISTINCT FROM t.meta THEN 'meta' END,
+  CASE WHEN f.declared_columns IS DISTINCT FROM t.declared_columns THEN 'columns' END
+] IF aspect IS NOT NULL];
+
+-- The one kind that names a change, weightiest first:
+--   semantic  the fingerprint changed along with the code (raw_code, checksum: a seed's file) or
+--             a called macro, or with nothing that config or relation explains; also a code
+--             change whose fingerprints are unknown (nothing shows it cosmetic)
+--   relation  database, schema or identifier
+--   config    config, unrendered_config, materialization or contract
+--   cosmetic  the code changed, the fingerprint did not (comments, whitespace, keyword case)
+--   docs      description, meta, tags, declared columns; a doc block's text
+--   other     something else in the definition (path, fqn, depends_on, ...)
+-- The fingerprint covers build config and relation too; a change there alone is named config
+-- or relation, not semantic, so the kind says which part of the definition moved.
+CREATE OR REPLACE MACRO node_change_kind(aspects, resource_type, fingerprints_known) AS CASE
+  WHEN resource_type = 'doc' AND list_has_any(aspects, ['raw_code', 'checksum', 'macros']) THEN 'docs'
+  WHEN list_contains(aspects, 'fingerprint')
+       AND (list_has_any(aspects, ['raw_code', 'checksum', 'macros'])
+            OR NOT (list_contains(aspects, 'relation') OR list_has_any(aspects, ['config', 'unrendered_config', 'materialization', 'contract']))) THEN 'semantic'
+  WHEN list_has_any(aspects, ['raw_code', 'checksum', 'macros']) AND NOT fingerprints_known THEN 'semantic'
+  WHEN list_contains(aspects, 'relation') THEN 'relation'
+  WHEN list_has_any(aspects, ['config', 'unrendered_config', 'materialization', 'contract']) THEN 'config'
+  WHEN list_has_any(aspects, ['raw_code', 'checksum', 'macros']) THEN 'cosmetic'
+  WHEN list_has_any(aspects, ['description', 'tags', 'meta', 'columns']) THEN 'docs'
+  ELSE 'other' END;
+
+-- Macros the node calls directly (depends_on.macros in both invocations) whose definition
+-- differs between them; NULL when none. For one pair of invocations (diff, inspect);
+-- v_node_changes applies the same rule set-wise over every consecutive pair (its macro_change).
+CREATE OR REPLACE MACRO changed_called_macros(from_invocation, to_invocation, node_id) AS (
+  SELECT list(DISTINCT now.depends_on_id ORDER BY now.depends_on_id)
+  FROM node_depends_on AS was
+  JOIN node_depends_on AS now ON now.depends_on_id = was.depends_on_id AND now.unique_id = was.unique_id
+  JOIN macro_invocation AS mw ON mw.invocation_id = was.invocation_id AND mw.unique_id = was.depends_on_id
+  JOIN macro_invocation AS mn ON mn.invocation_id = now.invocation_id AND mn.unique_id = now.depends_on_id
+  WHERE was.invocation_id = from_invocation AND now.invocation_id = to_invocation AND was.unique_id = node_id
+    AND was.kind = 'macro' AND now.kind = 'macro' AND mw.macro_version_id <> mn.macro_version_id
+);
