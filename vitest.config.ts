@@ -1,11 +1,13 @@
 import { defineConfig } from 'vitest/config';
+import SummaryReporter from './test/support/summary-reporter.js';
 
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
-    hookTimeout: 60_000,
+    hookTimeout: 120_000,
     // Two cores on CI: DuckDB and child-process tests fight for them.
     maxWorkers: 2,
+    reporters: ['default', new SummaryReporter()],
   },
 });
