@@ -14,7 +14,8 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
   const rows = outcome.record?.artifacts ?? outcome.plan.artifacts.map(plannedRow);
   const failed = rows.some((r) => r.status === 'error');
   if (options.json) {
-    printJson(io, { capture_id: outcome.record?.capture_id ?? null, dry_run: outcome.record === null, artifacts: rows });
+    const written = rows.some((r) => r.status === 'captured');
+    printJson(io, { capture_id: written ? (outcome.record?.capture_id ?? null) : null, dry_run: outcome.record === null, artifacts: rows });
     return failed;
   }
   for (const row of rows.filter((r) => r.status === 'error')) {

@@ -19,7 +19,7 @@ export async function listArchivedInvocations(backend: Backend): Promise<Archive
     byId.set(record.invocation_id, invocation);
   }
   const invocations = [...byId.values()].map((inv) => ({ ...inv, generatedAt: generatedAtOf(inv) }));
-  return invocations.sort((a, b) => b.generatedAt.localeCompare(a.generatedAt) || b.invocationId.localeCompare(a.invocationId));
+  return invocations.sort((a, b) => sortableTime(b.generatedAt).localeCompare(sortableTime(a.generatedAt)) || b.invocationId.localeCompare(a.invocationId));
 }
 
 /** Within one invocation a later write of the same artifact wins (dbt rewrites the manifest). */
@@ -29,13 +29,13 @@ function newer(a: ArtifactRecord, b: ArtifactRecord): boolean {
 
 function generatedAtOf(invocation: ArchivedInvocation): string {
   const runResults = invocation.artifacts.run_results;
-  if (runResults?.generated_at) return normalizeTime(runResults.generated_at);
-  const times = Object.values(invocation.artifacts).map((r) => normalizeTime(r.generated_at ?? r.captured_at));
-  return times.sort().at(-1) ?? '';
+  if (runResults?.generated_at) return runResults.generated_at;
+  const times = Object.values(invocation.artifacts).map((r) => r.generated_at ?? r.captured_at);
+  return times.sort((a, b) => sortableTime(a).localeCompare(sortableTime(b))).at(-1) ?? '';
 }
 
 /** dbt writes UTC times with or without a trailing 'Z' and up to nanoseconds: compare them bare. */
-function normalizeTime(value: string): string {
+function sortableTime(value: string): string {
   return value.replace(/Z$/i, '');
 }
 
