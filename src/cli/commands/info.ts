@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { openArchive, summarizeArchive, type ArchiveSummary } from '../../archive/index.js';
+import { parseCatalogConfig } from '../../capture/catalog/index.js';
 import type { AtticConfig } from '../../config/resolve.js';
 import { ExitCode, isAtticError } from '../../errors.js';
 import type { StoreFigures } from '../../store/index.js';
@@ -44,10 +45,20 @@ function configView(config: AtticConfig): Record<string, unknown> {
     target_dir: config.targetDir,
     artifacts: config.artifacts,
     branch: config.branch,
-    catalog: config.catalog ? { source: config.catalog.source } : null,
+    catalog: catalogView(config),
     archive: config.archiveLocation,
     database: config.databaseFile,
   };
+}
+
+/** The catalog provider as configured (never a credential: config holds only variable names). */
+function catalogView(config: AtticConfig): { value: unknown; source: string } | { error: string; source: string } | null {
+  if (!config.catalog) return null;
+  try {
+    return { value: parseCatalogConfig(config.catalog.value) ?? null, source: config.catalog.source };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error), source: config.catalog.source };
+  }
 }
 
 function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | null, store: StoreView | null): void {
@@ -59,6 +70,8 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
   line('store', config.store.value, config.store.source);
   line('artifacts', config.artifacts.value.join(', '), config.artifacts.source);
   line('branch', config.branch?.value ?? '(the git branch)', config.branch?.source);
+  const catalog = catalogView(config);
+  if (catalog) line('catalog', 'error' in catalog ? io.color.red(`invalid: ${catalog.error}`) : describeCatalog(catalog.value), catalog.source);
   if (!archive) {
     line('archive', 'none yet: run dbtattic capture');
     return;
@@ -77,4 +90,10 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
   line('node versions', `${store.nodeVersions} distinct definitions for ${store.nodeRows} node rows (${dedup}x)`);
   if (store.problems > 0) line('problems', `${store.problems} artifact(s) could not be read into rows: dbtattic query "select * from ingest_problem"`);
   line('rows', Object.entries(store.rows).filter(([table]) => table !== 'store_meta').map(([table, rows]) => `${table} ${rows}`).join(', '));
+}
+
+function describeCatalog(value: unknown): string {
+  if (!value || typeof value !== 'object') return 'none';
+  const c = value as Record<string, unknown>;
+  return [c.provider, c.uri ?? c.endpoint, c.repository, c.ref ?? c.branch, c.variable].filter((part) => typeof part === 'string').join(' ');
 }
