@@ -25,7 +25,7 @@ const show = (args, note = '') => {
 show(['history']);
 show(['state', '--last-success'], 'for: dbt build --select state:modified+ --state <that dir>');
 show(['inspect', '@main'], 'the code, data and run behind the latest invocation, and what changed');
-show(['diff', steps[0].invocation_id.slice(0, 8), steps[2].invocation_id.slice(0, 8)], 'a cosmetic edit, then a semantic one');
+show(['diff', steps[0].invocation_id.slice(0, 8), steps[1].invocation_id.slice(0, 8)], 'step 2 only reformatted a model: a cosmetic change');
 show(['query', 'select unique_id, change_kind, what_changed from v_node_changes order by to_seq limit 8']);
 show(['info']);
 process.exitCode = show(['verify']);

@@ -1,5 +1,5 @@
 import { objectMembers } from '../json/scan.js';
-import { checkSchemaVersion, invocationIdOf, readHeader, type ArtifactHeader, type ReadOptions } from './detect.js';
+import { openArtifact, type ArtifactHeader, type ReadOptions } from './detect.js';
 import { asObject, int, json, str, type JsonObject } from './fields.js';
 import { metadataFacts } from './invocation.js';
 import type { CatalogColumnRow, CatalogTableRow, InvocationFacts } from './rows.js';
@@ -26,9 +26,7 @@ const ROW_COUNT_STATS = ['row_count', 'num_rows', 'rows'];
 const BYTE_COUNT_STATS = ['bytes', 'num_bytes', 'size'];
 
 export function extractCatalog(buf: Buffer, options: ReadOptions = {}): CatalogExtract {
-  const header = readHeader(buf, 'catalog');
-  checkSchemaVersion(header, options);
-  const invocationId = invocationIdOf(header, options);
+  const { header, invocationId } = openArtifact(buf, 'catalog', options);
   return {
     header,
     invocation: metadataFacts(header, invocationId),

@@ -156,3 +156,10 @@ export function invocationIdOf(header: ArtifactHeader, options: ReadOptions): st
     `This ${header.type}.json names no invocation (dbt before 0.19 or a semantic manifest) and none was given; ingest it through the archive, which assigns one.`,
   );
 }
+
+/** The preamble of every extractor: the header, checked to be a version we read, and whose invocation it is. */
+export function openArtifact(buf: Buffer, type: ArtifactType, options: ReadOptions): { header: ArtifactHeader; invocationId: string } {
+  const header = readHeader(buf, type);
+  checkSchemaVersion(header, options);
+  return { header, invocationId: invocationIdOf(header, options) };
+}

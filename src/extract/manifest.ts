@@ -1,5 +1,5 @@
 import { objectMembers, type JsonMember } from '../json/scan.js';
-import { checkSchemaVersion, invocationIdOf, readHeader, type ArtifactHeader, type ReadOptions } from './detect.js';
+import { openArtifact, type ArtifactHeader, type ReadOptions } from './detect.js';
 import { asObject, str, type JsonObject } from './fields.js';
 import { metadataFacts } from './invocation.js';
 import { shapeMacro, shapeNode, type MacroEntry, type NodeEntry } from './manifest-nodes.js';
@@ -38,9 +38,7 @@ const NODE_SECTIONS: Readonly<Record<string, string | null>> = {
 };
 
 export function extractManifest(buf: Buffer, options: ReadOptions = {}): ManifestExtract {
-  const header = readHeader(buf, 'manifest');
-  checkSchemaVersion(header, options);
-  const invocationId = invocationIdOf(header, options);
+  const { header, invocationId } = openArtifact(buf, 'manifest', options);
   return {
     header,
     invocation: manifestFacts(buf, header, invocationId),

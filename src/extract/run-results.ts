@@ -1,4 +1,4 @@
-import { checkSchemaVersion, invocationIdOf, readHeader, type ArtifactHeader, type ReadOptions } from './detect.js';
+import { openArtifact, type ArtifactHeader, type ReadOptions } from './detect.js';
 import { asArray, asObject, bool, int, json, num, str, text, timestamp, type JsonObject } from './fields.js';
 import { metadataFacts, timingFacts } from './invocation.js';
 import type { InvocationFacts, RunResultRow } from './rows.js';
@@ -17,9 +17,7 @@ export interface RunResultsExtract {
 }
 
 export function extractRunResults(buf: Buffer, options: ReadOptions = {}): RunResultsExtract {
-  const header = readHeader(buf, 'run_results');
-  checkSchemaVersion(header, options);
-  const invocationId = invocationIdOf(header, options);
+  const { header, invocationId } = openArtifact(buf, 'run_results', options);
   const { results, top } = scanResults(buf, 'run_results', (result) => resultRow(result, invocationId, header.schemaVersion));
   const facts = timingFacts(metadataFacts(header, invocationId), top.elapsed_time);
   return { header, invocation: { ...facts, ...argsFacts(top.args), ...countFacts(results) }, results };

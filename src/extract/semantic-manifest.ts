@@ -1,5 +1,5 @@
 import { objectMembers } from '../json/scan.js';
-import { checkSchemaVersion, invocationIdOf, readHeader, type ArtifactHeader, type ReadOptions } from './detect.js';
+import { openArtifact, type ArtifactHeader, type ReadOptions } from './detect.js';
 import { asObject, json, str } from './fields.js';
 import { emptyFacts } from './invocation.js';
 import type { InvocationFacts, SemanticDefinitionRow, SemanticKind } from './rows.js';
@@ -23,9 +23,7 @@ const LIST_KINDS: Readonly<Record<string, SemanticKind>> = {
 };
 
 export function extractSemanticManifest(buf: Buffer, options: ReadOptions = {}): SemanticManifestExtract {
-  const header = readHeader(buf, 'semantic_manifest');
-  checkSchemaVersion(header, options);
-  const invocationId = invocationIdOf(header, options);
+  const { header, invocationId } = openArtifact(buf, 'semantic_manifest', options);
   const definitions = readGuarded('semantic_manifest', () => semanticRows(buf, invocationId));
   return { header, invocation: emptyFacts(invocationId), definitions };
 }

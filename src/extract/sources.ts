@@ -1,4 +1,4 @@
-import { checkSchemaVersion, invocationIdOf, readHeader, type ArtifactHeader, type ReadOptions } from './detect.js';
+import { openArtifact, type ArtifactHeader, type ReadOptions } from './detect.js';
 import { asObject, int, json, num, str, timestamp, type JsonObject } from './fields.js';
 import { metadataFacts, timingFacts } from './invocation.js';
 import { scanResults } from './results-file.js';
@@ -17,9 +17,7 @@ export interface SourcesExtract {
 }
 
 export function extractSources(buf: Buffer, options: ReadOptions = {}): SourcesExtract {
-  const header = readHeader(buf, 'sources');
-  checkSchemaVersion(header, options);
-  const invocationId = invocationIdOf(header, options);
+  const { header, invocationId } = openArtifact(buf, 'sources', options);
   const legacy = header.schemaVersion === null;
   const { results, top } = scanResults(buf, 'sources', (result) => freshnessRow(result, invocationId, legacy));
   const facts = timingFacts(metadataFacts(header, invocationId), top.elapsed_time);
