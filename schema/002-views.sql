@@ -232,8 +232,8 @@ GROUP BY r.unique_id;
 -- when, and does it matter?". Rows:
 -- * changed: another node version, another semantic fingerprint (which also covers the macros
 --   the node calls, at any depth), or a macro the node calls directly (depends_on.macros, in
---   both manifests) redefined. what_changed lists the aspects that differ, in the order below;
---   changed_macros names the redefined direct macros. A macro change alone leaves raw_code out
+--   both manifests) whose SQL changed. what_changed lists the aspects that differ, in the order
+--   below; changed_macros names those direct macros. A macro change alone leaves raw_code out
 --   of what_changed: the node's text did not change, the SQL it builds did.
 -- * added: absent from the previous manifest, present in this one (nodes of a partition's
 --   first manifest are its starting point, not additions); removed: the reverse. Disabled
@@ -285,7 +285,10 @@ macro_change AS (
   FROM appearance AS a
   JOIN macro_use AS was ON was.invocation_id = a.prev_invocation_id AND was.unique_id = a.unique_id
   JOIN macro_use AS now ON now.invocation_id = a.invocation_id AND now.unique_id = a.unique_id AND now.macro_id = was.macro_id
-  WHERE a.prev_k = a.k - 1 AND now.macro_version_id <> was.macro_version_id
+  -- The SQL, as in changed_called_macros (002-macros.sql): not a reshaped macro entry.
+  JOIN macro_version AS vw ON vw.macro_version_id = was.macro_version_id
+  JOIN macro_version AS vn ON vn.macro_version_id = now.macro_version_id
+  WHERE a.prev_k = a.k - 1 AND now.macro_version_id <> was.macro_version_id AND vn.macro_sql IS DISTINCT FROM vw.macro_sql
   GROUP BY a.invocation_id, a.unique_id
 ),
 changed AS (

@@ -44,13 +44,17 @@ export async function readInvocation(connection: DuckDBConnection, id: string): 
   return found[0];
 }
 
-/** The run before `id` on the same branch and target that has a manifest to compare with. */
+/**
+ * The run before `id` on the same branch and target that has a manifest to compare with. A run
+ * whose target is unknown (`dbt parse` writes no run_results) compares with the branch's
+ * previous run of any target, rather than with nothing.
+ */
 export async function previousInvocation(connection: DuckDBConnection, id: string): Promise<string | null> {
   const found = await rows(
     connection,
     `SELECT p.invocation_id FROM invocation p, invocation c
      WHERE c.invocation_id = $1 AND p.invocation_id <> c.invocation_id
-       AND p.branch IS NOT DISTINCT FROM c.branch AND p.target IS NOT DISTINCT FROM c.target
+       AND p.branch IS NOT DISTINCT FROM c.branch AND (c.target IS NULL OR p.target = c.target)
        AND coalesce(p.completed_at, p.generated_at) < coalesce(c.completed_at, c.generated_at)
        AND p.invocation_id IN (SELECT invocation_id FROM node_invocation)
      ORDER BY coalesce(p.completed_at, p.generated_at) DESC, p.run_id DESC LIMIT 1`,

@@ -1,0 +1,225 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Step } from '../../fixtures/generate.mjs';
+import {
+  changedMacroNames,
+  compareManifests,
+  countStatuses,
+  enabledNodes,
+  metadataOf,
+  nodesCalling,
+  resultStatuses,
+  statusChanges,
+  type Json,
+} from '../helpers/artifact-facts.js';
+import { startReplay, type ReplayedHistory } from '../helpers/replay.js';
+
+/**
+ * The fixture history (fixtures/README.md) replayed through `dbtattic run` into a git
+ * repository; inspect, diff and query are then checked against the commits the replay made
+ * and against facts read from each step's own artifacts, not from dbtattic's store.
+ */
+interface NodeChange {
+  unique_id: string;
+  change: string;
+  aspects: string[];
+}
+interface Changes {
+  from: string;
+  to: string;
+  same_code: boolean | null;
+  git: { from: string | null; to: string | null; range: string | null };
+  nodes: NodeChange[];
+  statuses: { unique_id: string; from_status: string; to_status: string }[];
+}
+interface Inspect {
+  invocation: Record<string, unknown>;
+  triplet: { run: { invocation_id: string; run_id: string }; code: Record<string, unknown>; data: Record<string, unknown> };
+  previous: string | null;
+  changes: Changes | null;
+}
+
+let replay: ReplayedHistory;
+const exitCodes = new Map<number, number>();
+
+beforeAll(() => {
+  replay = startReplay();
+  for (const step of replay.steps) exitCodes.set(step.step, replay.replayStep(step).exitCode);
+}, 120_000);
+afterAll(() => replay?.remove());
+
+const idOf = (n: number): string => replay.step(n).invocation_id;
+const manifestOf = (step: Step): Json | null => replay.artifactOf(step, 'manifest.json');
+const diff = (a: string, b: string): Changes => replay.json<Changes>(['diff', a, b, '--json']);
+let fingerprintRows: { invocation_id: string; unique_id: string; fingerprint: string }[] | undefined;
+/** unique_id → fingerprint of the nodes of a step's invocation, read with one query for all steps. */
+function fingerprints(n: number): Map<string, string> {
+  fingerprintRows ??= replay.json(['query', '--json', 'SELECT invocation_id, unique_id, fingerprint FROM node_invocation WHERE fingerprint IS NOT NULL']);
+  return new Map(fingerprintRows!.filter((row) => row.invocation_id === idOf(n)).map((row) => [row.unique_id, row.fingerprint]));
+}
+
+/** The target a step ran against, as its own run_results says; null when it wrote none. */
+function targetOf(step: Step): string | null {
+  const args = replay.artifactOf(step, 'run_results.json')?.args as { target?: string } | undefined;
+  return args?.target ?? null;
+}
+
+/** The run inspect compares with: the latest earlier manifest on the branch, of the same target (any, when the target is unknown). */
+function expectedPrevious(step: Step): Step | null {
+  const earlier = replay.steps.filter((s) => s.step < step.step && manifestOf(s) !== null);
+  const target = targetOf(step);
+  return earlier.filter((s) => target === null || targetOf(s) === target).at(-1) ?? null;
+}
+
+/** Nodes that changed between two manifests: by code or file, or through a project macro they call. */
+function expectedChanged(from: Json, to: Json): { added: string[]; removed: string[]; changed: string[] } {
+  const { added, removed, codeChanged } = compareManifests(from, to);
+  const viaMacro = nodesCalling(to, changedMacroNames(from, to));
+  return { added, removed, changed: [...new Set([...codeChanged, ...viaMacro])].sort() };
+}
+
+function splitNodes(nodes: NodeChange[]): { added: string[]; removed: string[]; changed: string[] } {
+  const ids = (keep: (n: NodeChange) => boolean): string[] => nodes.filter(keep).map((n) => n.unique_id).sort();
+  return { added: ids((n) => n.change === 'added'), removed: ids((n) => n.change === 'removed'), changed: ids((n) => n.change !== 'added' && n.change !== 'removed') };
+}
+
+function expectedStatusChanges(from: Step, to: Step): ReturnType<typeof statusChanges> {
+  const a = replay.artifactOf(from, 'run_results.json');
+  const b = replay.artifactOf(to, 'run_results.json');
+  return a && b ? statusChanges(resultStatuses(a), resultStatuses(b)) : [];
+}
+
+describe('the fixture history replayed through dbtattic run', () => {
+  it("exits with dbt's exit code at every step and files every invocation on main", () => {
+    expect([...exitCodes.entries()]).toEqual(replay.steps.map((s) => [s.step, s.exit_code]));
+    const history = replay.json<{ invocation_id: string; branch: string }[]>(['history', '--limit', '100', '--json']);
+    expect(history.map((h) => h.invocation_id).sort()).toEqual(replay.steps.map((s) => s.invocation_id).sort());
+    expect(new Set(history.map((h) => h.branch))).toEqual(new Set(['main']));
+  });
+
+  it('inspect reports, for every step, its code, run and results, and what changed since the previous run', () => {
+    for (const step of replay.steps) {
+      const report = replay.json<Inspect>(['inspect', step.invocation_id.slice(0, 8), '--json']);
+      const manifest = manifestOf(step)!;
+      const results = replay.artifactOf(step, 'run_results.json') ?? replay.artifactOf(step, 'sources.json');
+      const runArgs = replay.artifactOf(step, 'run_results.json')?.args as { which?: string; target?: string } | undefined;
+      const where = `step ${step.step}`;
+      expect(report.triplet.run.invocation_id, where).toBe(step.invocation_id);
+      expect(report.triplet.run.run_id, where).toEqual(expect.any(String));
+      expect(report.triplet.code, where).toMatchObject({ git_sha: replay.shaAfter.get(step.step), git_branch: 'main', git_dirty: false, context_taken: 'run-start' });
+      expect(report.invocation, where).toMatchObject({
+        dbt_version: metadataOf(manifest).dbt_version,
+        adapter_type: metadataOf(manifest).adapter_type,
+        target: targetOf(step),
+        command: runArgs?.which ?? step.command.replace(/^dbt /, ''),
+        run_command_line: step.command,
+        run_exit_code: step.exit_code,
+        branch: 'main',
+        status_counts: results ? countStatuses(resultStatuses(results)) : null,
+      });
+
+      const previous = expectedPrevious(step);
+      expect(report.previous, where).toBe(previous?.invocation_id ?? null);
+      if (!previous) continue;
+      expect(report.changes!.git.range, where).toBe(`${replay.shaAfter.get(previous.step)}..${replay.shaAfter.get(step.step)}`);
+      expect(splitNodes(report.changes!.nodes), where).toEqual(expectedChanged(manifestOf(previous)!, manifest));
+      expect(report.changes!.statuses, where).toEqual(expectedStatusChanges(previous, step));
+    }
+  });
+
+  it('step 02, a comment and blank lines: cosmetic, with the same node and project fingerprints', () => {
+    const [one, two] = [replay.step(1), replay.step(2)];
+    expect(compareManifests(manifestOf(one)!, manifestOf(two)!).codeChanged).toEqual(['model.attic_shop.customers']);
+    const changes = diff(one.invocation_id, two.invocation_id);
+    expect(changes.nodes).toEqual([{ unique_id: 'model.attic_shop.customers', resource_type: 'model', change: 'cosmetic', aspects: ['raw_code', 'checksum'] }]);
+    expect(changes.same_code).toBe(true);
+    expect(fingerprints(2).get('model.attic_shop.customers')).toBe(fingerprints(1).get('model.attic_shop.customers'));
+    const codes = replay.json<{ code_fingerprint: string }[]>(['query', '--json', `SELECT code_fingerprint FROM invocation WHERE invocation_id IN ('${idOf(1)}', '${idOf(2)}')`]);
+    expect(codes).toHaveLength(2);
+    expect(codes[0]!.code_fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    expect(codes[1]!.code_fingerprint).toBe(codes[0]!.code_fingerprint);
+  });
+
+  it('step 03, a changed filter: semantic, with a new project fingerprint', () => {
+    const changes = diff(idOf(2), idOf(3));
+    expect(changes.nodes.map((n) => [n.unique_id, n.change])).toEqual([['model.attic_shop.customers', 'semantic']]);
+    expect(changes.same_code).toBe(false);
+    expect(fingerprints(3).get('model.attic_shop.customers')).not.toBe(fingerprints(2).get('model.attic_shop.customers'));
+  });
+
+  it('step 05, a changed string literal: semantic; its failing test goes pass → fail, what is downstream is skipped', () => {
+    const [two, four, five] = [replay.step(2), replay.step(4), replay.step(5)];
+    const changes = diff(four.invocation_id.slice(0, 8), five.invocation_id.slice(0, 8));
+    expect(changes.nodes.map((n) => [n.unique_id, n.change])).toEqual([['model.attic_shop.orders', 'semantic']]);
+    expect(changes.git.range).toBe(`${replay.shaAfter.get(4)}..${replay.shaAfter.get(5)}`);
+    expect(changes.statuses).toEqual(expectedStatusChanges(four, five));
+    expect(changes.statuses).toContainEqual({ unique_id: 'model.attic_shop.customers', from_status: 'success', to_status: 'skipped' });
+    // Step 04 built only stg_customers+, so the failing test's pass is step 02's full build.
+    const sinceBuild = diff(two.invocation_id, five.invocation_id);
+    expect(sinceBuild.statuses).toEqual(expectedStatusChanges(two, five));
+    expect(sinceBuild.statuses).toContainEqual({ unique_id: 'test.attic_shop.not_null_orders_status_group.98665510ab', from_status: 'pass', to_status: 'fail' });
+    expect(sinceBuild.statuses.filter((s) => s.to_status === 'skipped').map((s) => s.unique_id)).toContain('model.attic_shop.order_totals');
+  });
+
+  it('step 10, a changed macro: the fingerprints of exactly the nodes that call it change', () => {
+    const [nine, ten] = [replay.step(9), replay.step(10)];
+    expect(changedMacroNames(manifestOf(nine)!, manifestOf(ten)!)).toEqual(['cents_to_dollars']);
+    expect(compareManifests(manifestOf(nine)!, manifestOf(ten)!).codeChanged).toEqual([]);
+    const callers = nodesCalling(manifestOf(ten)!, ['cents_to_dollars']);
+    expect(callers.length).toBeGreaterThan(0);
+    const [before, after] = [fingerprints(9), fingerprints(10)];
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+    expect([...after.keys()].filter((id) => after.get(id) !== before.get(id)).sort()).toEqual(callers);
+    const changes = diff(nine.invocation_id, ten.invocation_id);
+    expect(changes.nodes.map((n) => [n.unique_id, n.change, n.aspects.includes('macros')])).toEqual(callers.map((id) => [id, 'semantic', true]));
+  });
+
+  it('a seed keeps its fingerprint exactly while its file checksum is unchanged (step 06 changes it)', () => {
+    const seed = 'seed.attic_shop.country_codes';
+    const withManifest = replay.steps.filter((s) => manifestOf(s) !== null);
+    const changedAt: number[] = [];
+    for (const [i, step] of withManifest.entries()) {
+      if (i === 0) continue;
+      const previous = withManifest[i - 1]!;
+      const fileChanged = enabledNodes(manifestOf(previous)!).get(seed)!.checksum !== enabledNodes(manifestOf(step)!).get(seed)!.checksum;
+      expect(fingerprints(step.step).get(seed) !== fingerprints(previous.step).get(seed), `step ${step.step}`).toBe(fileChanged);
+      if (fileChanged) changedAt.push(step.step);
+    }
+    expect(changedAt).toEqual([6]);
+  });
+
+  it('v_node_changes names, for each consecutive pair of manifests, the nodes that changed', () => {
+    const rows = replay.json<{ unique_id: string; from_invocation: string; to_invocation: string; change_kind: string }[]>(['query', '--json', 'SELECT unique_id, from_invocation, to_invocation, change_kind FROM v_node_changes']);
+    const withManifest = replay.steps.filter((s) => manifestOf(s) !== null);
+    for (const [i, step] of withManifest.entries()) {
+      if (i === 0) continue;
+      const previous = withManifest[i - 1]!;
+      const listed = rows.filter((r) => r.to_invocation === step.invocation_id && !['added', 'removed'].includes(r.change_kind));
+      expect(listed.every((r) => r.from_invocation === previous.invocation_id), `step ${step.step}`).toBe(true);
+      expect(listed.map((r) => r.unique_id).sort(), `step ${step.step}`).toEqual(expectedChanged(manifestOf(previous)!, manifestOf(step)!).changed);
+    }
+    expect(rows.find((r) => r.to_invocation === idOf(2) && r.unique_id === 'model.attic_shop.customers')?.change_kind).toBe('cosmetic');
+  });
+
+  it('@main names the latest run on main, in inspect and in diff', () => {
+    const last = replay.steps.at(-1)!;
+    expect(replay.json<Inspect>(['inspect', '@main', '--json']).invocation.invocation_id).toBe(last.invocation_id);
+    const changes = diff('@main', idOf(1));
+    expect([changes.from, changes.to]).toEqual([last.invocation_id, idOf(1)]);
+    expect(changes.git.range).toBe(`${replay.shaAfter.get(last.step)}..${replay.shaAfter.get(1)}`);
+    const missing = replay.attic(['inspect', '@no-such-branch', '--json']);
+    expect(missing.exitCode).toBe(3);
+    expect(JSON.parse(missing.stdout)).toMatchObject({ error: { code: 'not-found' } });
+  });
+
+  it('inspect --at picks the latest invocation at or before the time', () => {
+    const finishedAt = (step: Step): string => String(metadataOf((replay.artifactOf(step, 'run_results.json') ?? manifestOf(step))!).generated_at);
+    const at = (time: string): string => replay.json<Inspect>(['inspect', '--at', time, '--json']).invocation.invocation_id as string;
+    const third = replay.step(3);
+    expect(at(finishedAt(third))).toBe(third.invocation_id);
+    expect(at(new Date(Date.parse(finishedAt(third)) - 1).toISOString())).toBe(idOf(2));
+    expect(at(new Date(Date.parse(finishedAt(replay.step(7))) + 60_000).toISOString())).toBe(idOf(7));
+    const before = replay.attic(['inspect', '--at', '2000-01-01T00:00:00Z']);
+    expect(before.exitCode).toBe(3);
+    expect(before.stderr).toMatch(/No invocation at or before 2000-01-01/);
+  });
+});
