@@ -49,8 +49,10 @@ export async function ingestInvocation(connection: DuckDBConnection, backend: Ba
 }
 
 async function writeInvocation(connection: DuckDBConnection, backend: Backend, input: InvocationInput, skip: Set<string>): Promise<void> {
+  let replaced = 0;
   for (const table of [...PER_INVOCATION_TABLES, 'artifact_capture', 'invocation']) {
-    await connection.run(`DELETE FROM ${table} WHERE invocation_id = $1`, [input.invocationId]);
+    const deleted = await connection.run(`DELETE FROM ${table} WHERE invocation_id = $1`, [input.invocationId]);
+    if (table === 'node_invocation' || table === 'macro_invocation') replaced += deleted.rowsChanged;
   }
   await connection.run('DELETE FROM stage_node_version');
   await connection.run('DELETE FROM stage_macro_version');
@@ -68,6 +70,7 @@ async function writeInvocation(connection: DuckDBConnection, backend: Backend, i
     closeAppenders(appenders);
   }
   await mergeVersions(connection);
+  if (replaced > 0) await dropUnheldVersions(connection);
   const merged = facts.length > 0 ? mergeInvocationFacts(facts) : null;
   await writeInvocationRow(connection, input.invocationId, merged, captureFacts(input.invocationId, input.records, input.captures, merged));
 }
@@ -97,6 +100,16 @@ async function mergeVersions(connection: DuckDBConnection): Promise<void> {
     FROM (SELECT node_version_id, max(compiled_code) AS compiled_code, max(relation_name) AS relation_name FROM stage_node_version GROUP BY node_version_id) s
     WHERE node_version.node_version_id = s.node_version_id AND ((node_version.compiled_code IS NULL AND s.compiled_code IS NOT NULL) OR (node_version.relation_name IS NULL AND s.relation_name IS NOT NULL))`);
   await connection.run('INSERT OR IGNORE INTO macro_version SELECT DISTINCT ON (macro_version_id) * FROM stage_macro_version');
+}
+
+/**
+ * A version stays while some invocation holds it. Re-ingesting an invocation (dbt rewrote its
+ * manifest) can leave versions that only the replaced manifest held; a rebuild, which reads only
+ * the newest, would not have them, and the store must equal what a rebuild derives.
+ */
+async function dropUnheldVersions(connection: DuckDBConnection): Promise<void> {
+  await connection.run('DELETE FROM node_version WHERE node_version_id NOT IN (SELECT node_version_id FROM node_invocation)');
+  await connection.run('DELETE FROM macro_version WHERE macro_version_id NOT IN (SELECT macro_version_id FROM macro_invocation)');
 }
 
 async function writeArtifactCaptures(connection: DuckDBConnection, records: readonly ArtifactRecord[]): Promise<void> {

@@ -1,0 +1,82 @@
+import { rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDatabase } from '../../src/store/index.js';
+import { archiveDirOf, listArtifactRecordFiles } from '../helpers/archive-files.js';
+import { makeProject, runCli } from '../helpers/cli.js';
+import { writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
+import { startWatched, type WatchedProcess } from '../helpers/watched-process.js';
+
+/**
+ * DuckDB lets one process hold a database file for writing and refuses every other process. A
+ * capture must not fail or wait because of that (the archive is the source of truth; the store
+ * catches up later); a reading command waits a bounded time, then says the store is in use.
+ */
+const DUCKDB_API = pathToFileURL(createRequire(import.meta.url).resolve('@duckdb/node-api')).href;
+
+/** Another process holding the store open for writing until it is killed. */
+const HOLDER = `
+const { DuckDBInstance } = await import(process.argv[1]);
+const instance = await DuckDBInstance.create(process.argv[2]);
+const connection = await instance.connect();
+await connection.run('SELECT count(*) FROM invocation');
+console.log('holding');
+setInterval(() => {}, 60_000);
+`;
+
+const FIRST = '0b5e55ed-0000-4000-8000-000000000001';
+const SECOND = '0b5e55ed-0000-4000-8000-000000000002';
+
+async function storedInvocations(file: string): Promise<string[]> {
+  const db = await openDatabase(file, 'read');
+  try {
+    return (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation ORDER BY 1')).getRows().map(([id]) => String(id));
+  } finally {
+    db.close();
+  }
+}
+
+describe('a store held by another process', () => {
+  const project = makeProject();
+  const storeFile = path.join(project.dir, '.dbtattic', 'store.duckdb');
+  let holder: WatchedProcess | undefined;
+  afterAll(async () => {
+    holder?.child.kill();
+    await holder?.ended;
+    rmSync(project.dir, { recursive: true, force: true });
+  });
+
+  it('does not stop capture; reads wait, then fail clearly; the next read catches up', async () => {
+    writeSyntheticTarget({ invocationId: FIRST, generatedAt: '2026-02-01T10:00:00.000000Z' }, project.target);
+    expect((await runCli(['capture'], { cwd: project.dir })).exitCode).toBe(0);
+    expect(await storedInvocations(storeFile)).toEqual([FIRST]);
+
+    holder = startWatched(process.execPath, ['--input-type=module', '-e', HOLDER, DUCKDB_API, storeFile]);
+    await holder.waitForOutput('holding');
+
+    writeSyntheticTarget({ invocationId: SECOND, statuses: ['success', 'error'], generatedAt: '2026-02-02T10:00:00.000000Z' }, project.target);
+    const capture = await runCli(['capture'], { cwd: project.dir });
+    expect(capture.exitCode).toBe(0);
+    expect(capture.stderr).toContain('the store is in use by another process; it catches up on the next read');
+    expect(holder.child.exitCode).toBeNull(); // capture finished while the store was still held
+    const records = listArtifactRecordFiles(archiveDirOf(project.dir)).filter((r) => r.invocation === SECOND);
+    expect(records.map((r) => r.artifact).sort()).toEqual(['manifest', 'run_results']);
+
+    const history = await runCli(['history'], { cwd: project.dir });
+    expect(history.exitCode).toBe(1);
+    expect(history.stderr).toMatch(/^error: The store .*store\.duckdb is in use by another process \(PID \d+\)\. Try again when it finishes\.\n$/);
+    expect(history.stdout).toBe('');
+
+    holder.child.kill();
+    await holder.ended;
+    expect(await storedInvocations(storeFile)).toEqual([FIRST]);
+    const after = await runCli(['history', '--json'], { cwd: project.dir });
+    expect(after.exitCode).toBe(0);
+    expect((JSON.parse(after.stdout) as { invocation_id: string; outcome: string }[]).map((r) => [r.invocation_id, r.outcome])).toEqual([
+      [SECOND, 'failed'],
+      [FIRST, 'ok'],
+    ]);
+  }, 60_000);
+});

@@ -1,0 +1,185 @@
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { openArchive } from '../../src/archive/index.js';
+import { captureTarget } from '../../src/capture/index.js';
+import { openDatabase } from '../../src/store/index.js';
+import { ARTIFACT_TYPES } from '../../src/vocab/index.js';
+import { BIN, makeProject, runCli, type CliResult } from '../helpers/cli.js';
+import { syntheticManifest, writeSyntheticTarget, type SyntheticInvocation } from '../helpers/synthetic-artifacts.js';
+
+/**
+ * query, history and info on a store of five synthetic invocations, through the built CLI.
+ * Captured in-process for speed; the first command run catches the store up.
+ */
+const uuid = (n: number): string => `5e1ec7ed-0000-4000-8000-00000000000${n}`;
+const INVOCATIONS: (SyntheticInvocation & { manifestOnly?: boolean })[] = [
+  { invocationId: uuid(1), command: 'build', target: 'dev', statuses: ['success', 'success'], generatedAt: '2026-01-01T10:00:00.000000Z' },
+  { invocationId: uuid(2), command: 'run', target: 'prod', statuses: ['success', 'error'], generatedAt: '2026-01-02T10:00:00.000000Z' },
+  { invocationId: uuid(3), command: 'test', target: 'prod', statuses: ['pass', 'fail', 'warn'], generatedAt: '2026-01-03T10:00:00.000000Z' },
+  { invocationId: uuid(4), command: 'build', statuses: ['success', 'skipped'], generatedAt: '2026-01-04T10:00:00.000000Z' },
+  { invocationId: uuid(5), statuses: ['success', 'success', 'success', 'success'], generatedAt: '2026-01-05T10:00:00.000000Z', manifestOnly: true },
+];
+/** Newest first, as history lists them. */
+const NEWEST_FIRST = INVOCATIONS.map((inv) => inv.invocationId).reverse();
+
+const project = makeProject();
+const storeFile = path.join(project.dir, '.dbtattic', 'store.duckdb');
+const cli = (...args: string[]): Promise<CliResult> => runCli(args, { cwd: project.dir });
+
+function cliWithInput(args: string[], input: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: project.dir, env: { PATH: process.env.PATH ?? '', NO_COLOR: '1' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ exitCode: code ?? 1, stdout, stderr }));
+    child.stdin.end(input);
+  });
+}
+
+/** Row counts of every table and a hash of every invocation row: what a refused statement must not change. */
+async function snapshotStore(): Promise<{ counts: Record<string, number>; invocationHash: string }> {
+  const db = await openDatabase(storeFile, 'read');
+  try {
+    const tables = (await db.connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_catalog = current_database() ORDER BY 1")).getRows();
+    const counts: Record<string, number> = {};
+    for (const [table] of tables) counts[String(table)] = Number((await db.connection.runAndReadAll(`SELECT count(*) FROM "${String(table)}"`)).getRows()[0]![0]);
+    const rows = (await db.connection.runAndReadAll('SELECT * FROM invocation ORDER BY ALL')).getRowsJson();
+    return { counts, invocationHash: createHash('sha256').update(JSON.stringify(rows)).digest('hex') };
+  } finally {
+    db.close();
+  }
+}
+
+const json = <T>(result: CliResult): T => {
+  expect(result.stderr).not.toMatch(/error/i);
+  expect(result.exitCode).toBe(0);
+  return JSON.parse(result.stdout) as T;
+};
+
+afterAll(() => rmSync(project.dir, { recursive: true, force: true }));
+
+beforeAll(async () => {
+  const backend = await openArchive(path.join(project.dir, '.dbtattic', 'archive'), { create: true });
+  for (const [i, inv] of INVOCATIONS.entries()) {
+    const dir = path.join(project.dir, 'runs', String(i));
+    if (inv.manifestOnly) {
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(path.join(dir, 'manifest.json'), syntheticManifest(inv));
+    } else {
+      writeSyntheticTarget(inv, dir);
+    }
+    await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.parse(inv.generatedAt!) + 60_000) });
+  }
+});
+
+describe('query', () => {
+  it('prints plain JSON objects: counts as numbers, timestamps as ISO strings, JSON columns parsed', async () => {
+    const rows = json<Record<string, unknown>[]>(await cli('query', '--format', 'json', 'SELECT invocation_id, command, generated_at, result_count, status_counts, count(*) OVER () AS total FROM invocation ORDER BY generated_at'));
+    expect(rows).toHaveLength(INVOCATIONS.length);
+    expect(rows[0]).toEqual({ invocation_id: uuid(1), command: 'build', generated_at: '2026-01-01T10:00:00Z', result_count: 2, status_counts: { success: 2 }, total: 5 });
+    expect(rows[2]!.status_counts).toEqual({ fail: 1, pass: 1, warn: 1 });
+    expect(rows[4]).toMatchObject({ command: null, result_count: null, status_counts: null });
+    expect(json(await cli('query', '--json', 'SELECT count(*) AS n FROM node_invocation'))).toEqual([{ n: 13 }]);
+  });
+
+  it('prints CSV, Markdown and tab-separated tables with one header line', async () => {
+    const sql = "SELECT invocation_id, status_counts, 'a|b' AS piped FROM invocation WHERE command = 'test'";
+    const csv = await cli('query', '--format', 'csv', sql);
+    expect(csv.exitCode).toBe(0);
+    expect(csv.stdout).toBe(`invocation_id,status_counts,piped\n${uuid(3)},"{""fail"":1,""pass"":1,""warn"":1}",a|b\n`);
+    const markdown = await cli('query', '--format', 'markdown', sql);
+    expect(markdown.stdout).toBe(`| invocation_id | status_counts | piped |\n|---|---|---|\n| ${uuid(3)} | {"fail":1,"pass":1,"warn":1} | a\\|b |\n`);
+    const table = await cli('query', sql);
+    expect(table.stdout).toBe(`invocation_id\tstatus_counts\tpiped\n${uuid(3)}\t{"fail":1,"pass":1,"warn":1}\ta|b\n`);
+  });
+
+  it('reads SQL from stdin', async () => {
+    expect(json(await cliWithInput(['query', '--json'], 'SELECT count(*) AS n\nFROM invocation\n'))).toEqual([{ n: 5 }]);
+  });
+
+  it('stops at --limit and says there were more', async () => {
+    const limited = await cli('query', '--json', '--limit', '2', 'SELECT invocation_id FROM invocation ORDER BY generated_at');
+    expect(JSON.parse(limited.stdout)).toEqual([{ invocation_id: uuid(1) }, { invocation_id: uuid(2) }]);
+    expect(limited.stderr).toContain('showing the first 2 rows');
+    const all = await cli('query', '--json', '--limit', '5', 'SELECT invocation_id FROM invocation');
+    expect(JSON.parse(all.stdout)).toHaveLength(5);
+    expect(all.stderr).toBe('');
+  });
+
+  describe('refuses statements that write, and the store is unchanged', () => {
+    const outside = path.join(project.dir, 'outside');
+    let before: Awaited<ReturnType<typeof snapshotStore>>;
+    beforeAll(async () => {
+      expect((await cli('query', 'SELECT 1')).exitCode).toBe(0);
+      before = await snapshotStore();
+    });
+    afterEach(async () => {
+      expect(await snapshotStore()).toEqual(before);
+      expect(existsSync(outside)).toBe(false);
+    });
+
+    it.each([
+      ["INSERT INTO invocation (invocation_id) VALUES ('x')"],
+      ['DELETE FROM run_result'],
+      ["UPDATE invocation SET command = 'x'"],
+      ['CREATE TABLE scratch (a INTEGER)'],
+      ['DROP TABLE run_result'],
+      ['CREATE OR REPLACE VIEW node AS SELECT 1 AS x'],
+      [`COPY invocation TO '${outside}'`],
+      [`ATTACH '${outside}' AS other`],
+      ['INSTALL httpfs'],
+      ['LOAD httpfs'],
+      ['SET enable_external_access = true'],
+    ])('%s', async (sql) => {
+      const result = await cli('query', sql);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toMatch(/^error: The store is read-only to queries; the statement was refused and nothing changed \(.+\)\.\n$/);
+      expect(result.stdout).toBe('');
+    });
+  });
+});
+
+describe('history', () => {
+  const ids = async (...args: string[]): Promise<string[]> => json<{ invocation_id: string }[]>(await cli('history', '--json', ...args)).map((row) => row.invocation_id);
+
+  it('lists invocations newest first, with their outcome', async () => {
+    const rows = json<Record<string, unknown>[]>(await cli('history', '--json'));
+    expect(rows.map((row) => row.invocation_id)).toEqual(NEWEST_FIRST);
+    expect(rows.map((row) => row.outcome)).toEqual(['none', 'ok', 'failed', 'failed', 'ok']);
+    expect(rows[2]).toMatchObject({ command: 'test', target: 'prod', status_counts: { fail: 1, pass: 1, warn: 1 }, branch: 'main', at: expect.stringMatching(/^2026-01-03T10:00:00(\.0+)?Z$/) });
+  });
+
+  it('filters by --target, --command, --status and --limit', async () => {
+    expect(await ids('--target', 'prod')).toEqual([uuid(3), uuid(2)]);
+    expect(await ids('--command', 'build')).toEqual([uuid(4), uuid(1)]);
+    expect(await ids('--status', 'failed')).toEqual([uuid(3), uuid(2)]);
+    expect(await ids('--status', 'ok')).toEqual([uuid(4), uuid(1)]);
+    expect(await ids('--status', 'none')).toEqual([uuid(5)]);
+    expect(await ids('--target', 'prod', '--command', 'run')).toEqual([uuid(2)]);
+    expect(await ids('--limit', '2')).toEqual([uuid(5), uuid(4)]);
+    expect(await ids('--target', 'staging')).toEqual([]);
+    expect((await cli('history', '--status', 'broken')).exitCode).toBe(2);
+  });
+
+  it('prints a tab-separated table when not on a terminal', async () => {
+    const result = await cli('history', '--limit', '1');
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\ttarget\tresults\ttook\tgit\tbranch');
+    expect(result.stdout.split('\n')[1]).toMatch(/^2026-01-05 10:00\t5e1ec7ed\t-\t-\t-\t-\t-\tmain$/);
+  });
+});
+
+describe('info --json', () => {
+  it('reports the store: row counts per table and node versions against node rows', async () => {
+    const info = json<{ store: { rows: Record<string, number>; nodeVersions: number; nodeRows: number; problems: number; schemaVersion: string } }>(await cli('info', '--json'));
+    // Manifests of 2, 2, 3, 2 and 4 models; model mN is defined alike in each, so 4 versions serve 13 rows.
+    expect(info.store).toMatchObject({ nodeVersions: 4, nodeRows: 13, problems: 0, schemaVersion: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    expect(info.store.rows).toMatchObject({ invocation: 5, node_version: 4, node_invocation: 13, run_result: 9, artifact_capture: 9, capture: 5, ingest_problem: 0 });
+  });
+});

@@ -1,0 +1,123 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemBackend } from '../../src/archive/backends/mem.js';
+import { captureTarget } from '../../src/capture/index.js';
+import { openDatabase, syncStore } from '../../src/store/index.js';
+import { ARTIFACT_TYPES } from '../../src/vocab/index.js';
+import { countArtifactRows, type RowCounts } from '../helpers/artifact-row-counts.js';
+import { corpusTargetDirs, hasCorpus } from '../helpers/corpus.js';
+
+/**
+ * The acceptance sweep of the store: every corpus artifact goes into one archive, the store is
+ * derived from it, and for each invocation the store holds as many rows of each kind as the
+ * artifact JSON says (counted independently, see artifact-row-counts.ts). In-process for speed.
+ */
+interface Filed {
+  file: string;
+  artifact: string;
+  invocationId: string;
+  sha: string;
+  generatedAt: string;
+  order: number;
+}
+
+/** The store keeps an invocation's newest copy of each artifact: generated_at, then the later capture. */
+function newer(a: Filed, b: Filed): boolean {
+  if (a.generatedAt !== b.generatedAt) return a.generatedAt > b.generatedAt;
+  return a.order !== b.order ? a.order > b.order : a.sha > b.sha;
+}
+
+function generatedAtOf(doc: Record<string, unknown>): string {
+  const metadata = (doc.metadata ?? {}) as { generated_at?: unknown };
+  const at = metadata.generated_at ?? doc.generated_at;
+  return typeof at === 'string' ? at : '';
+}
+
+const STORE_COUNTS = `
+  SELECT invocation_id, 'node ' || coalesce(v.resource_type, '(no version row)') || CASE WHEN v.disabled THEN ' disabled' ELSE '' END AS key, count(*) AS n
+    FROM node_invocation i LEFT JOIN node_version v USING (node_version_id) GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'edge ' || kind, count(*) FROM node_depends_on GROUP BY ALL
+  UNION ALL SELECT invocation_id, CASE WHEN v.macro_version_id IS NULL THEN 'macro (no version row)' ELSE 'macro' END, count(*)
+    FROM macro_invocation i LEFT JOIN macro_version v USING (macro_version_id) GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'result ' || coalesce(status, 'null'), count(*) FROM run_result GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'freshness ' || coalesce(status, 'null'), count(*) FROM source_freshness GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'catalog table', count(*) FROM catalog_table GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'catalog column', count(*) FROM catalog_column GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'semantic ' || kind, count(*) FROM semantic_definition GROUP BY ALL`;
+
+/** The keys schema/001-tables.sql states for tables that do not declare them. */
+const GRAINS: Record<string, string> = {
+  artifact_capture: 'invocation_id, artifact_type, object_id',
+  node_invocation: 'invocation_id, node_version_id',
+  node_depends_on: 'invocation_id, unique_id, depends_on_id, kind',
+  macro_invocation: 'invocation_id, unique_id',
+  run_result: 'invocation_id, unique_id',
+  source_freshness: 'invocation_id, unique_id',
+  catalog_table: 'invocation_id, unique_id',
+  catalog_column: 'invocation_id, unique_id, column_name',
+  semantic_definition: 'invocation_id, kind, name',
+};
+
+describe.skipIf(!hasCorpus)('the store derived from the whole corpus', () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'attic-store-corpus-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  it('holds, per invocation, the rows its newest artifacts describe, and no ingest problem', async () => {
+    const backend = new MemBackend();
+    const filed: Filed[] = [];
+    const start = Date.parse('2026-01-01T00:00:00Z');
+    for (const [order, dir] of corpusTargetDirs().entries()) {
+      const outcome = await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: null, now: new Date(start + order * 1000) });
+      for (const a of outcome.record!.artifacts) {
+        if (a.status === 'absent') continue;
+        expect(a.status, `${a.path}: ${a.error ?? ''}`).toMatch(/^(captured|unchanged)$/);
+        const doc = JSON.parse(readFileSync(a.path, 'utf8')) as Record<string, unknown>;
+        filed.push({ file: a.path, artifact: a.artifact, invocationId: a.invocation_id!, sha: a.sha256!, generatedAt: generatedAtOf(doc), order });
+      }
+    }
+    const newest = new Map<string, Filed>();
+    for (const f of filed) {
+      const key = `${f.invocationId} ${f.artifact}`;
+      const held = newest.get(key);
+      if (!held || newer(f, held)) newest.set(key, f);
+    }
+    expect(newest.size).toBeLessThan(filed.length); // the sweep meets an artifact written twice in one invocation
+
+    const expected: Record<string, RowCounts> = {};
+    for (const f of newest.values()) {
+      const counts = countArtifactRows(f.artifact, JSON.parse(readFileSync(f.file, 'utf8')) as Record<string, unknown>);
+      expected[f.invocationId] = { ...expected[f.invocationId], ...counts };
+    }
+
+    const file = path.join(root, 'store.duckdb');
+    const report = await syncStore(backend, file, 'wait');
+    expect(report).toMatchObject({ status: 'synced', problems: [] });
+
+    const db = await openDatabase(file, 'read');
+    try {
+      const rows = async (sql: string): Promise<Record<string, unknown>[]> => (await db.connection.runAndReadAll(sql)).getRowObjectsJson();
+      expect(await rows('SELECT * FROM ingest_problem')).toEqual([]);
+      const invocations = (await rows('SELECT invocation_id FROM invocation ORDER BY 1')).map((r) => r.invocation_id);
+      expect(invocations).toEqual([...new Set(filed.map((f) => f.invocationId))].sort());
+      const records = new Set(filed.map((f) => `${f.invocationId} ${f.artifact} ${f.sha}`));
+      expect(Number((await rows('SELECT count(*) AS n FROM artifact_capture'))[0]!.n)).toBe(records.size);
+
+      const actual: Record<string, RowCounts> = {};
+      for (const row of await rows(STORE_COUNTS)) {
+        const id = String(row.invocation_id);
+        actual[id] = { ...actual[id], [String(row.key)]: Number(row.n) };
+      }
+      const sorted = (counts: Record<string, RowCounts>) => Object.fromEntries(Object.entries(counts).filter(([, c]) => Object.keys(c).length > 0).sort());
+      expect(sorted(actual)).toEqual(sorted(expected));
+
+      for (const [table, key] of Object.entries(GRAINS)) {
+        const repeated = await rows(`SELECT ${key}, count(*) AS n FROM ${table} GROUP BY ALL HAVING count(*) > 1 LIMIT 5`);
+        expect(repeated, `${table} repeats its key (${key})`).toEqual([]);
+      }
+    } finally {
+      db.close();
+    }
+  }, 240_000);
+});
