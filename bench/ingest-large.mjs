@@ -52,7 +52,7 @@ export async function benchIngestLarge(targetMb = Number(process.env.BENCH_MANIF
     mkdirSync(path.join(dir, 'target'));
     const manifest = path.join(dir, 'target', 'manifest.json');
     const shape = await writeScaledManifest(manifest, targetMb * MB, { metadata: { invocation_id: 'bench-large-0001', generated_at: '2026-01-01T00:00:00Z' } });
-    const run = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--child', dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const run = spawnSync(process.execPath, [...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []), fileURLToPath(import.meta.url), '--child', dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
     if (run.status !== 0) throw new Error(`the child failed (${run.status ?? run.signal}):\n${run.stderr}`);
     const measured = JSON.parse(run.stdout);
     return {

@@ -1,26 +1,24 @@
 // `npm run bench`: every benchmark, one after another (they would fight over two cores), each
-// printing its measurements and whether it meets its goal. Exit status 1 when a goal is missed.
-import { existsSync } from 'node:fs';
+// in its own process so that memory figures are its own. Each prints its measurements; those
+// with a goal print `"pass": true|false`. Exit status 1 when a goal is missed.
+//   npm run bench                  all of them
+//   npm run bench -- dedup large   those whose file name contains a word given
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const benches = [
-  ['./capture-dedup.mjs', 'benchCaptureDedup'],
-  ['./ingest-history.mjs', 'benchIngestHistory'],
-  ['./extract-large.mjs', 'benchExtractLarge'],
-  ['./sql-normalize.mjs', 'benchSqlNormalize'],
-];
+const here = path.dirname(fileURLToPath(import.meta.url));
+const BENCHES = ['capture-dedup.mjs', 'ingest-history.mjs', 'ingest-large.mjs', 'sql-normalize.mjs'];
 
 const only = process.argv.slice(2);
 let missed = 0;
-for (const [file, fn] of benches) {
-  if (only.length && !only.some((name) => file.includes(name))) continue;
-  if (!existsSync(new URL(file, import.meta.url))) continue;
-  const mod = await import(file);
-  if (typeof mod[fn] !== 'function') continue;
-  const result = await mod[fn]();
-  console.log(JSON.stringify(result, null, 2));
-  if (result.pass === false) missed++;
+for (const file of BENCHES.filter((f) => only.length === 0 || only.some((word) => f.includes(word)))) {
+  process.stdout.write(`\n== ${file}\n`);
+  const run = spawnSync(process.execPath, [path.join(here, file)], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 1 << 24 });
+  process.stdout.write(run.stdout);
+  if (run.status !== 0 || /"pass":\s*false/.test(run.stdout)) missed++;
 }
 if (missed) {
-  console.error(`${missed} benchmark goal(s) missed`);
+  console.error(`\n${missed} benchmark(s) missed a goal or failed`);
   process.exitCode = 1;
 }

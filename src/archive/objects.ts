@@ -5,7 +5,7 @@ import { sha256, type ObjectId } from '../vocab/index.js';
 import type { Backend } from './backend.js';
 import { splitChunks } from './chunking.js';
 import { chunkKey, fileKey } from './layout.js';
-import { forEachLimited, mapLimited } from './parallel.js';
+import { forEachLimited } from './parallel.js';
 
 const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
@@ -67,12 +67,28 @@ export async function hasBlob(backend: Backend, id: ObjectId): Promise<boolean> 
 /** The exact original bytes of a blob, checked against its hash. */
 export async function readBlob(backend: Backend, id: ObjectId): Promise<Buffer> {
   const index = await readFileIndex(backend, id);
-  const parts = await mapLimited(index.chunks, PARALLEL_CHUNKS, ([chunkId]) => readChunk(backend, chunkId));
-  const bytes = Buffer.concat(parts);
-  if (bytes.length !== index.size || sha256(bytes) !== id) {
-    throw damaged(`artifact ${id} reassembles to different bytes than were stored`);
-  }
+  // One buffer of the final size, filled chunk by chunk: a 500 MB manifest must not exist twice
+  // in memory (its chunks, then their concatenation).
+  const bytes = Buffer.allocUnsafe(index.size);
+  const offsets = chunkOffsets(index);
+  await forEachLimited(index.chunks, PARALLEL_CHUNKS, async ([chunkId, length], i) => {
+    const chunk = await readChunk(backend, chunkId);
+    if (chunk.length !== length || offsets[i]! + length > index.size) throw damaged(`chunk ${chunkId} has another length than its file index says`);
+    chunk.copy(bytes, offsets[i]);
+  });
+  if (sha256(bytes) !== id) throw damaged(`artifact ${id} reassembles to different bytes than were stored`);
   return bytes;
+}
+
+function chunkOffsets(index: FileIndex): number[] {
+  const offsets: number[] = [];
+  let at = 0;
+  for (const [, length] of index.chunks) {
+    offsets.push(at);
+    at += length;
+  }
+  if (at !== index.size) throw damaged(`the file index of an artifact adds up to ${at} bytes, not ${index.size}`);
+  return offsets;
 }
 
 export async function readChunk(backend: Backend, id: ObjectId): Promise<Buffer> {

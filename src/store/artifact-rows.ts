@@ -10,6 +10,7 @@ import {
   type ArtifactInvocationFacts,
 } from '../extract/index.js';
 import { RowAppender } from './append.js';
+import type { VersionWriter } from './version-writer.js';
 
 /** The per-invocation tables an artifact's rows land in; versions go through staging tables. */
 export const PER_INVOCATION_TABLES = [
@@ -23,14 +24,10 @@ export const PER_INVOCATION_TABLES = [
   'semantic_definition',
 ] as const;
 
-type Appenders = Record<(typeof PER_INVOCATION_TABLES)[number] | 'stage_node_version' | 'stage_macro_version', RowAppender>;
+type Appenders = Record<(typeof PER_INVOCATION_TABLES)[number], RowAppender>;
 
 export async function openAppenders(connection: DuckDBConnection): Promise<Appenders> {
-  const entries = await Promise.all([
-    ...PER_INVOCATION_TABLES.map(async (table) => [table, await RowAppender.open(connection, table)] as const),
-    ['stage_node_version', await RowAppender.open(connection, 'stage_node_version', 'temp')] as const,
-    ['stage_macro_version', await RowAppender.open(connection, 'stage_macro_version', 'temp')] as const,
-  ]);
+  const entries = await Promise.all(PER_INVOCATION_TABLES.map(async (table) => [table, await RowAppender.open(connection, table)] as const));
   return Object.fromEntries(entries) as Appenders;
 }
 
@@ -39,7 +36,7 @@ export function closeAppenders(appenders: Appenders): void {
 }
 
 /** Reads one archived artifact and appends its rows; returns what it says of the invocation. */
-export async function appendArtifactRows(backend: Backend, record: ArtifactRecord, out: Appenders): Promise<ArtifactInvocationFacts> {
+export async function appendArtifactRows(backend: Backend, record: ArtifactRecord, out: Appenders, versions: VersionWriter): Promise<ArtifactInvocationFacts> {
   const bytes = await readBlob(backend, record.sha256);
   const options = { invocationId: record.invocation_id };
   switch (record.artifact) {
@@ -48,10 +45,10 @@ export async function appendArtifactRows(backend: Backend, record: ArtifactRecor
       const fingerprints: [string, string][] = [];
       for (const entry of manifest.entries()) {
         if (entry.kind === 'macro') {
-          out.stage_macro_version.append(entry.version);
+          await versions.addMacro(entry.version);
           out.macro_invocation.append(entry.invocation);
         } else {
-          out.stage_node_version.append(entry.version);
+          await versions.addNode(entry.version);
           out.node_invocation.append(entry.invocation);
           if (entry.invocation.fingerprint) fingerprints.push([entry.invocation.unique_id, entry.invocation.fingerprint]);
           for (const edge of entry.dependsOn) out.node_depends_on.append(edge);

@@ -12,7 +12,8 @@ import {
 } from '../archive/index.js';
 import { isArtifactType } from '../vocab/index.js';
 import { writeCaptureRows, readCapturesOf } from './capture-rows.js';
-import { inTransaction } from './database.js';
+import { inTransaction, type Database } from './database.js';
+import { VersionWriter } from './version-writer.js';
 import { ingestInvocation, type IngestProblem } from './ingest.js';
 
 export interface CatchUpReport {
@@ -27,16 +28,18 @@ export type ProgressFn = (done: number, total: number) => void;
  * Brings the store up to the archive: finds the records it has not seen by comparing keys
  * (listing keys is cheap; only new records are read), then re-ingests each invocation they touch.
  */
-export async function catchUp(connection: DuckDBConnection, backend: Backend, onProgress?: ProgressFn): Promise<CatchUpReport> {
+export async function catchUp(db: Database, backend: Backend, onProgress?: ProgressFn): Promise<CatchUpReport> {
+  const connection = db.connection;
   const [newArtifacts, newCaptures] = await Promise.all([unseenArtifactRecords(connection, backend), unseenCaptureRecords(connection, backend)]);
   if (newCaptures.length > 0) await inTransaction(connection, () => writeCaptureRows(connection, newCaptures));
   const touched = touchedInvocations(newArtifacts, newCaptures);
   const problems: IngestProblem[] = [];
+  const versions = touched.length > 0 ? await VersionWriter.open(await db.connect()) : null;
   let done = 0;
   for (const invocationId of touched) {
     const records = await listInvocationRecords(backend, invocationId);
     const captures = await readCapturesOf(connection, invocationId);
-    problems.push(...(await ingestInvocation(connection, backend, { invocationId, records, captures })));
+    problems.push(...(await ingestInvocation(connection, versions!, backend, { invocationId, records, captures })));
     onProgress?.(++done, touched.length);
   }
   return { invocations: touched.length, captures: newCaptures.length, problems };

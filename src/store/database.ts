@@ -8,22 +8,39 @@ import { AtticError } from '../errors.js';
  */
 export interface Database {
   connection: DuckDBConnection;
+  /** Another connection to the same open database (its own transactions); closed with it. */
+  connect(): Promise<DuckDBConnection>;
   close(): void;
 }
 
 export type OpenMode = 'write' | 'read';
 
+/**
+ * Writing is ingest: appends in committed batches, which need little memory. Left at DuckDB's
+ * default (80% of RAM), the buffer pool keeps every written block cached, and ingesting a
+ * 500 MB manifest peaked near 1.8 GB; bounded, it peaks at 1.4 GB, of which the manifest's own
+ * bytes are 500 MB. Readers keep the default: views over long histories want memory.
+ */
+const WRITE_MEMORY_LIMIT = process.env.DBTATTIC_STORE_MEMORY_LIMIT ?? '256MB';
+
 export async function openDatabase(file: string, mode: OpenMode): Promise<Database> {
   let instance: DuckDBInstance;
   try {
-    instance = await DuckDBInstance.create(file, mode === 'read' ? { access_mode: 'READ_ONLY' } : {});
+    instance = await DuckDBInstance.create(file, mode === 'read' ? { access_mode: 'READ_ONLY' } : { memory_limit: WRITE_MEMORY_LIMIT });
   } catch (error) {
     throw asStoreError(file, error);
   }
   const connection = await instance.connect();
+  const others: DuckDBConnection[] = [];
   return {
     connection,
+    connect: async () => {
+      const other = await instance.connect();
+      others.push(other);
+      return other;
+    },
     close: () => {
+      for (const other of others) other.closeSync();
       connection.closeSync();
       instance.closeSync();
     },

@@ -6,6 +6,7 @@ import { appendArtifactRows, closeAppenders, openAppenders, PER_INVOCATION_TABLE
 import { captureFacts } from './capture-facts.js';
 import { inTransaction } from './database.js';
 import { writeInvocationRow } from './invocation-row.js';
+import type { VersionWriter } from './version-writer.js';
 
 /**
  * The one writer of per-invocation rows. An invocation is ingested as a whole, in one
@@ -28,12 +29,13 @@ export interface IngestProblem {
   message: string;
 }
 
-export async function ingestInvocation(connection: DuckDBConnection, backend: Backend, input: InvocationInput): Promise<IngestProblem[]> {
+export async function ingestInvocation(connection: DuckDBConnection, versions: VersionWriter, backend: Backend, input: InvocationInput): Promise<IngestProblem[]> {
   const problems: IngestProblem[] = [];
   const skip = new Set<string>();
+  const manifestReplaced = await replacesManifest(connection, input);
   for (;;) {
     try {
-      await inTransaction(connection, () => writeInvocation(connection, backend, input, skip));
+      await inTransaction(connection, () => writeInvocation(connection, versions, backend, input, skip));
       break;
     } catch (error) {
       const failed = (error as { record?: ArtifactRecord }).record;
@@ -45,32 +47,39 @@ export async function ingestInvocation(connection: DuckDBConnection, backend: Ba
     }
   }
   await recordProblems(connection, input.invocationId, problems);
+  if (manifestReplaced) await dropUnheldVersions(connection);
   return problems;
 }
 
-async function writeInvocation(connection: DuckDBConnection, backend: Backend, input: InvocationInput, skip: Set<string>): Promise<void> {
-  let replaced = 0;
+/**
+ * True when the invocation had a manifest in the store and a different one has been filed
+ * since (dbt rewrote it): the versions only the old one held must go, for the store to equal
+ * what a rebuild derives. Checked per invocation, so a new invocation costs nothing here.
+ */
+async function replacesManifest(connection: DuckDBConnection, input: InvocationInput): Promise<boolean> {
+  const stored = (await connection.runAndReadAll("SELECT object_id FROM artifact_capture WHERE invocation_id = $1 AND artifact_type = 'manifest'", [input.invocationId])).getRows().map(([id]) => String(id));
+  if (stored.length === 0) return false;
+  return input.records.some((r) => r.artifact === 'manifest' && !stored.includes(r.sha256));
+}
+
+async function writeInvocation(connection: DuckDBConnection, versions: VersionWriter, backend: Backend, input: InvocationInput, skip: Set<string>): Promise<void> {
   for (const table of [...PER_INVOCATION_TABLES, 'artifact_capture', 'invocation']) {
-    const deleted = await connection.run(`DELETE FROM ${table} WHERE invocation_id = $1`, [input.invocationId]);
-    if (table === 'node_invocation' || table === 'macro_invocation') replaced += deleted.rowsChanged;
+    await connection.run(`DELETE FROM ${table} WHERE invocation_id = $1`, [input.invocationId]);
   }
-  await connection.run('DELETE FROM stage_node_version');
-  await connection.run('DELETE FROM stage_macro_version');
   await writeArtifactCaptures(connection, input.records);
   const facts: ArtifactInvocationFacts[] = [];
   const appenders = await openAppenders(connection);
   try {
     for (const record of newestPerArtifact(input.records)) {
       if (skip.has(record.sha256)) continue;
-      facts.push(await appendArtifactRows(backend, record, appenders).catch((error: unknown) => {
+      facts.push(await appendArtifactRows(backend, record, appenders, versions).catch((error: unknown) => {
         throw Object.assign(error instanceof Error ? error : new Error(String(error)), { record });
       }));
     }
+    await versions.flush();
   } finally {
     closeAppenders(appenders);
   }
-  await mergeVersions(connection);
-  if (replaced > 0) await dropUnheldVersions(connection);
   const merged = facts.length > 0 ? mergeInvocationFacts(facts) : null;
   await writeInvocationRow(connection, input.invocationId, merged, captureFacts(input.invocationId, input.records, input.captures, merged));
 }
@@ -87,19 +96,6 @@ export function newestPerArtifact(records: readonly ArtifactRecord[]): ArtifactR
 
 function compareRecords(a: ArtifactRecord, b: ArtifactRecord): number {
   return (a.generated_at ?? '').localeCompare(b.generated_at ?? '') || a.captured_at.localeCompare(b.captured_at) || a.sha256.localeCompare(b.sha256);
-}
-
-/**
- * Versions are shared across invocations: a definition already known costs nothing. Fill-in
- * columns (compiled code, resolved relation) are null after `dbt parse`; a later manifest that
- * has them completes the row.
- */
-async function mergeVersions(connection: DuckDBConnection): Promise<void> {
-  await connection.run('INSERT OR IGNORE INTO node_version SELECT DISTINCT ON (node_version_id) * FROM stage_node_version');
-  await connection.run(`UPDATE node_version SET compiled_code = coalesce(node_version.compiled_code, s.compiled_code), relation_name = coalesce(node_version.relation_name, s.relation_name)
-    FROM (SELECT node_version_id, max(compiled_code) AS compiled_code, max(relation_name) AS relation_name FROM stage_node_version GROUP BY node_version_id) s
-    WHERE node_version.node_version_id = s.node_version_id AND ((node_version.compiled_code IS NULL AND s.compiled_code IS NOT NULL) OR (node_version.relation_name IS NULL AND s.relation_name IS NOT NULL))`);
-  await connection.run('INSERT OR IGNORE INTO macro_version SELECT DISTINCT ON (macro_version_id) * FROM stage_macro_version');
 }
 
 /**

@@ -25,7 +25,7 @@ export async function syncStore(backend: Backend, file: string, busy: BusyPolicy
   let current: boolean;
   try {
     current = await prepare(db);
-    if (current) return { status: 'synced', ...(await catchUp(db.connection, backend, onProgress)) };
+    if (current) return { status: 'synced', ...(await catchUp(db, backend, onProgress)) };
   } finally {
     db.close();
   }
@@ -37,18 +37,12 @@ async function prepare(db: Database): Promise<boolean> {
   const version = await readSchemaVersion(db.connection);
   if (version === null && (await isEmpty(db))) await applySchema(db.connection);
   else if (version !== loadSchemaSql().version) return false;
-  await createStagingTables(db);
   return true;
 }
 
 async function isEmpty(db: Database): Promise<boolean> {
   const rows = (await db.connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database()")).getRowObjectsJson();
   return Number(rows[0]?.n ?? 0) === 0;
-}
-
-async function createStagingTables(db: Database): Promise<void> {
-  await db.connection.run('CREATE TEMP TABLE IF NOT EXISTS stage_node_version AS SELECT * FROM node_version LIMIT 0');
-  await db.connection.run('CREATE TEMP TABLE IF NOT EXISTS stage_macro_version AS SELECT * FROM macro_version LIMIT 0');
 }
 
 /**
@@ -63,8 +57,7 @@ export async function rebuildStore(backend: Backend, file: string, onProgress?: 
     let report: CatchUpReport;
     try {
       await applySchema(db.connection);
-      await createStagingTables(db);
-      report = await catchUp(db.connection, backend, onProgress);
+      report = await catchUp(db, backend, onProgress);
       await db.connection.run('CHECKPOINT');
     } finally {
       db.close();
