@@ -48,7 +48,7 @@ export async function openDatabase(file: string, mode: OpenMode): Promise<Databa
 }
 
 export function isLockError(error: unknown): boolean {
-  return error instanceof Error && /Could not set lock on file|Conflicting lock/i.test(error.message);
+  return error instanceof Error && /Could not set lock on file|Conflicting lock|Resource temporarily unavailable/i.test(error.message);
 }
 
 function asStoreError(file: string, error: unknown): unknown {
