@@ -4,10 +4,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FsBackend } from '../../src/archive/backends/fs.js';
 import { openArchive, readBlob, verifyArchive, type Backend } from '../../src/archive/index.js';
-import { captureTarget } from '../../src/capture/index.js';
 import { listArchivedInvocations, writeStateDir } from '../../src/state/index.js';
-import { ARTIFACT_TYPES, sha256 } from '../../src/vocab/index.js';
-import { corpusArtifacts, corpusTargetDirs, hasCorpus } from '../helpers/corpus.js';
+import { sha256 } from '../../src/vocab/index.js';
+import { corpusArtifacts, hasCorpus } from '../helpers/corpus.js';
+import { captureWholeCorpus } from '../helpers/corpus-capture.js';
 
 /**
  * The acceptance sweep: every artifact of the corpus goes into one archive and comes back out
@@ -43,20 +43,12 @@ describe.skipIf(!hasCorpus)('every corpus artifact round-trips through capture a
     const shaOfFile = new Map<string, string>();
     /** (invocation, artifact) → the corpus files filed there. */
     const copies = new Map<string, Copy[]>();
-    const start = Date.parse('2026-01-01T00:00:00Z');
-
-    for (const [order, dir] of corpusTargetDirs().entries()) {
-      // Distinct capture times, so "the later capture" is well defined for identical generated_at.
-      const outcome = await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: null, now: new Date(start + order * 1000) });
-      for (const a of outcome.record!.artifacts) {
-        if (a.status === 'absent') continue;
-        expect(a.status, `${a.path}: ${a.error ?? ''}`).toMatch(/^(captured|unchanged)$/);
-        const bytes = readFileSync(a.path);
-        expect(a.sha256).toBe(sha256(bytes));
-        shaOfFile.set(a.path, a.sha256!);
-        const key = `${a.invocation_id}\u0000${a.artifact}`;
-        copies.set(key, [...(copies.get(key) ?? []), { file: a.path, generatedAt: generatedAtOf(bytes), order }]);
-      }
+    for (const { order, artifact: a } of await captureWholeCorpus(backend)) {
+      const bytes = readFileSync(a.path);
+      expect(a.sha256).toBe(sha256(bytes));
+      shaOfFile.set(a.path, a.sha256!);
+      const key = `${a.invocation_id}\u0000${a.artifact}`;
+      copies.set(key, [...(copies.get(key) ?? []), { file: a.path, generatedAt: generatedAtOf(bytes), order }]);
     }
 
     let covered = 0;

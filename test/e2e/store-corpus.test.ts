@@ -3,11 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemBackend } from '../../src/archive/backends/mem.js';
-import { captureTarget } from '../../src/capture/index.js';
 import { openDatabase, syncStore } from '../../src/store/index.js';
-import { ARTIFACT_TYPES } from '../../src/vocab/index.js';
 import { countArtifactRows, type RowCounts } from '../helpers/artifact-row-counts.js';
-import { corpusTargetDirs, hasCorpus } from '../helpers/corpus.js';
+import { hasCorpus } from '../helpers/corpus.js';
+import { captureWholeCorpus } from '../helpers/corpus-capture.js';
 
 /**
  * The acceptance sweep of the store: every corpus artifact goes into one archive, the store is
@@ -67,15 +66,9 @@ describe.skipIf(!hasCorpus)('the store derived from the whole corpus', () => {
   it('holds, per invocation, the rows its newest artifacts describe, and no ingest problem', async () => {
     const backend = new MemBackend();
     const filed: Filed[] = [];
-    const start = Date.parse('2026-01-01T00:00:00Z');
-    for (const [order, dir] of corpusTargetDirs().entries()) {
-      const outcome = await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: null, now: new Date(start + order * 1000) });
-      for (const a of outcome.record!.artifacts) {
-        if (a.status === 'absent') continue;
-        expect(a.status, `${a.path}: ${a.error ?? ''}`).toMatch(/^(captured|unchanged)$/);
-        const doc = JSON.parse(readFileSync(a.path, 'utf8')) as Record<string, unknown>;
-        filed.push({ file: a.path, artifact: a.artifact, invocationId: a.invocation_id!, sha: a.sha256!, generatedAt: generatedAtOf(doc), order });
-      }
+    for (const { order, artifact: a } of await captureWholeCorpus(backend)) {
+      const doc = JSON.parse(readFileSync(a.path, 'utf8')) as Record<string, unknown>;
+      filed.push({ file: a.path, artifact: a.artifact, invocationId: a.invocation_id!, sha: a.sha256!, generatedAt: generatedAtOf(doc), order });
     }
     const newest = new Map<string, Filed>();
     for (const f of filed) {
