@@ -30,7 +30,8 @@ function refuse(error: unknown): never {
   if (/read-only|external access|disabled (by|through) configuration|lock_configuration|Cannot change configuration/i.test(message)) {
     throw new AtticError('query-refused', `The store is read-only to queries; the statement was refused and nothing changed (${firstLine(message)}).`);
   }
-  throw new AtticError('usage', `The query failed: ${firstLine(message)}`);
+  const hint = /Catalog Error/.test(message) ? " See the tables and views with: dbtattic query 'show tables' (README lists them)." : '';
+  throw new AtticError('usage', `The query failed: ${firstLine(message)}${hint}`);
 }
 
 function firstLine(text: string): string {
