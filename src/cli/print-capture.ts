@@ -13,6 +13,7 @@ interface PrintOptions {
 export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: PrintOptions): boolean {
   const rows = outcome.record?.artifacts ?? outcome.plan.artifacts.map(plannedRow);
   const failed = rows.some((r) => r.status === 'error');
+  const dryRun = outcome.record === null;
   if (options.json) {
     const written = rows.some((r) => r.status === 'captured');
     printJson(io, { capture_id: written ? (outcome.record?.capture_id ?? null) : null, dry_run: outcome.record === null, artifacts: rows });
@@ -25,7 +26,7 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
   printTable(
     io,
     ['artifact', 'invocation', 'status', 'size', 'new bytes'],
-    rows.map((r) => [r.artifact, r.invocation_id ? shortId(r.invocation_id, r.invocation_id.startsWith('content-') ? 16 : 8) : '-', colourStatus(io, r.status), formatBytes(r.size), formatBytes(r.stored_bytes)]),
+    rows.map((r) => [r.artifact, r.invocation_id ? shortId(r.invocation_id, r.invocation_id.startsWith('content-') ? 16 : 8) : '-', dryRun && r.status === 'captured' ? 'would capture' : colourStatus(io, r.status), formatBytes(r.size), formatBytes(r.stored_bytes)]),
   );
   if (rows.some((r) => r.invocation_id?.startsWith('content-'))) {
     io.stderr('note: artifacts from before dbt 0.19 carry no invocation id; they are filed under one derived from their content (content-…).\n');

@@ -1,0 +1,70 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../../src/config/resolve.js';
+
+function project(files: Record<string, string> = {}): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attic-config-'));
+  writeFileSync(path.join(dir, 'dbt_project.yml'), files['dbt_project.yml'] ?? 'name: shop\n');
+  for (const [name, text] of Object.entries(files)) if (name !== 'dbt_project.yml') writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+
+describe('resolveConfig', () => {
+  it('defaults to .dbtattic and target/ in the project found above the working directory', () => {
+    const dir = project();
+    const nested = path.join(dir, 'models', 'staging');
+    mkdirSync(nested, { recursive: true });
+    const config = resolveConfig({ flags: {}, env: {}, cwd: nested });
+    expect(config.projectDir).toEqual({ value: dir, source: 'cwd' });
+    expect(config.store).toEqual({ value: path.join(dir, '.dbtattic'), source: 'default' });
+    expect(config.targetDir).toEqual({ value: path.join(dir, 'target'), source: 'default' });
+    expect(config.projectName).toBe('shop');
+    expect(config.artifacts.value).toEqual(['manifest', 'run_results', 'sources', 'catalog', 'semantic_manifest']);
+  });
+
+  it('takes the store from flag, then env, then dbtattic.yml, then vars.dbtattic, then the default', () => {
+    const dir = project({ 'dbt_project.yml': 'name: shop\nvars:\n  dbtattic:\n    store: from-vars\n', 'dbtattic.yml': 'store: from-yml\n' });
+    const at = (flags: { store?: string }, env: Record<string, string> = {}) => resolveConfig({ flags, env, cwd: dir }).store;
+    expect(at({ store: 'flag-dir' }, { DBTATTIC_STORE: 'env-dir' })).toEqual({ value: path.join(dir, 'flag-dir'), source: 'flag' });
+    expect(at({}, { DBTATTIC_STORE: 'env-dir' })).toEqual({ value: path.join(dir, 'env-dir'), source: 'env:DBTATTIC_STORE' });
+    expect(at({})).toEqual({ value: path.join(dir, 'from-yml'), source: 'dbtattic.yml' });
+    const varsOnly = project({ 'dbt_project.yml': 'name: shop\nvars:\n  dbtattic:\n    store: from-vars\n' });
+    expect(resolveConfig({ flags: {}, env: {}, cwd: varsOnly }).store).toEqual({ value: path.join(varsOnly, 'from-vars'), source: 'dbt_project.yml' });
+  });
+
+  it("resolves dbt's target path as dbt does: flag, DBT_TARGET_PATH, target-path, against the project", () => {
+    const dir = project({ 'dbt_project.yml': 'name: shop\ntarget-path: build\n' });
+    const sub = path.join(dir, 'sub');
+    mkdirSync(sub);
+    expect(resolveConfig({ flags: { targetPath: 'x' }, env: { DBT_TARGET_PATH: 'y' }, cwd: sub }).targetDir).toEqual({ value: path.join(dir, 'x'), source: 'flag' });
+    expect(resolveConfig({ flags: {}, env: { DBT_TARGET_PATH: 'y' }, cwd: dir }).targetDir).toEqual({ value: path.join(dir, 'y'), source: 'env:DBT_TARGET_PATH' });
+    expect(resolveConfig({ flags: {}, env: {}, cwd: dir }).targetDir).toEqual({ value: path.join(dir, 'build'), source: 'dbt_project.yml' });
+  });
+
+  it('takes the branch from flag, env or dbtattic.yml, and the artifacts from dbtattic.yml', () => {
+    const dir = project({ 'dbtattic.yml': 'branch: yml-branch\nartifacts: [manifest, run_results.json]\n' });
+    expect(resolveConfig({ flags: { branch: 'f' }, env: { DBTATTIC_BRANCH: 'e' }, cwd: dir }).branch).toEqual({ value: 'f', source: 'flag' });
+    expect(resolveConfig({ flags: {}, env: { DBTATTIC_BRANCH: 'e' }, cwd: dir }).branch).toEqual({ value: 'e', source: 'env:DBTATTIC_BRANCH' });
+    const config = resolveConfig({ flags: {}, env: {}, cwd: dir });
+    expect(config.branch).toEqual({ value: 'yml-branch', source: 'dbtattic.yml' });
+    expect(config.artifacts).toEqual({ value: ['manifest', 'run_results'], source: 'dbtattic.yml' });
+  });
+
+  it('refuses what it cannot use, saying what to fix', () => {
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'attic-none-'));
+    expect(() => resolveConfig({ flags: {}, env: {}, cwd: outside })).toThrow(/No dbt_project.yml in .* or above it/);
+    expect(() => resolveConfig({ flags: { projectDir: outside }, env: {}, cwd: '/' })).toThrow(/Point --project-dir at a dbt project/);
+    expect(() => resolveConfig({ flags: {}, env: {}, cwd: project({ 'dbtattic.yml': 'artifacts: [manifest, graph]\n' }) })).toThrow(/unknown: graph/);
+    expect(() => resolveConfig({ flags: {}, env: {}, cwd: project({ 'dbtattic.yml': 'store: [unclosed\n' }) })).toThrow(/is not valid YAML/);
+  });
+
+  it('works outside a project when the store is given', () => {
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'attic-none-'));
+    const config = resolveConfig({ flags: {}, env: { DBTATTIC_STORE: '/srv/attic' }, cwd: outside });
+    expect(config.store.value).toBe('/srv/attic');
+    expect(config.projectDir).toBeNull();
+    expect(config.targetDir).toBeNull();
+  });
+});
