@@ -3,7 +3,7 @@ import type { AtticConfig } from '../config/resolve.js';
 import { AtticError } from '../errors.js';
 import type { CapturePhase } from '../vocab/index.js';
 import { captureTarget, type CaptureOutcome } from './capture.js';
-import { takeRunContext, type RunContext } from './run-context.js';
+import type { RunContext } from './run-context.js';
 
 export interface SessionOptions {
   phase: CapturePhase;
@@ -27,7 +27,9 @@ export async function captureProject(config: AtticConfig, options: SessionOption
     phase: options.phase,
     toolVersion: options.toolVersion,
     branch: config.branch?.value ?? null,
-    context: async () => options.context ?? (await takeRunContext(config, options.env, 'capture')),
+    // Loaded only when something new is written: git and execa cost ~120 ms of start-up, which
+    // a capture of an unchanged target/ (before every dbt command) must not pay.
+    context: async () => options.context ?? (await import('./run-context.js')).takeRunContext(config, options.env, 'capture'),
     run: options.run ?? null,
     dryRun: options.dryRun ?? false,
   });

@@ -1,4 +1,5 @@
-import Table from 'cli-table3';
+import { createRequire } from 'node:module';
+import type TableType from 'cli-table3';
 import type { CliIo } from './io.js';
 
 /** Human byte counts: 1.2 MB, 340 B. */
@@ -27,10 +28,12 @@ export function formatDuration(seconds: number | null | undefined): string {
  */
 export function printTable(io: CliIo, head: string[], rows: (string | number)[][]): void {
   if (!io.isTTY) {
-    io.stdout([head, ...rows].map((row) => row.join('\t')).join('\n') + '\n');
+    io.stdout([head, ...rows].map((row) => row.map(tsvField).join('\t')).join('\n') + '\n');
     return;
   }
-  const table = new Table({ head: head.map((h) => io.color.bold(h)), style: { head: [], border: [] } });
+  // Loaded on first use: most runs print to a pipe or not at all, and start-up matters here.
+  const Table = createRequire(import.meta.url)('cli-table3') as typeof TableType;
+  const table = new Table({ head: head.map((h) => io.color.bold(h)), style: { head: [], border: [] }, chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' } });
   table.push(...rows.map((row) => row.map(String)));
   io.stdout(`${table.toString()}\n`);
 }
@@ -39,4 +42,9 @@ export function printTable(io: CliIo, head: string[], rows: (string | number)[][
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '-';
   return iso.replace('T', ' ').slice(0, 16);
+}
+
+/** One line per row, whatever a cell holds: tabs, newlines and backslashes escaped as in TSV. */
+function tsvField(cell: string | number): string {
+  return String(cell).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r?\n/g, '\\n');
 }
