@@ -6,7 +6,7 @@
 /** Exit statuses, documented in README ("Exit status"). */
 export const ExitCode = {
   ok: 0,
-  /** Some artifacts could not be captured, or verify found damage. */
+  /** Some artifacts could not be captured (the others were). */
   partial: 1,
   /** Bad usage or configuration. */
   usage: 2,
@@ -14,6 +14,8 @@ export const ExitCode = {
   notFound: 3,
   /** The archive is damaged or unreadable. */
   damaged: 4,
+  /** The store is in use by another process: try again when it finishes. */
+  busy: 5,
   /** An unexpected internal error: a bug. */
   internal: 70,
 } as const;
@@ -47,7 +49,7 @@ const exitByCode: Record<ErrorCode, ExitCode> = {
   'ambiguous-id': ExitCode.usage,
   'archive-damaged': ExitCode.damaged,
   'archive-format': ExitCode.damaged,
-  'store-busy': ExitCode.partial,
+  'store-busy': ExitCode.busy,
   'store-schema': ExitCode.damaged,
   'query-refused': ExitCode.usage,
   catalog: ExitCode.partial,

@@ -17,32 +17,32 @@ export interface Branch {
   created_at: string;
 }
 
-const PREFIX = 'branches/';
+const NAMESPACE = 'branches';
 // Git's rules, roughly: whatever git accepts as a branch must be accepted here, since captures
 // are filed on the git branch by default.
 const NAME = /^[^\s~^:?*[\\\x00-\x1f\x7f/-][^\s~^:?*[\\\x00-\x1f\x7f]{0,199}$/;
 
 export function checkBranchName(name: string): string {
-  if (!NAME.test(name) || name.includes('..') || name.endsWith('/')) {
-    throw new AtticError('usage', `'${name}' is not a usable branch name (no spaces, '..', '~^:?*[\\', and no '-' or '/' first).`);
+  if (!NAME.test(name) || name.includes('..') || name.endsWith('/') || name.endsWith('.lock')) {
+    throw new AtticError('usage', `'${name}' is not a usable branch name (no spaces, '..', '~^:?*[\\', no '-' or '/' first, no '.lock' last).`);
   }
   return name;
 }
 
 export async function readBranch(backend: Backend, name: string): Promise<Branch | null> {
-  const text = await readRef(backend, PREFIX + name);
+  const text = await readRef(backend, NAMESPACE, name);
   return text ? parseBranch(text) : null;
 }
 
 export async function listBranches(backend: Backend): Promise<Branch[]> {
-  const names = await listRefs(backend, PREFIX);
-  const branches = await Promise.all(names.map((ref) => readBranch(backend, ref.slice(PREFIX.length))));
+  const names = await listRefs(backend, NAMESPACE);
+  const branches = await Promise.all(names.map((name) => readBranch(backend, name)));
   return branches.filter((b): b is Branch => b !== null).sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** Moves the head to `captureId` unless a newer capture is already there. */
 export async function advanceBranch(backend: Backend, name: string, captureId: string, invocationId: string | null, now: Date): Promise<void> {
-  await updateRef(backend, PREFIX + checkBranchName(name), (current) => {
+  await updateRef(backend, NAMESPACE, checkBranchName(name), (current) => {
     const branch = current ? parseBranch(current) : { name, head_capture_id: null, head_invocation_id: null, base: null, created_at: now.toISOString() };
     if (branch.head_capture_id !== null && branch.head_capture_id >= captureId) return current;
     return serialise({ ...branch, head_capture_id: captureId, head_invocation_id: invocationId ?? branch.head_invocation_id });
@@ -52,7 +52,7 @@ export async function advanceBranch(backend: Backend, name: string, captureId: s
 /** A new branch whose history starts at `base`; refuses a name already taken. */
 export async function createBranch(backend: Backend, name: string, base: Branch['base'], now: Date): Promise<Branch> {
   const branch: Branch = { name: checkBranchName(name), head_capture_id: null, head_invocation_id: base?.invocation_id ?? null, base, created_at: now.toISOString() };
-  await updateRef(backend, PREFIX + name, (current) => {
+  await updateRef(backend, NAMESPACE, name, (current) => {
     if (current !== undefined) throw new AtticError('usage', `Branch '${name}' exists already. Pick another name.`);
     return serialise(branch);
   });

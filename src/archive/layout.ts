@@ -34,8 +34,17 @@ export function captureRecordKey(captureId: string): string {
   return `${CAPTURE_RECORDS_PREFIX}${keySegment(captureId)}.json`;
 }
 
-export function refKey(name: string): string {
-  return `${REFS_PREFIX}${name.split('/').map(keySegment).join('/')}`;
+/**
+ * A ref's name is one key segment whatever it holds: `feature` and `feature/x` must be able to
+ * coexist, which nested paths would not allow (a file cannot also be a directory).
+ */
+export function refKey(namespace: string, name: string): string {
+  return `${REFS_PREFIX}${namespace}/${encodeURIComponent(name).replace(/\./g, '%2E')}`;
+}
+
+export function refNameOfKey(namespace: string, key: string): string | undefined {
+  const prefix = `${REFS_PREFIX}${namespace}/`;
+  return key.startsWith(prefix) ? decodeURIComponent(key.slice(prefix.length)) : undefined;
 }
 
 /** The object id inside a chunk or file key, or undefined for any other key. */

@@ -64,6 +64,15 @@ export interface CaptureRecord {
   artifacts: CapturedArtifact[];
 }
 
+/**
+ * Orders two records of one invocation's artifact: dbt's later write wins (it rewrites the
+ * manifest at the end of a run); ties go to the later capture, then to the hash, so every
+ * reader (state, the store) picks the same record.
+ */
+export function compareArtifactRecords(a: ArtifactRecord, b: ArtifactRecord): number {
+  return (a.generated_at ?? '').localeCompare(b.generated_at ?? '') || a.captured_at.localeCompare(b.captured_at) || a.sha256.localeCompare(b.sha256);
+}
+
 export async function putArtifactRecord(backend: Backend, record: ArtifactRecord): Promise<boolean> {
   const key = artifactRecordKey(record.invocation_id, record.artifact, record.sha256);
   return backend.putIfAbsent(key, Buffer.from(`${JSON.stringify(record, null, 2)}\n`));

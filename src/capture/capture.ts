@@ -27,7 +27,8 @@ export interface CaptureOutcome {
 
 /** Snapshots target/ into the archive: inspect, plan, then (unless a dry run) apply. */
 export async function captureTarget(backend: Backend, options: CaptureOptions): Promise<CaptureOutcome> {
-  if (!existsSync(options.targetDir) && !options.run) {
+  // Before a dbt command (the shell wrapper, `run`), a project that never ran dbt has no target/ yet.
+  if (!existsSync(options.targetDir) && !options.run && options.phase !== 'pre') {
     throw new AtticError('target-not-found', `No target directory at ${options.targetDir}. Run dbt first, or pass --target-path.`);
   }
   if (options.branch) checkBranchName(options.branch);

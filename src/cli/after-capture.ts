@@ -7,12 +7,13 @@ import type { CliIo } from './io.js';
  * a capture that found nothing new never pays for it. Problems are talk, never failures: the
  * archive already holds everything.
  */
-export async function updateStoreAfter(io: CliIo, config: AtticConfig, outcomes: (CaptureOutcome | null)[]): Promise<void> {
+export async function updateStoreAfter(io: CliIo, config: AtticConfig, outcomes: (CaptureOutcome | null)[], quiet = false): Promise<void> {
   const wroteSomething = outcomes.some((o) => o?.record?.artifacts.some((a) => a.status === 'captured'));
   if (!wroteSomething) return;
   const result = await import('../store/index.js')
     .then(({ catchUpAfterCapture }) => catchUpAfterCapture(config))
     .catch((error: unknown) => ({ status: 'failed' as const, error: error instanceof Error ? error.message : String(error) }));
-  if (result.status === 'busy') io.stderr(io.color.dim('dbtattic: the store is in use by another process; it catches up on the next read.\n'));
+  if (result.status === 'busy' && !quiet) io.stderr(io.color.dim('dbtattic: the store is in use by another process; it catches up on the next read.\n'));
+  if (result.status === 'stale' && !quiet) io.stderr(io.color.dim('dbtattic: the store was written by another dbtattic version; the next read rebuilds it.\n'));
   if (result.status === 'failed') io.stderr(`${io.color.yellow('dbtattic warning:')} the store could not be updated (${result.error}); the capture is safe in the archive. Run dbtattic rebuild.\n`);
 }

@@ -152,8 +152,10 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
 
 function reportError(io: CliIo, error: unknown, asJson: boolean): number {
   if (error instanceof CommanderError) {
-    // Help and --version arrive here as "errors" with exit code 0.
-    return error.exitCode === 0 ? ExitCode.ok : ExitCode.usage;
+    // Help and --version arrive here as "errors" with exit code 0; commander printed the text.
+    if (error.exitCode === 0) return ExitCode.ok;
+    if (asJson) printJson(io, { error: { code: 'usage', message: error.message.replace(/^error: /, '') } });
+    return ExitCode.usage;
   }
   const attic = isAtticError(error) ? error : null;
   const code = attic?.exitCode ?? ExitCode.internal;

@@ -1,9 +1,9 @@
 import { createBranch, listCaptureRecords, type Backend, type Branch } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { resolvePrefix } from '../vocab/index.js';
-import { listArchivedInvocations, readArtifactJson } from './invocations.js';
+import { listArchivedInvocations } from './invocations.js';
 import { isSuccess } from './last-success.js';
-import { summarizeRunResults } from './run-summary.js';
+import { readRunSummary } from './run-summary.js';
 
 /**
  * Starts a new line of history at a past run. Branching from a run that failed (or has no
@@ -15,7 +15,7 @@ export async function createBranchFrom(backend: Backend, name: string, from: str
   const id = resolvePrefix(from, invocations.map((inv) => inv.invocationId), 'invocation');
   const invocation = invocations.find((inv) => inv.invocationId === id)!;
   const results = invocation.artifacts.run_results;
-  const summary = results ? summarizeRunResults(await readArtifactJson(backend, results)) : null;
+  const summary = results ? await readRunSummary(backend, results) : null;
   if (!allowFailed && (!summary || !isSuccess(summary))) {
     const why = summary ? `it has ${summary.failed} failed result(s) of ${summary.total}` : 'it has no run results';
     throw new AtticError('usage', `Invocation ${id} is not a success (${why}). Pass --allow-failed to branch from it anyway.`);

@@ -8,5 +8,5 @@
 export { chooseState, isSuccess, DEPLOY_COMMANDS, type StateQuery, type ChosenState } from './last-success.js';
 export { listArchivedInvocations, type ArchivedInvocation } from './invocations.js';
 export { writeStateDir } from './materialize.js';
-export { summarizeRunResults, type RunSummary } from './run-summary.js';
+export { readRunSummary, FAILED_STATUSES, type RunSummary } from './run-summary.js';
 export { createBranchFrom } from './branch.js';

@@ -1,4 +1,4 @@
-import { listArtifactRecords, readBlob, type ArtifactRecord, type Backend } from '../archive/index.js';
+import { compareArtifactRecords, listArtifactRecords, type ArtifactRecord, type Backend } from '../archive/index.js';
 import type { ArtifactType } from '../vocab/index.js';
 
 /** The newest record of each artifact type of one invocation. */
@@ -15,16 +15,11 @@ export async function listArchivedInvocations(backend: Backend): Promise<Archive
   for (const record of await listArtifactRecords(backend)) {
     const invocation = byId.get(record.invocation_id) ?? { invocationId: record.invocation_id, artifacts: {}, generatedAt: '' };
     const held = invocation.artifacts[record.artifact];
-    if (!held || newer(record, held)) invocation.artifacts[record.artifact] = record;
+    if (!held || compareArtifactRecords(record, held) > 0) invocation.artifacts[record.artifact] = record;
     byId.set(record.invocation_id, invocation);
   }
   const invocations = [...byId.values()].map((inv) => ({ ...inv, generatedAt: generatedAtOf(inv) }));
   return invocations.sort((a, b) => sortableTime(b.generatedAt).localeCompare(sortableTime(a.generatedAt)) || b.invocationId.localeCompare(a.invocationId));
-}
-
-/** Within one invocation a later write of the same artifact wins (dbt rewrites the manifest). */
-function newer(a: ArtifactRecord, b: ArtifactRecord): boolean {
-  return (a.generated_at ?? '') > (b.generated_at ?? '') || ((a.generated_at ?? '') === (b.generated_at ?? '') && a.captured_at > b.captured_at);
 }
 
 function generatedAtOf(invocation: ArchivedInvocation): string {
@@ -37,8 +32,4 @@ function generatedAtOf(invocation: ArchivedInvocation): string {
 /** dbt writes UTC times with or without a trailing 'Z' and up to nanoseconds: compare them bare. */
 function sortableTime(value: string): string {
   return value.replace(/Z$/i, '');
-}
-
-export async function readArtifactJson(backend: Backend, record: ArtifactRecord): Promise<unknown> {
-  return JSON.parse((await readBlob(backend, record.sha256)).toString('utf8'));
 }

@@ -1,8 +1,8 @@
 import { listCaptureRecords, readBranch, type Backend } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { resolvePrefix } from '../vocab/index.js';
-import { listArchivedInvocations, readArtifactJson, type ArchivedInvocation } from './invocations.js';
-import { summarizeRunResults, type RunSummary } from './run-summary.js';
+import { listArchivedInvocations, type ArchivedInvocation } from './invocations.js';
+import { readRunSummary, type RunSummary } from './run-summary.js';
 
 /** Commands whose success is a deployment worth deferring to; `dbt compile` or `docs generate` are not. */
 export const DEPLOY_COMMANDS = ['build', 'run'];
@@ -53,7 +53,7 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
 
 async function summaryOf(backend: Backend, invocation: ArchivedInvocation): Promise<RunSummary | null> {
   const record = invocation.artifacts.run_results;
-  return record ? summarizeRunResults(await readArtifactJson(backend, record)) : null;
+  return record ? readRunSummary(backend, record) : null;
 }
 
 /** An invocation is on the branch of the capture that first filed its artifacts. */

@@ -1,4 +1,11 @@
-/** What `state` needs from run_results: the command, the target, and whether anything failed. */
+import { readBlob, type ArtifactRecord, type Backend } from '../archive/index.js';
+import { extractRunResults } from '../extract/index.js';
+
+/**
+ * What `state` needs from run_results: the command, the target, and whether anything failed.
+ * Statuses come from extract, so `state` and the store (`history --status`) judge a run by the
+ * same rule, across every dbt version.
+ */
 export interface RunSummary {
   command: string | null;
   target: string | null;
@@ -7,34 +14,20 @@ export interface RunSummary {
   byStatus: Record<string, number>;
 }
 
-const FAILED = new Set(['error', 'fail', 'runtime error', 'partial success']);
-const KNOWN = new Set([...FAILED, 'success', 'pass', 'warn', 'skipped', 'no-op', 'reused']);
+export const FAILED_STATUSES = ['error', 'fail', 'runtime error', 'partial success'];
 
-export function summarizeRunResults(json: unknown): RunSummary {
-  const doc = asRecord(json);
-  const args = asRecord(doc.args);
-  const results = Array.isArray(doc.results) ? doc.results : [];
+export async function readRunSummary(backend: Backend, record: ArtifactRecord): Promise<RunSummary> {
+  const extracted = extractRunResults(await readBlob(backend, record.sha256), { invocationId: record.invocation_id, acceptNewerSchema: true });
   const byStatus: Record<string, number> = {};
-  for (const result of results) {
-    const status = statusOf(asRecord(result));
+  for (const result of extracted.results) {
+    const status = result.status ?? 'unknown';
     byStatus[status] = (byStatus[status] ?? 0) + 1;
   }
   return {
-    command: typeof args.which === 'string' ? args.which : null,
-    target: typeof args.target === 'string' ? args.target : null,
-    total: results.length,
-    failed: Object.entries(byStatus).reduce((sum, [status, n]) => sum + (FAILED.has(status) ? n : 0), 0),
+    command: extracted.invocation.command,
+    target: extracted.invocation.target,
+    total: extracted.results.length,
+    failed: FAILED_STATUSES.reduce((sum, status) => sum + (byStatus[status] ?? 0), 0),
     byStatus,
   };
-}
-
-// TODO(extract): replace with extract's status normaliser once it lands.
-function statusOf(result: Record<string, unknown>): string {
-  const status = typeof result.status === 'string' ? result.status.toLowerCase() : null;
-  if (status && KNOWN.has(status)) return status;
-  return result.error ? 'error' : 'success';
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { ArtifactRecord, Backend, CaptureRecord } from '../archive/index.js';
+import { compareArtifactRecords, type ArtifactRecord, type Backend, type CaptureRecord } from '../archive/index.js';
+import { isAtticError } from '../errors.js';
 import { mergeInvocationFacts, type ArtifactInvocationFacts } from '../extract/index.js';
 import type { ArtifactType } from '../vocab/index.js';
 import { appendArtifactRows, closeAppenders, openAppenders, PER_INVOCATION_TABLES } from './artifact-rows.js';
@@ -39,7 +40,9 @@ export async function ingestInvocation(connection: DuckDBConnection, versions: V
       break;
     } catch (error) {
       const failed = (error as { record?: ArtifactRecord }).record;
-      if (!failed || skip.has(failed.sha256)) throw error;
+      // Only an artifact extract cannot read is left out; anything else (a missing chunk, a
+      // DuckDB error) aborts, so the invocation stays unseen and the next sync tries again.
+      if (!failed || skip.has(failed.sha256) || !isUnreadable(error)) throw error;
       // An artifact we cannot read (a schema version newer than this dbtattic) must not hide
       // the others: leave it out, say so, and let a rebuild after upgrading read it.
       skip.add(failed.sha256);
@@ -49,6 +52,10 @@ export async function ingestInvocation(connection: DuckDBConnection, versions: V
   await recordProblems(connection, input.invocationId, problems);
   if (manifestReplaced) await dropUnheldVersions(connection);
   return problems;
+}
+
+function isUnreadable(error: unknown): boolean {
+  return isAtticError(error) && (error.code === 'artifact-unreadable' || error.code === 'unknown-schema-version');
 }
 
 /**
@@ -89,13 +96,9 @@ export function newestPerArtifact(records: readonly ArtifactRecord[]): ArtifactR
   const newest = new Map<ArtifactType, ArtifactRecord>();
   for (const record of records) {
     const held = newest.get(record.artifact);
-    if (!held || compareRecords(record, held) > 0) newest.set(record.artifact, record);
+    if (!held || compareArtifactRecords(record, held) > 0) newest.set(record.artifact, record);
   }
   return [...newest.values()];
-}
-
-function compareRecords(a: ArtifactRecord, b: ArtifactRecord): number {
-  return (a.generated_at ?? '').localeCompare(b.generated_at ?? '') || a.captured_at.localeCompare(b.captured_at) || a.sha256.localeCompare(b.sha256);
 }
 
 /**

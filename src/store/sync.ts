@@ -9,7 +9,7 @@ import { applySchema, loadSchemaSql, readSchemaVersion } from './schema.js';
 
 export type BusyPolicy = 'skip' | 'wait';
 
-export type SyncReport = ({ status: 'synced' } & CatchUpReport) | { status: 'rebuilt'; report: CatchUpReport } | { status: 'busy' };
+export type SyncReport = ({ status: 'synced' } & CatchUpReport) | { status: 'rebuilt'; report: CatchUpReport } | { status: 'busy' } | { status: 'stale' };
 
 const WAIT_MS = 10_000;
 
@@ -29,6 +29,9 @@ export async function syncStore(backend: Backend, file: string, busy: BusyPolicy
   } finally {
     db.close();
   }
+  // A rebuild reads the whole archive: not a cost to pay in front of a dbt command. Capture
+  // leaves it to the next reading command (or `dbtattic rebuild`).
+  if (busy === 'skip') return { status: 'stale' };
   return { status: 'rebuilt', report: await rebuildStore(backend, file, onProgress) };
 }
 

@@ -65,7 +65,7 @@ describe('a store held by another process', () => {
     expect(records.map((r) => r.artifact).sort()).toEqual(['manifest', 'run_results']);
 
     const history = await runCli(['history'], { cwd: project.dir });
-    expect(history.exitCode, history.stderr).toBe(1);
+    expect(history.exitCode, history.stderr).toBe(5);
     expect(history.stderr).toMatch(/^error: The store .*store\.duckdb is in use by another process \(PID \d+\)\. Try again when it finishes\.\n$/);
     expect(history.stdout).toBe('');
 

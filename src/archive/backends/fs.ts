@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
 import { sameBytes, type Backend, type StoredKey } from '../backend.js';
 
@@ -88,7 +89,7 @@ export class FsBackend implements Backend {
       throw error;
     }
     for (const entry of entries) {
-      if (entry.name.startsWith(TEMP_PREFIX) || entry.name.endsWith(LOCK_SUFFIX)) continue;
+      if (entry.name.startsWith(TEMP_PREFIX) || entry.name.endsWith(LOCK_SUFFIX) || entry.name.endsWith('.stale')) continue;
       const key = dirKey ? `${dirKey}/${entry.name}` : entry.name;
       if (entry.isDirectory()) await this.walk(key, out);
       else if (entry.isFile()) out.push({ key, size: (await fs.stat(this.file(key))).size });
@@ -122,7 +123,7 @@ export class FsBackend implements Backend {
     for (let attempt = 0; ; attempt++) {
       try {
         const handle = await fs.open(lockFile, 'wx');
-        await handle.writeFile(`${process.pid}\n`);
+        await handle.writeFile(lockOwner());
         await handle.close();
         return () => fs.rm(lockFile, { force: true });
       } catch (error) {
@@ -134,12 +135,45 @@ export class FsBackend implements Backend {
   }
 }
 
+function lockOwner(): string {
+  return `${hostname()}\n${process.pid}\n`;
+}
+
+/**
+ * A lock whose owner is gone is broken at once when the owner was a process on this machine
+ * (a killed capture must not stall the next one), else once it is old. It is broken by
+ * renaming it aside and checking that what was renamed is the lock judged stale: a waiter that
+ * lost the race to another breaker must not remove the lock that one just took.
+ */
 async function breakStaleLock(lockFile: string): Promise<void> {
+  let owner: string;
+  let age: number;
   try {
-    const stat = await fs.stat(lockFile);
-    if (Date.now() - stat.mtimeMs > STALE_LOCK_MS) await fs.rm(lockFile, { force: true });
+    [owner, age] = await Promise.all([fs.readFile(lockFile, 'utf8'), fs.stat(lockFile).then((s) => Date.now() - s.mtimeMs)]);
   } catch (error) {
-    if (!isCode(error, 'ENOENT')) throw error;
+    if (isCode(error, 'ENOENT')) return;
+    throw error;
+  }
+  if (!ownerIsGone(owner) && age <= STALE_LOCK_MS) return;
+  const aside = `${lockFile}.${randomBytes(6).toString('hex')}.stale`;
+  try {
+    await fs.rename(lockFile, aside);
+  } catch (error) {
+    if (isCode(error, 'ENOENT')) return;
+    throw error;
+  }
+  if ((await fs.readFile(aside, 'utf8')) !== owner) await fs.link(aside, lockFile).catch(() => undefined);
+  await fs.rm(aside, { force: true });
+}
+
+function ownerIsGone(owner: string): boolean {
+  const [host, pid] = owner.split('\n');
+  if (host !== hostname() || !pid) return false;
+  try {
+    process.kill(Number(pid), 0);
+    return false;
+  } catch (error) {
+    return isCode(error, 'ESRCH');
   }
 }
 

@@ -18,7 +18,7 @@ export default async function capture(io: CliIo, flags: CaptureFlags): Promise<n
   const config = loadConfig(io, flags);
   const phase = flags.phase && isCapturePhase(flags.phase) ? flags.phase : 'manual';
   const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env });
-  if (!flags.dryRun) await updateStoreAfter(io, config, [outcome]);
+  if (!flags.dryRun) await updateStoreAfter(io, config, [outcome], flags.quiet ?? false);
   const failed = printCaptureResult(io, outcome, { json: flags.json ?? false, quiet: flags.quiet ?? false });
   return failed ? ExitCode.partial : ExitCode.ok;
 }

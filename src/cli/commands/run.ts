@@ -32,6 +32,6 @@ export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
     const bytes = captured.reduce((sum, a) => sum + a.stored_bytes, 0);
     io.stderr(io.color.dim(`dbtattic: captured ${captured.map((a) => a.artifact).join(', ')} of invocation ${invocations} (${formatBytes(bytes)} new)\n`));
   }
-  await updateStoreAfter(io, config, [outcome.pre, outcome.post]);
+  await updateStoreAfter(io, config, [outcome.pre, outcome.post], flags.quiet ?? false);
   return outcome.command.exitCode;
 }

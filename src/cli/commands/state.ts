@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { openArchive } from '../../archive/index.js';
+import { keySegment, openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
 import { chooseState, writeStateDir } from '../../state/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
@@ -24,7 +24,7 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
     branch: flags.branch,
     commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean),
   });
-  const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.store.value, 'state', chosen.invocation.invocationId);
+  const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.store.value, 'state', keySegment(chosen.invocation.invocationId));
   const files = await writeStateDir(backend, chosen.invocation, dir);
   if (flags.json) {
     printJson(io, {
