@@ -5,7 +5,7 @@ import { sha256, type ObjectId } from '../vocab/index.js';
 import type { Backend } from './backend.js';
 import { splitChunks } from './chunking.js';
 import { chunkKey, fileKey } from './layout.js';
-import { forEachLimited } from './parallel.js';
+import { forEachLimited } from '../vocab/parallel.js';
 
 const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);

@@ -2,7 +2,7 @@ import { AtticError } from '../errors.js';
 import { isArtifactType, isCapturePhase, type ArtifactType, type CapturePhase, type ObjectId } from '../vocab/index.js';
 import type { Backend } from './backend.js';
 import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX } from './layout.js';
-import { forEachLimited } from './parallel.js';
+import { forEachLimited } from '../vocab/parallel.js';
 
 /**
  * Records are small immutable JSON documents that give meaning to objects.

@@ -12,7 +12,7 @@ import {
   INVOCATION_RECORDS_PREFIX,
 } from './layout.js';
 import { readChunk, readFileIndex } from './objects.js';
-import { forEachLimited } from './parallel.js';
+import { forEachLimited } from '../vocab/parallel.js';
 import { parseArtifactRecord, parseCaptureRecord } from './records.js';
 
 /**

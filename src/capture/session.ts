@@ -1,3 +1,5 @@
+import { existsSync } from 'node:fs';
+import { MemBackend } from '../archive/backends/mem.js';
 import { openArchive, type RunInfo } from '../archive/index.js';
 import type { AtticConfig } from '../config/resolve.js';
 import { AtticError } from '../errors.js';
@@ -20,7 +22,8 @@ export async function captureProject(config: AtticConfig, options: SessionOption
   if (!config.targetDir) {
     throw new AtticError('project-not-found', 'capture needs a dbt project: run it inside one, or pass --project-dir.');
   }
-  const backend = await openArchive(config.archiveLocation, { create: !options.dryRun });
+  // A dry run writes nothing, not even a new archive: without one, everything is new.
+  const backend = options.dryRun && !existsSync(config.archiveLocation) ? new MemBackend() : await openArchive(config.archiveLocation, { create: !options.dryRun });
   return captureTarget(backend, {
     targetDir: config.targetDir.value,
     artifacts: config.artifacts.value,

@@ -13,7 +13,7 @@ export function printChanges(io: CliIo, changes: Changes): void {
   }
   line(`code        ${changes.same_code === null ? 'fingerprint unknown' : changes.same_code ? 'same code fingerprint' : 'code fingerprint changed'}` +
     `${changes.git.range ? `; git ${shortSha(changes.git.from)}..${shortSha(changes.git.to)}` : changes.git.from ? `; same commit ${shortSha(changes.git.from)}` : ''}`);
-  line(`data        ${changes.catalog.changed === null ? 'no catalog snapshot on both sides' : changes.catalog.changed ? `snapshot ${changes.catalog.from} → ${changes.catalog.to}` : `same snapshot ${changes.catalog.to}`}`);
+  line(`data        ${changes.catalog.changed === null ? 'no catalog snapshot on one side or both' : changes.catalog.changed ? `snapshot ${changes.catalog.from} → ${changes.catalog.to}` : `same snapshot ${changes.catalog.to}`}`);
   line(`statuses    ${changes.statuses.length === 0 ? 'no change' : `${changes.statuses.length} changed`}`);
   for (const s of changes.statuses) line(`  ${s.unique_id}: ${s.from_status} → ${s.to_status}`);
   const moved = changes.runtimes.filter((r) => Math.abs(Number(r.delta_s)) >= 0.01);

@@ -43,14 +43,6 @@ export function json(value: unknown): string | null {
   return value === undefined || value === null ? null : JSON.stringify(value);
 }
 
-/** Like `json`, but an empty object or list is NULL too: most nodes have `{}` meta. */
-export function jsonUnlessEmpty(value: unknown): string | null {
-  if (Array.isArray(value) && value.length === 0) return null;
-  const object = asObject(value);
-  if (object && Object.keys(object).length === 0) return null;
-  return json(value);
-}
-
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/;
 const HAS_ZONE = /(Z|[+-]\d{2}(:?\d{2})?)$/;
 

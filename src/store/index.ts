@@ -6,13 +6,13 @@
  * - node version: one distinct definition of a node, shared by every invocation that has it.
  * Uses the archive and extract; never reads target/.
  */
-export { syncStore, rebuildStore, storeExists, type SyncReport, type BusyPolicy } from './sync.js';
+export { syncStore, rebuildStore, type SyncReport, type BusyPolicy } from './sync.js';
 export { openDatabase, type Database } from './database.js';
 export { runReadOnlyQuery, type QueryResult } from './query.js';
 export { readHistory, type HistoryFilter, type HistoryRow } from './history.js';
 export { readStoreFigures, type StoreFigures } from './figures.js';
 export type { CatchUpReport } from './catch-up.js';
 export type { IngestProblem } from './ingest.js';
-export { catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore, hasStore } from './project-store.js';
+export { catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore } from './project-store.js';
 export { resolveInvocationRef, readInvocation, previousInvocation, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type Triplet } from './reports.js';

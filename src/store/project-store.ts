@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { openArchive } from '../archive/index.js';
 import type { AtticConfig } from '../config/resolve.js';
 import type { ProgressFn } from './catch-up.js';
@@ -40,6 +39,3 @@ export async function rebuildProjectStore(config: AtticConfig, onProgress?: Prog
   return rebuildStore(backend, config.databaseFile, onProgress);
 }
 
-export function hasStore(config: AtticConfig): boolean {
-  return existsSync(config.databaseFile);
-}

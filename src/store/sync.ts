@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, promises as fs } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Backend } from '../archive/index.js';
 import { isAtticError } from '../errors.js';
@@ -91,6 +91,3 @@ async function openForWrite(file: string, busy: BusyPolicy): Promise<Database | 
   }
 }
 
-export function storeExists(file: string): boolean {
-  return existsSync(file);
-}

@@ -3,15 +3,11 @@ import { createHash } from 'node:crypto';
 /** An object id: lowercase hex SHA-256 of uncompressed bytes. */
 export type ObjectId = string;
 
-const OBJECT_ID = /^[0-9a-f]{64}$/;
 
 export function sha256(bytes: Uint8Array | string): ObjectId {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-export function isObjectId(value: string): value is ObjectId {
-  return OBJECT_ID.test(value);
-}
 
 /** Two-level fan-out as git does, so no directory grows past a few thousand entries. */
 export function fanOut(id: ObjectId): string {

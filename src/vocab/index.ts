@@ -9,3 +9,4 @@ export * from './branch.js';
 export * from './hash.js';
 export * from './short-id.js';
 export * from './time-id.js';
+export * from './parallel.js';

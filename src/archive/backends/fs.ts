@@ -8,6 +8,7 @@ import { sameBytes, type Backend, type StoredKey } from '../backend.js';
 export const TEMP_PREFIX = '.tmp-';
 const LOCK_SUFFIX = '.lock';
 const STALE_LOCK_MS = 30_000;
+const NO_HARD_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'];
 
 /**
  * A backend on a local directory. Values are written to a temp file, fsynced, then hard-linked
@@ -53,7 +54,12 @@ export class FsBackend implements Backend {
       return true;
     } catch (error) {
       if (isCode(error, 'EEXIST')) return false;
-      throw error;
+      if (!NO_HARD_LINKS.some((code) => isCode(error, code))) throw error;
+      // Some mounts (SMB, some FUSE caches) have no hard links. A rename is still atomic; it may
+      // replace what a concurrent writer just put there, but an object's key names its bytes and
+      // a record's key names the fact it records, so nothing is lost.
+      await fs.rename(temp, target);
+      return true;
     } finally {
       await fs.rm(temp, { force: true });
     }

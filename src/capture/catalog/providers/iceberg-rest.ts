@@ -1,4 +1,4 @@
-import { mapLimited } from '../../../archive/parallel.js';
+import { mapLimited } from '../../../vocab/parallel.js';
 import { AtticError } from '../../../errors.js';
 import type { IcebergRestConfig } from '../config.js';
 import { HttpStatusError, requestBytes, requestJson } from '../http.js';
