@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Backend } from '../archive/index.js';
 import { isAtticError } from '../errors.js';
@@ -55,6 +55,7 @@ async function isEmpty(db: Database): Promise<boolean> {
 export async function rebuildStore(backend: Backend, file: string, onProgress?: ProgressFn): Promise<CatchUpReport> {
   const temp = `${file}.rebuild-${randomBytes(4).toString('hex')}`;
   await fs.mkdir(path.dirname(file), { recursive: true });
+  await removeAbandonedRebuilds(file);
   try {
     const db = await openDatabase(temp, 'write');
     let report: CatchUpReport;
@@ -65,12 +66,38 @@ export async function rebuildStore(backend: Backend, file: string, onProgress?: 
     } finally {
       db.close();
     }
-    await fs.rm(`${file}.wal`, { force: true });
-    await fs.rename(temp, file);
+    await swapIn(temp, file);
     return report;
   } finally {
     await fs.rm(temp, { force: true });
     await fs.rm(`${temp}.wal`, { force: true });
+  }
+}
+
+/**
+ * Renames the new store over the old one while holding the old one's write lock, so no other
+ * process is mid-transaction on it, and its WAL (which belongs to the old file) can go.
+ */
+async function swapIn(temp: string, file: string): Promise<void> {
+  const guard = existsSync(file) ? await openForWrite(file, 'wait') : null;
+  try {
+    await fs.rm(`${file}.wal`, { force: true });
+    await fs.rename(temp, file);
+  } finally {
+    guard?.close();
+  }
+}
+
+const ABANDONED_MS = 60 * 60 * 1000;
+
+/** A rebuild killed midway leaves its file behind; one untouched for an hour is nobody's. */
+async function removeAbandonedRebuilds(file: string): Promise<void> {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.rebuild-`;
+  for (const name of await fs.readdir(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    const stat = await fs.stat(path.join(dir, name)).catch(() => null);
+    if (stat && Date.now() - stat.mtimeMs > ABANDONED_MS) await fs.rm(path.join(dir, name), { force: true });
   }
 }
 
