@@ -8,10 +8,10 @@ import type { CliIo } from './io.js';
  * archive already holds everything.
  */
 export async function updateStoreAfter(io: CliIo, config: AtticConfig, outcomes: (CaptureOutcome | null)[], quiet = false): Promise<void> {
-  const wroteSomething = outcomes.some((o) => o?.record?.artifacts.some((a) => a.status === 'captured'));
-  if (!wroteSomething) return;
+  const captureIds = outcomes.filter((o) => o?.record?.artifacts.some((a) => a.status === 'captured')).map((o) => o!.record!.capture_id);
+  if (captureIds.length === 0) return;
   const result = await import('../store/index.js')
-    .then(({ catchUpAfterCapture }) => catchUpAfterCapture(config))
+    .then(({ catchUpAfterCapture }) => catchUpAfterCapture(config, captureIds))
     .catch((error: unknown) => ({ status: 'failed' as const, error: error instanceof Error ? error.message : String(error) }));
   if (result.status === 'busy' && !quiet) io.stderr(io.color.dim('dbtattic: the store is in use by another process; it catches up on the next read.\n'));
   if (result.status === 'stale' && !quiet) io.stderr(io.color.dim('dbtattic: the store was written by another dbtattic version; the next read rebuilds it.\n'));

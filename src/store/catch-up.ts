@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import {
   artifactRecordKey,
+  captureRecordKey,
   listArtifactRecordKeys,
   listCaptureRecordKeys,
   listInvocationRecords,
@@ -25,12 +26,23 @@ export interface CatchUpReport {
 export type ProgressFn = (done: number, total: number) => void;
 
 /**
+ * Which records to look at: everything the store has not seen (reading commands, rebuild), or
+ * only what named captures filed (right after a capture: listing the whole archive would cost
+ * time that grows with history, in front of a dbt command; what is missed is caught up by the
+ * next reading command).
+ */
+export type CatchUpScope = { all: true } | { captureIds: readonly string[] };
+
+/**
  * Brings the store up to the archive: finds the records it has not seen by comparing keys
  * (listing keys is cheap; only new records are read), then re-ingests each invocation they touch.
  */
-export async function catchUp(db: Database, backend: Backend, onProgress?: ProgressFn): Promise<CatchUpReport> {
+export async function catchUp(db: Database, backend: Backend, onProgress?: ProgressFn, scope: CatchUpScope = { all: true }): Promise<CatchUpReport> {
   const connection = db.connection;
-  const [newArtifacts, newCaptures] = await Promise.all([unseenArtifactRecords(connection, backend), unseenCaptureRecords(connection, backend)]);
+  const [newArtifacts, newCaptures] =
+    'captureIds' in scope
+      ? [[], await unseenOf(connection, backend, scope.captureIds.map(captureRecordKey))]
+      : await Promise.all([unseenArtifactRecords(connection, backend), unseenCaptureRecords(connection, backend)]);
   if (newCaptures.length > 0) await inTransaction(connection, () => writeCaptureRows(connection, newCaptures));
   const touched = touchedInvocations(newArtifacts, newCaptures);
   const problems: IngestProblem[] = [];
@@ -56,8 +68,11 @@ async function unseenArtifactRecords(connection: DuckDBConnection, backend: Back
 }
 
 async function unseenCaptureRecords(connection: DuckDBConnection, backend: Backend): Promise<CaptureRecord[]> {
+  return unseenOf(connection, backend, await listCaptureRecordKeys(backend));
+}
+
+async function unseenOf(connection: DuckDBConnection, backend: Backend, keys: readonly string[]): Promise<CaptureRecord[]> {
   const seen = new Set((await connection.runAndReadAll('SELECT capture_id FROM capture')).getRows().map(([id]) => String(id)));
-  const keys = await listCaptureRecordKeys(backend);
   const unseen = keys.filter((key) => !seen.has(decodeURIComponent(key.slice(key.lastIndexOf('/') + 1, -'.json'.length))));
   return readCaptureRecords(backend, unseen);
 }

@@ -9,10 +9,10 @@ import { rebuildStore, syncStore, type SyncReport } from './sync.js';
  * then catches the store up, but never fails or waits because of it: if another process holds
  * the store, the next command catches up.
  */
-export async function catchUpAfterCapture(config: AtticConfig): Promise<SyncReport | { status: 'failed'; error: string }> {
+export async function catchUpAfterCapture(config: AtticConfig, captureIds: readonly string[]): Promise<SyncReport | { status: 'failed'; error: string }> {
   try {
     const backend = await openArchive(config.archiveLocation, { create: false });
-    return await syncStore(backend, config.databaseFile, 'skip');
+    return await syncStore(backend, config.databaseFile, 'skip', undefined, { captureIds });
   } catch (error) {
     return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
   }

@@ -3,7 +3,7 @@ import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Backend } from '../archive/index.js';
 import { isAtticError } from '../errors.js';
-import { catchUp, type CatchUpReport, type ProgressFn } from './catch-up.js';
+import { catchUp, type CatchUpReport, type CatchUpScope, type ProgressFn } from './catch-up.js';
 import { openDatabase, type Database } from './database.js';
 import { applySchema, loadSchemaSql, readSchemaVersion } from './schema.js';
 
@@ -19,13 +19,13 @@ const WAIT_MS = 10_000;
  * which never waits for a store another process holds (the next command catches up);
  * `wait`: a reading command's way, which waits a little, then says the store is busy.
  */
-export async function syncStore(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn): Promise<SyncReport> {
+export async function syncStore(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn, scope?: CatchUpScope): Promise<SyncReport> {
   const db = await openForWrite(file, busy);
   if (!db) return { status: 'busy' };
   let current: boolean;
   try {
     current = await prepare(db);
-    if (current) return { status: 'synced', ...(await catchUp(db, backend, onProgress)) };
+    if (current) return { status: 'synced', ...(await catchUp(db, backend, onProgress, scope)) };
   } finally {
     db.close();
   }

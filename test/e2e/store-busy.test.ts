@@ -23,7 +23,8 @@ const instance = await DuckDBInstance.create(process.argv[2]);
 const connection = await instance.connect();
 await connection.run('SELECT count(*) FROM invocation');
 console.log('holding');
-setInterval(() => {}, 60_000);
+// The interval keeps the instance reachable: once collected, DuckDB would release the lock.
+setInterval(() => { void instance; void connection; }, 60_000);
 `;
 
 const FIRST = '0b5e55ed-0000-4000-8000-000000000001';
