@@ -9,8 +9,9 @@ import {
   type CaptureRecord,
   type RunInfo,
 } from '../archive/index.js';
-import { isAtticError } from '../errors.js';
-import type { CapturePhase } from '../vocab/index.js';
+import { readFile } from 'node:fs/promises';
+import { AtticError, isAtticError } from '../errors.js';
+import { sha256, type CapturePhase } from '../vocab/index.js';
 import { checkComplete } from './artifact-header.js';
 import type { CapturePlan, PlannedArtifact } from './plan.js';
 import type { PresentArtifact } from './target.js';
@@ -73,13 +74,15 @@ async function applyArtifact(backend: Backend, planned: PlannedArtifact, meta: C
 }
 
 async function storeArtifact(backend: Backend, item: PresentArtifact, meta: CaptureMeta): Promise<CapturedArtifact> {
+  let bytes: Buffer;
   try {
-    checkComplete(item.bytes);
+    bytes = item.bytes ?? (await readVouchedFile(item));
+    checkComplete(bytes);
   } catch (error) {
     if (!isAtticError(error)) throw error;
     return errorEntry(item.artifact, item.path, error.message);
   }
-  const put = await putBlob(backend, item.bytes, item.sha256);
+  const put = await putBlob(backend, bytes, item.sha256);
   const record: ArtifactRecord = {
     kind: 'artifact',
     format: 1,
@@ -87,7 +90,7 @@ async function storeArtifact(backend: Backend, item: PresentArtifact, meta: Capt
     invocation_id_source: item.invocationIdSource,
     artifact: item.artifact,
     sha256: item.sha256,
-    size: item.bytes.length,
+    size: item.size,
     dbt_schema_version: item.header.dbtSchemaVersion,
     dbt_version: item.header.dbtVersion,
     generated_at: item.header.generatedAt,
@@ -107,9 +110,18 @@ function entry(item: PresentArtifact, status: 'captured' | 'unchanged', storedBy
     path: item.path,
     invocation_id: item.invocationId,
     sha256: item.sha256,
-    size: item.bytes.length,
+    size: item.size,
     stored_bytes: storedBytes,
   };
+}
+
+/** The stat cache vouched for this file, but it must be stored: read it, and check it still is what was vouched for. */
+async function readVouchedFile(item: PresentArtifact): Promise<Buffer> {
+  const bytes = await readFile(item.path).catch((error: unknown) => {
+    throw new AtticError('artifact-unreadable', `it cannot be read (${(error as { code?: string }).code ?? String(error)})`);
+  });
+  if (sha256(bytes) !== item.sha256) throw new AtticError('artifact-unreadable', 'it changed while it was being captured; capture again');
+  return bytes;
 }
 
 function errorEntry(artifact: CapturedArtifact['artifact'], path: string, error: string): CapturedArtifact {

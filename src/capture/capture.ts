@@ -4,6 +4,7 @@ import { AtticError } from '../errors.js';
 import { newTimeId, type ArtifactType, type CapturePhase } from '../vocab/index.js';
 import { applyCapture } from './apply.js';
 import { planCapture, type CapturePlan } from './plan.js';
+import { StatCache } from './stat-cache.js';
 import { inspectTarget, type PresentArtifact } from './target.js';
 
 export interface CaptureOptions {
@@ -18,6 +19,8 @@ export interface CaptureOptions {
   run?: RunInfo | null;
   dryRun?: boolean;
   now?: Date;
+  /** Where to remember file identities and hashes between captures (stat-cache.ts); none: hash everything. */
+  statCacheFile?: string;
 }
 
 export interface CaptureOutcome {
@@ -32,10 +35,12 @@ export async function captureTarget(backend: Backend, options: CaptureOptions): 
     throw new AtticError('target-not-found', `No target directory at ${options.targetDir}. Run dbt first, or pass --target-path.`);
   }
   if (options.branch) checkBranchName(options.branch);
-  const inspected = await inspectTarget(options.targetDir, options.artifacts);
+  const cache = options.statCacheFile ? await StatCache.load(options.statCacheFile) : undefined;
+  const inspected = await inspectTarget(options.targetDir, options.artifacts, cache);
   const archived = await archivedSet(backend, inspected.filter((a): a is PresentArtifact => a.state === 'present'));
   const plan = planCapture(inspected, (item) => archived.has(item));
   if (options.dryRun) return { plan, record: null };
+  await cache?.save();
   const capturedAt = options.now ?? new Date();
   const context = !plan.nothingNew || options.run ? ((await options.context?.()) ?? {}) : {};
   const record = await applyCapture(backend, plan, {

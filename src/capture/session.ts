@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { MemBackend } from '../archive/backends/mem.js';
 import { openArchive, type RunInfo } from '../archive/index.js';
 import type { AtticConfig } from '../config/resolve.js';
@@ -35,5 +36,6 @@ export async function captureProject(config: AtticConfig, options: SessionOption
     context: async () => options.context ?? (await import('./run-context.js')).takeRunContext(config, options.env, 'capture'),
     run: options.run ?? null,
     dryRun: options.dryRun ?? false,
+    statCacheFile: path.join(config.store.value, 'capture-cache.json'),
   });
 }

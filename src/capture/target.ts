@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isAtticError } from '../errors.js';
 import { artifactFileName, sha256, type ArtifactType, type ObjectId } from '../vocab/index.js';
 import { contentInvocationId, readArtifactHeader, type ArtifactHeader } from './artifact-header.js';
+import type { StatCache } from './stat-cache.js';
 
 /** One artifact file as found in target/, before anything is decided about it. */
 export type InspectedArtifact =
@@ -12,7 +13,9 @@ export type InspectedArtifact =
       artifact: ArtifactType;
       path: string;
       state: 'present';
-      bytes: Buffer;
+      /** Null when the stat cache vouched for the file: read only if it has to be stored. */
+      bytes: Buffer | null;
+      size: number;
       sha256: ObjectId;
       header: ArtifactHeader;
       invocationId: string;
@@ -23,16 +26,20 @@ export type InspectedArtifact =
  * Reads each configured artifact in target/, hashes it and reads its header. Only the header:
  * whether the whole file needs checking is decided later, once the hash says it is new.
  */
-export async function inspectTarget(targetDir: string, artifacts: readonly ArtifactType[]): Promise<InspectedArtifact[]> {
+export async function inspectTarget(targetDir: string, artifacts: readonly ArtifactType[], cache?: StatCache): Promise<InspectedArtifact[]> {
   const inspected: InspectedArtifact[] = [];
-  for (const artifact of artifacts) inspected.push(await inspectArtifact(targetDir, artifact));
+  for (const artifact of artifacts) inspected.push(await inspectArtifact(path.join(targetDir, artifactFileName(artifact)), artifact, cache));
   return assignSemanticManifest(inspected);
 }
 
-async function inspectArtifact(targetDir: string, artifact: ArtifactType): Promise<InspectedArtifact> {
-  const file = path.join(targetDir, artifactFileName(artifact));
+/** Reads and hashes the file, unless the stat cache knows it; `cache` learns what was read. */
+export async function inspectArtifact(file: string, artifact: ArtifactType, cache?: StatCache): Promise<InspectedArtifact> {
+  let stat;
   let bytes: Buffer;
   try {
+    stat = await fs.stat(file, { bigint: true });
+    const cached = cache?.lookup(file, stat);
+    if (cached) return { artifact, path: file, state: 'present', bytes: null, ...cached };
     bytes = await fs.readFile(file);
   } catch (error) {
     const code = (error as { code?: string }).code;
@@ -41,18 +48,17 @@ async function inspectArtifact(targetDir: string, artifact: ArtifactType): Promi
   }
   try {
     const header = readArtifactHeader(artifact, bytes);
-    const sha = sha256(bytes);
     const fromMetadata = header.invocationId;
-    return {
-      artifact,
-      path: file,
-      state: 'present',
-      bytes,
-      sha256: sha,
+    const inspection = {
+      sha256: sha256(bytes),
+      size: bytes.length,
       header,
       invocationId: fromMetadata ?? contentInvocationId(bytes),
-      invocationIdSource: fromMetadata ? 'metadata' : 'content',
+      invocationIdSource: fromMetadata ? ('metadata' as const) : ('content' as const),
     };
+    // A file that changed while we read it must not be remembered under its old identity.
+    if (bytes.length === Number(stat.size)) cache?.remember(file, stat, inspection);
+    return { artifact, path: file, state: 'present', bytes, ...inspection };
   } catch (error) {
     if (!isAtticError(error)) throw error;
     return { artifact, path: file, state: 'error', error: error.message };

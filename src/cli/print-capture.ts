@@ -38,7 +38,7 @@ function plannedRow(planned: CaptureOutcome['plan']['artifacts'][number]): Captu
   if (planned.action === 'absent') return { artifact: planned.artifact, status: 'absent', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0 };
   if (planned.action === 'error') return { artifact: planned.artifact, status: 'error', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0, error: planned.error };
   const item = planned.item;
-  return { artifact: item.artifact, status: planned.action === 'store' ? 'captured' : 'unchanged', path: item.path, invocation_id: item.invocationId, sha256: item.sha256, size: item.bytes.length, stored_bytes: 0 };
+  return { artifact: item.artifact, status: planned.action === 'store' ? 'captured' : 'unchanged', path: item.path, invocation_id: item.invocationId, sha256: item.sha256, size: item.size, stored_bytes: 0 };
 }
 
 function colourStatus(io: CliIo, status: CapturedArtifact['status']): string {

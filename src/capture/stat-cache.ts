@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { promises as fs, type BigIntStats } from 'node:fs';
+import path from 'node:path';
+import type { ObjectId } from '../vocab/index.js';
+import type { ArtifactHeader } from './artifact-header.js';
+
+/**
+ * Remembers what a file in target/ hashed to, keyed by its identity (device, inode, size,
+ * modification and change times in nanoseconds), as git's index does: capture sits in front of
+ * every dbt command, and re-hashing an unchanged 100 MB manifest each time costs a third of a
+ * second. A file modified within the last two seconds is not remembered (git's "racily clean"
+ * guard): on a file system with coarse timestamps, a second write in the same tick would keep
+ * the same identity. Losing or corrupting the cache costs only a re-hash.
+ */
+export interface CachedInspection {
+  sha256: ObjectId;
+  size: number;
+  header: ArtifactHeader;
+  invocationId: string;
+  invocationIdSource: 'metadata' | 'content' | 'manifest';
+}
+
+interface Entry extends CachedInspection {
+  identity: string;
+}
+
+const RACY_NS = 2_000_000_000n;
+
+export function identityOf(stat: BigIntStats): string {
+  return [stat.dev, stat.ino, stat.size, stat.mtimeNs, stat.ctimeNs].join(':');
+}
+
+export class StatCache {
+  private constructor(
+    private readonly file: string,
+    private readonly entries: Record<string, Entry>,
+  ) {}
+
+  static async load(file: string): Promise<StatCache> {
+    try {
+      const parsed: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
+      const entries = parsed && typeof parsed === 'object' && 'entries' in parsed ? (parsed as { entries: Record<string, Entry> }).entries : {};
+      return new StatCache(file, entries ?? {});
+    } catch {
+      return new StatCache(file, {});
+    }
+  }
+
+  lookup(filePath: string, stat: BigIntStats): CachedInspection | undefined {
+    const entry = this.entries[filePath];
+    return entry && entry.identity === identityOf(stat) ? entry : undefined;
+  }
+
+  remember(filePath: string, stat: BigIntStats, inspection: CachedInspection): void {
+    const now = BigInt(Date.now()) * 1_000_000n;
+    if (now - stat.mtimeNs < RACY_NS) {
+      delete this.entries[filePath];
+      return;
+    }
+    this.entries[filePath] = { identity: identityOf(stat), ...inspection };
+  }
+
+  /** Written to a temp file and renamed: two captures at once each leave a whole cache. */
+  async save(): Promise<void> {
+    await fs.mkdir(path.dirname(this.file), { recursive: true });
+    const temp = `${this.file}.${randomBytes(6).toString('hex')}.tmp`;
+    await fs.writeFile(temp, JSON.stringify({ format: 1, entries: this.entries }));
+    await fs.rename(temp, this.file);
+  }
+}
