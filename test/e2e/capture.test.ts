@@ -56,7 +56,7 @@ describe.skipIf(!sample)('capture (on a real target/ from the corpus)', () => {
     const project = makeProject({ 'manifest.json': path.join(sample!, 'run_results.json') });
     const result = await runCli(['capture'], { cwd: project.dir });
     expect(result.exitCode).toBe(1);
-    expect(result.stderr).toMatch(/not a manifest schema/);
+    expect(result.stderr).toMatch(/Expected a manifest, but its dbt_schema_version .* says run_results/);
   });
 });
 

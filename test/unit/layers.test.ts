@@ -17,7 +17,7 @@ const ALLOWED: Record<string, string[]> = {
   archive: BOTTOM,
   extract: BOTTOM,
   config: BOTTOM,
-  capture: [...BOTTOM, 'archive', 'config'],
+  capture: [...BOTTOM, 'archive', 'extract', 'config'],
   state: [...BOTTOM, 'archive', 'extract'],
   store: [...BOTTOM, 'archive', 'extract', 'config'],
   cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store'],
