@@ -47,7 +47,7 @@ describe('kill -9 in the middle of a capture', () => {
     const project = tempProject();
     const invocation = 'c0ffee00-0000-4000-8000-00000000kill';
     const manifest = path.join(project.target, 'manifest.json');
-    const size = writeScaledManifest(manifest, 48_000_000, invocation);
+    const size = await writeScaledManifest(manifest, 48_000_000, invocation);
     writeFileSync(path.join(project.target, 'run_results.json'), syntheticRunResults({ invocationId: invocation }));
     const sha = sha256Of(manifest);
     const archive = archiveDirOf(project.dir);
@@ -85,8 +85,8 @@ describe('kill -9 in the middle of a capture', () => {
 });
 
 /** A target/ with a manifest of several chunks, run results and, from the corpus, a catalog. */
-function busyTarget(dir: string, invocation: string, manifestBytes: number): string[] {
-  writeScaledManifest(path.join(dir, 'manifest.json'), manifestBytes, invocation);
+async function busyTarget(dir: string, invocation: string, manifestBytes: number): Promise<string[]> {
+  await writeScaledManifest(path.join(dir, 'manifest.json'), manifestBytes, invocation);
   writeFileSync(path.join(dir, 'run_results.json'), syntheticRunResults({ invocationId: invocation }));
   if (hasCorpus) cpSync(path.join(CORPUS_DIR, 'typedef-medallion-snowflake-1.10.13/target-seq/01_2025-11-04_fa6a74d3/catalog.json'), path.join(dir, 'catalog.json'));
   return readdirSync(dir).map((name) => name.replace(/\.json$/, '')).sort();
@@ -95,7 +95,7 @@ function busyTarget(dir: string, invocation: string, manifestBytes: number): str
 describe('captures at the same time', () => {
   it('of one target/ into one archive: all succeed, each artifact is filed once, and it verifies', async () => {
     const project = tempProject();
-    const present = busyTarget(project.target, 'c0ffee00-0000-4000-8000-000000000003', 6_000_000);
+    const present = await busyTarget(project.target, 'c0ffee00-0000-4000-8000-000000000003', 6_000_000);
     const results = await Promise.all([0, 1, 2].map(() => runCli(['capture', '--json'], { cwd: project.dir })));
     expect(results.map((r) => r.exitCode)).toEqual([0, 0, 0]);
 
@@ -115,8 +115,8 @@ describe('captures at the same time', () => {
     const store = tempDir('attic-shared-store-');
     const a = tempProject();
     const b = tempProject();
-    busyTarget(a.target, 'c0ffee00-0000-4000-8000-00000000000a', 4_000_000);
-    busyTarget(b.target, 'c0ffee00-0000-4000-8000-00000000000b', 4_000_000);
+    await busyTarget(a.target, 'c0ffee00-0000-4000-8000-00000000000a', 4_000_000);
+    await busyTarget(b.target, 'c0ffee00-0000-4000-8000-00000000000b', 4_000_000);
     const results = await Promise.all([a, b].map((p) => runCli(['--store', store, 'capture', '--json'], { cwd: p.dir })));
     expect(results.map((r) => r.exitCode)).toEqual([0, 0]);
     const ours = (r: { invocation: string }): boolean => r.invocation.startsWith('c0ffee00-');
