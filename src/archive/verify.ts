@@ -21,7 +21,7 @@ import { parseArtifactRecord, parseCaptureRecord } from './records.js';
  * whose concatenation has the file's hash and size; every record parses, sits under the key its
  * content implies, and points at a file that exists; every capture record's artifacts have records.
  */
-export type ProblemKind = 'format' | 'corrupt-object' | 'missing-object' | 'bad-record' | 'dangling-record';
+export type ProblemKind = 'format' | 'corrupt-object' | 'bad-record' | 'dangling-record';
 
 export interface Problem {
   kind: ProblemKind;
