@@ -12,9 +12,6 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   const program = new Command('dbtattic')
     .description('Preserve and query the history of dbt artifacts.')
     .version(TOOL_VERSION)
-    .option('--store <dir>', 'the dbtattic store directory (default: .dbtattic in the dbt project)')
-    .option('--project-dir <dir>', 'the dbt project (default: the nearest dbt_project.yml above the working directory)')
-    .option('--target-path <dir>', "dbt's target directory (default: target-path of dbt_project.yml, else target)")
     .enablePositionalOptions()
     .showHelpAfterError('(add --help for usage)')
     .exitOverride()
@@ -24,7 +21,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   const run = (load: () => Promise<Record<string, unknown>>, name = 'default') =>
     async (...args: unknown[]): Promise<void> => {
       const command = args[args.length - 1] as Command;
-      const opts = { ...program.opts(), ...command.opts(), args: command.args };
+      const opts = { ...commandLineOptions(command), args: command.args };
       setExit(await ((await load())[name] as Handler)(io, opts));
     };
 
@@ -128,7 +125,28 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--json', 'print as JSON')
     .action(run(() => import('./commands/info.js')));
 
+  addGlobalOptions(program);
   return program;
+}
+
+/**
+ * The global flags, accepted before the subcommand and after it (where everyone types them),
+ * and listed under their own heading in every command's --help.
+ */
+function addGlobalOptions(command: Command): void {
+  command.addOption(new Option('--store <dir>', 'the dbtattic store directory (default: .dbtattic in the dbt project)').helpGroup('Global options:'));
+  command.addOption(new Option('--project-dir <dir>', 'the dbt project (default: the nearest dbt_project.yml above the working directory)').helpGroup('Global options:'));
+  command.addOption(new Option('--target-path <dir>', "dbt's target directory, relative to the project (default: target-path of dbt_project.yml, else target)").helpGroup('Global options:'));
+  for (const sub of command.commands) addGlobalOptions(sub);
+}
+
+/** Options of the command and every command above it; the one nearest the action wins. */
+function commandLineOptions(command: Command): Record<string, unknown> {
+  const chain: Command[] = [];
+  for (let c: Command | null = command; c; c = c.parent) chain.unshift(c);
+  const merged: Record<string, unknown> = {};
+  for (const c of chain) for (const [key, value] of Object.entries(c.opts())) if (value !== undefined) merged[key] = value;
+  return merged;
 }
 
 function positiveInt(value: string): number {
