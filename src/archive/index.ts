@@ -11,7 +11,7 @@ export type { Backend, StoredKey } from './backend.js';
 export { backendFor, openArchive, redactUrl, ARCHIVE_FORMAT } from './open.js';
 export { putBlob, readBlob, hasBlob, type PutResult } from './objects.js';
 export * from './records.js';
-export { artifactRecordKey, captureRecordKey, keySegment } from './layout.js';
+export { artifactRecordKey, captureRecordKey, invocationIdProblem, keySegment } from './layout.js';
 export { readRef, updateRef, listRefs } from './refs.js';
 export { verifyArchive, type VerifyReport, type Problem } from './verify.js';
 export { summarizeArchive, type ArchiveSummary } from './summary.js';

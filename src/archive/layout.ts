@@ -26,6 +26,22 @@ export function keySegment(value: string): string {
   return encoded === '.' || encoded === '..' ? encoded.replace(/\./g, '%2E') : encoded;
 }
 
+/**
+ * An invocation id becomes a directory name: 255 bytes is the usual limit of one, and the
+ * record file names beside it leave room. dbt's ids are 36-character UUIDs; ours `content-` + 32.
+ */
+export const MAX_INVOCATION_ID_SEGMENT = 200;
+
+/** Why `id` cannot name an invocation in the archive, or null when it can. */
+export function invocationIdProblem(id: string): string | null {
+  if (id.trim() === '') return 'its metadata.invocation_id is empty';
+  const length = keySegment(id).length;
+  if (length > MAX_INVOCATION_ID_SEGMENT) {
+    return `its metadata.invocation_id is ${id.length} characters long (${length} once encoded as a file name; at most ${MAX_INVOCATION_ID_SEGMENT})`;
+  }
+  return null;
+}
+
 export function artifactRecordKey(invocationId: string, artifact: ArtifactType, sha: ObjectId): string {
   return `${INVOCATION_RECORDS_PREFIX}${keySegment(invocationId)}/${artifact}-${sha}.json`;
 }

@@ -1,7 +1,7 @@
 import { AtticError } from '../errors.js';
 import { isArtifactType, isCapturePhase, type ArtifactType, type CapturePhase, type ObjectId } from '../vocab/index.js';
 import type { Backend } from './backend.js';
-import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX } from './layout.js';
+import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationIdProblem } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
 
 /**
@@ -74,6 +74,9 @@ export function compareArtifactRecords(a: ArtifactRecord, b: ArtifactRecord): nu
 }
 
 export async function putArtifactRecord(backend: Backend, record: ArtifactRecord): Promise<boolean> {
+  // Capture refuses such ids first; this keeps any other writer from filing one.
+  const problem = invocationIdProblem(record.invocation_id);
+  if (problem) throw new AtticError('artifact-unreadable', `The ${record.artifact} cannot be filed: ${problem}.`);
   const key = artifactRecordKey(record.invocation_id, record.artifact, record.sha256);
   return backend.putIfAbsent(key, Buffer.from(`${JSON.stringify(record, null, 2)}\n`));
 }

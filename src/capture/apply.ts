@@ -9,11 +9,11 @@ import {
   type CaptureRecord,
   type RunInfo,
 } from '../archive/index.js';
-import { readFile } from 'node:fs/promises';
 import { AtticError, isAtticError } from '../errors.js';
 import { sha256, type CapturePhase } from '../vocab/index.js';
 import { checkComplete } from './artifact-header.js';
 import type { CapturePlan, PlannedArtifact } from './plan.js';
+import { readRegularFile } from './regular-file.js';
 import type { PresentArtifact } from './target.js';
 
 export interface CaptureMeta {
@@ -117,7 +117,8 @@ function entry(item: PresentArtifact, status: 'captured' | 'unchanged', storedBy
 
 /** The stat cache vouched for this file, but it must be stored: read it, and check it still is what was vouched for. */
 async function readVouchedFile(item: PresentArtifact): Promise<Buffer> {
-  const bytes = await readFile(item.path).catch((error: unknown) => {
+  const bytes = await readRegularFile(item.path).catch((error: unknown) => {
+    if (isAtticError(error)) throw error;
     throw new AtticError('artifact-unreadable', `it cannot be read (${(error as { code?: string }).code ?? String(error)})`);
   });
   if (sha256(bytes) !== item.sha256) throw new AtticError('artifact-unreadable', 'it changed while it was being captured; capture again');

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { checkBranchName, hasArtifactRecord, type Backend, type CaptureRecord, type RunInfo } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { newTimeId, type ArtifactType, type CapturePhase } from '../vocab/index.js';
@@ -33,6 +33,9 @@ export async function captureTarget(backend: Backend, options: CaptureOptions): 
   // Before a dbt command (the shell wrapper, `run`), a project that never ran dbt has no target/ yet.
   if (!existsSync(options.targetDir) && !options.run && options.phase !== 'pre') {
     throw new AtticError('target-not-found', `No target directory at ${options.targetDir}. Run dbt first, or pass --target-path.`);
+  }
+  if (existsSync(options.targetDir) && !statSync(options.targetDir).isDirectory()) {
+    throw new AtticError('target-not-found', `${options.targetDir} is not a directory, so there are no artifacts to capture. Point --target-path at dbt's target directory.`);
   }
   if (options.branch) checkBranchName(options.branch);
   const cache = options.statCacheFile ? await StatCache.load(options.statCacheFile) : undefined;

@@ -1,9 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { AtticConfig } from '../config/resolve.js';
 import { objectMembers, parseMember } from '../json/scan.js';
 import { parseCatalogConfig, readCatalogSnapshot, type CatalogSnapshot, type CatalogTable } from './catalog/index.js';
 import { readGitContext, type GitContext } from './git-context.js';
+import { readRegularFile } from './regular-file.js';
 
 /**
  * The code and data a dbt command ran against. `run` takes it just before starting dbt; a bare
@@ -51,7 +51,7 @@ async function readCatalog(config: AtticConfig, env: Record<string, string | und
 async function sourceTables(manifestFile: string): Promise<CatalogTable[]> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(manifestFile);
+    bytes = await readRegularFile(manifestFile);
   } catch {
     return [];
   }

@@ -1,8 +1,10 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { invocationIdProblem } from '../archive/index.js';
 import { isAtticError } from '../errors.js';
 import { artifactFileName, sha256, type ArtifactType, type ObjectId } from '../vocab/index.js';
 import { contentInvocationId, readArtifactHeader, type ArtifactHeader } from './artifact-header.js';
+import { notRegularReason, readRegularFile } from './regular-file.js';
 import type { StatCache } from './stat-cache.js';
 
 /** One artifact file as found in target/, before anything is decided about it. */
@@ -38,10 +40,13 @@ export async function inspectArtifact(file: string, artifact: ArtifactType, cach
   let bytes: Buffer;
   try {
     stat = await fs.stat(file, { bigint: true });
+    const notRegular = notRegularReason(stat);
+    if (notRegular) return { artifact, path: file, state: 'error', error: notRegular };
     const cached = cache?.lookup(file, stat);
     if (cached) return { artifact, path: file, state: 'present', bytes: null, ...cached };
-    bytes = await fs.readFile(file);
+    bytes = await readRegularFile(file);
   } catch (error) {
+    if (isAtticError(error)) return { artifact, path: file, state: 'error', error: error.message };
     const code = (error as { code?: string }).code;
     if (code === 'ENOENT') return { artifact, path: file, state: 'absent' };
     return { artifact, path: file, state: 'error', error: `it cannot be read (${code ?? String(error)})` };
@@ -49,6 +54,8 @@ export async function inspectArtifact(file: string, artifact: ArtifactType, cach
   try {
     const header = readArtifactHeader(artifact, bytes);
     const fromMetadata = header.invocationId;
+    const idProblem = fromMetadata === null ? null : invocationIdProblem(fromMetadata);
+    if (idProblem) return { artifact, path: file, state: 'error', error: `${idProblem}: dbt writes a UUID there` };
     const inspection = {
       sha256: sha256(bytes),
       size: bytes.length,
@@ -70,13 +77,14 @@ export async function inspectArtifact(file: string, artifact: ArtifactType, cach
  * parsing, so it belongs to the manifest's invocation when one sits beside it.
  */
 function assignSemanticManifest(inspected: InspectedArtifact[]): InspectedArtifact[] {
-  const manifest = inspected.find((a) => a.artifact === 'manifest' && a.state === 'present');
-  if (!manifest || manifest.state !== 'present') return inspected;
-  return inspected.map((a) =>
-    a.artifact === 'semantic_manifest' && a.state === 'present' && a.invocationIdSource === 'content'
-      ? { ...a, invocationId: manifest.invocationId, invocationIdSource: 'manifest' }
-      : a,
-  );
+  const manifest = inspected.find((a) => a.artifact === 'manifest');
+  if (!manifest || manifest.state === 'absent') return inspected;
+  return inspected.map((a) => {
+    if (a.artifact !== 'semantic_manifest' || a.state !== 'present' || a.invocationIdSource !== 'content') return a;
+    // Filed under a content id, it would be cut off from the invocation it belongs to for good.
+    if (manifest.state === 'error') return { artifact: a.artifact, path: a.path, state: 'error', error: 'the manifest.json beside it cannot be read, so its invocation is unknown; capture again once dbt has rewritten both' };
+    return { ...a, invocationId: manifest.invocationId, invocationIdSource: 'manifest' };
+  });
 }
 
 export type PresentArtifact = Extract<InspectedArtifact, { state: 'present' }>;

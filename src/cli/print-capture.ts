@@ -19,8 +19,9 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
     printJson(io, { capture_id: written ? (outcome.record?.capture_id ?? null) : null, dry_run: outcome.record === null, artifacts: rows });
     return failed;
   }
+  const othersKept = rows.some((r) => r.status === 'captured' || r.status === 'unchanged');
   for (const row of rows.filter((r) => r.status === 'error')) {
-    io.stderr(`${io.color.red('error:')} ${row.path}: ${row.error} — left out; the other artifacts were captured.\n`);
+    io.stderr(`${io.color.red('error:')} ${row.path}: ${row.error} — left out${othersKept ? '; the other artifacts were captured' : ''}.\n`);
   }
   if (options.quiet) return failed;
   printTable(

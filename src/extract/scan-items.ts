@@ -66,7 +66,8 @@ export function readGuarded<T>(type: ArtifactType, read: () => T): T {
 export function unreadableArtifact(type: ArtifactType | 'artifact', error: unknown): unknown {
   if (error instanceof JsonScanError || error instanceof SyntaxError) {
     const name = type === 'artifact' ? 'The artifact' : `${type}.json`;
-    return new AtticError('artifact-unreadable', `${name} is not valid JSON (${error.message}); capture it again or drop it from the archive.`, { json: error.message });
+    const what = error instanceof JsonScanError && error.reason === 'limit' ? 'cannot be read safely' : 'is not valid JSON';
+    return new AtticError('artifact-unreadable', `${name} ${what} (${error.message}); capture it again or drop it from the archive.`, { json: error.message });
   }
   return error;
 }

@@ -7,13 +7,15 @@
  * bytes are inside strings (raw and compiled SQL).
  */
 
+const SCAN_FAILURES = { truncated: 'truncated JSON', syntax: 'invalid JSON', limit: 'JSON beyond what dbtattic reads' } as const;
+
 export class JsonScanError extends Error {
   constructor(
-    readonly reason: 'truncated' | 'syntax',
+    readonly reason: 'truncated' | 'syntax' | 'limit',
     readonly offset: number,
     detail: string,
   ) {
-    super(`${reason === 'truncated' ? 'truncated JSON' : 'invalid JSON'} at byte ${offset}: ${detail}`);
+    super(`${SCAN_FAILURES[reason]} at byte ${offset}: ${detail}`);
     this.name = 'JsonScanError';
   }
 }
@@ -81,6 +83,13 @@ function skipScalar(buf: Buffer, pos: number, end: number): number {
   return pos;
 }
 
+/**
+ * Deeper nesting is refused: everything downstream (canonical JSON, fingerprints, views) walks
+ * values recursively, and an input that controls that depth controls our stack. dbt's values
+ * nest a handful of levels; Python's json, which writes them, gives up near 1000.
+ */
+export const MAX_JSON_DEPTH = 256;
+
 function skipContainer(buf: Buffer, pos: number, end: number): number {
   const stack: number[] = [];
   while (pos < end) {
@@ -91,6 +100,7 @@ function skipContainer(buf: Buffer, pos: number, end: number): number {
     }
     if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       stack.push(byte === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET);
+      if (stack.length > MAX_JSON_DEPTH) throw new JsonScanError('limit', pos, `nested more than ${MAX_JSON_DEPTH} levels deep`);
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
       if (stack.pop() !== byte) throw new JsonScanError('syntax', pos, 'mismatched bracket');
       if (stack.length === 0) return pos + 1;
@@ -103,10 +113,18 @@ function skipContainer(buf: Buffer, pos: number, end: number): number {
 }
 
 /**
+ * Where a document's first value may start: past a UTF-8 byte order mark, which dbt's readers
+ * (Python's json with utf-8-sig, orjson after decoding) accept and some editors write.
+ */
+export function documentStart(buf: Uint8Array): number {
+  return buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf ? 3 : 0;
+}
+
+/**
  * Yields the members of the object that opens at `pos`, lazily: a caller that wants only the
  * first member stops after reading it.
  */
-export function* objectMembers(buf: Buffer, pos = 0, end: number = buf.length): Generator<JsonMember> {
+export function* objectMembers(buf: Buffer, pos = documentStart(buf), end: number = buf.length): Generator<JsonMember> {
   pos = skipSpace(buf, pos, end);
   if (buf[pos] !== OPEN_BRACE) {
     throw new JsonScanError(pos >= end ? 'truncated' : 'syntax', pos, 'expected an object');

@@ -1,0 +1,71 @@
+import { constants, promises as fs } from 'node:fs';
+import { AtticError } from '../errors.js';
+
+/**
+ * Reading files dbt left in target/, which anything may have put there. Only a regular file is
+ * read, and only up to a bound: a FIFO named manifest.json would block the read (and with it
+ * every dbt command behind the shell wrapper) and a symlink to /dev/zero never ends. The file is
+ * opened without blocking and checked on the open descriptor, so it cannot be swapped between
+ * the check and the read. Every capture of target/ (artifacts, compiled SQL, logs) reads through
+ * here.
+ */
+
+/** Larger than any artifact dbt writes (the biggest manifest seen: 573 MB), below Node's Buffer limit. */
+export const MAX_TARGET_FILE_BYTES = 2 * 1024 ** 3;
+
+/** Why a path cannot be read as a regular file, or null when it can; for an lstat/stat result. */
+export function notRegularReason(stat: { isFile(): boolean; isFIFO(): boolean; isDirectory(): boolean; isCharacterDevice(): boolean; isSocket(): boolean }): string | null {
+  if (stat.isFile()) return null;
+  if (stat.isFIFO()) return 'it is a FIFO, not a regular file';
+  if (stat.isDirectory()) return 'it is a directory, not a regular file';
+  if (stat.isCharacterDevice()) return 'it is a device, not a regular file';
+  if (stat.isSocket()) return 'it is a socket, not a regular file';
+  return 'it is not a regular file';
+}
+
+/**
+ * The bytes of the regular file at `file`, at most `maxBytes` of them. Throws ENOENT as fs does
+ * (absence is not an error to callers); every other refusal is an `artifact-unreadable` AtticError.
+ */
+export async function readRegularFile(file: string, maxBytes = MAX_TARGET_FILE_BYTES): Promise<Buffer> {
+  const handle = await openNonBlocking(file);
+  try {
+    const stat = await handle.stat();
+    const reason = notRegularReason(stat);
+    if (reason) throw new AtticError('artifact-unreadable', reason);
+    if (stat.size > maxBytes) throw tooLarge(stat.size, maxBytes);
+    return await readBounded(handle, stat.size, maxBytes);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function openNonBlocking(file: string): Promise<fs.FileHandle> {
+  try {
+    return await fs.open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'ENOENT') throw error;
+    throw new AtticError('artifact-unreadable', `it cannot be read (${code ?? String(error)})`);
+  }
+}
+
+/** Reads to the end, refusing a file that grew past the bound while we read it. */
+async function readBounded(handle: fs.FileHandle, expected: number, maxBytes: number): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  let total = 0;
+  let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(expected + 1, maxBytes + 1)));
+  for (;;) {
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+    if (total > maxBytes) throw tooLarge(total, maxBytes);
+    parts.push(buffer.subarray(0, bytesRead));
+    buffer = Buffer.allocUnsafe(Math.min(1024 * 1024, maxBytes + 1 - total));
+  }
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts, total);
+}
+
+function tooLarge(size: number, maxBytes: number): AtticError {
+  return new AtticError('artifact-unreadable', `it holds more than ${maxBytes} bytes (${size} read), more than any dbt artifact; left out rather than read into memory`);
+}

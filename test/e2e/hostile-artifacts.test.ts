@@ -1,0 +1,153 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { makeProject, runCli, type CliResult } from '../helpers/cli.js';
+import { syntheticManifest, syntheticRunResults } from '../helpers/synthetic-artifacts.js';
+
+/**
+ * Hostile files in target/ (issue 9): each is left out with a reason (exit 1), the artifacts
+ * beside it are captured, and every reading command keeps working afterwards.
+ */
+const GOOD = '11111111-2222-4333-8444-555555555555';
+
+function project(): { dir: string; target: string } {
+  const made = makeProject();
+  onTestFinished(() => rmSync(made.dir, { recursive: true, force: true }));
+  writeFileSync(path.join(made.target, 'run_results.json'), syntheticRunResults({ invocationId: GOOD }));
+  return made;
+}
+
+interface Entry {
+  artifact: string;
+  status: string;
+  invocation_id: string | null;
+  error?: string;
+}
+
+async function capture(dir: string): Promise<{ result: CliResult; entries: Map<string, Entry> }> {
+  const result = await runCli(['capture', '--json'], { cwd: dir });
+  const entries = new Map((JSON.parse(result.stdout) as { artifacts: Entry[] }).artifacts.map((a) => [a.artifact, a]));
+  return { result, entries };
+}
+
+/** The rest of the history still reads: the good run results are there, the archive verifies. */
+async function expectHistoryIntact(dir: string): Promise<void> {
+  const history = await runCli(['history', '--json'], { cwd: dir });
+  expect(history.exitCode, history.stderr).toBe(0);
+  expect(history.stdout).toContain(GOOD);
+  for (const args of [['info'], ['verify']]) {
+    const result = await runCli(args, { cwd: dir });
+    expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+  }
+}
+
+/** A manifest whose metadata.invocation_id is `id`, written as raw text so any id fits. */
+function manifestWithId(id: string): string {
+  const doc = JSON.parse(syntheticManifest({ invocationId: 'x' })) as { metadata: Record<string, unknown> };
+  doc.metadata.invocation_id = id;
+  return JSON.stringify(doc);
+}
+
+describe('invocation ids that cannot name an invocation', () => {
+  const cases: [string, string, RegExp][] = [
+    ['empty', '', /invocation_id is empty/],
+    ['blank', '   ', /invocation_id is empty/],
+    ['10,000 characters', 'a'.repeat(10_000), /10000 characters long/],
+    ['over a file name once encoded', '/'.repeat(100), /100 characters long \(300 once encoded/],
+  ];
+  it.each(cases)('%s: the manifest is refused with the reason, the run results are captured', async (_label, id, reason) => {
+    const { dir, target } = project();
+    writeFileSync(path.join(target, 'manifest.json'), manifestWithId(id));
+    const { result, entries } = await capture(dir);
+    expect(result.exitCode).toBe(1);
+    expect(entries.get('manifest')).toMatchObject({ status: 'error', error: expect.stringMatching(reason) });
+    expect(entries.get('run_results')).toMatchObject({ status: 'captured', invocation_id: GOOD });
+    await expectHistoryIntact(dir);
+    // The pre-capture before the next dbt command is not aborted either.
+    expect((await runCli(['capture', '--quiet', '--phase', 'pre'], { cwd: dir })).exitCode).toBe(1);
+  });
+});
+
+describe('nesting thousands of levels deep', () => {
+  const deep = (levels: number): string => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+  const withDeepConfig = (levels: number): string =>
+    syntheticManifest({ invocationId: 'dddddddd-2222-4333-8444-555555555555' }).replace('"materialized": "view"', `"materialized": "view", "deep": ${deep(levels)}`);
+
+  it('is refused at capture with a reason, and the rest reads', async () => {
+    const { dir, target } = project();
+    writeFileSync(path.join(target, 'manifest.json'), withDeepConfig(5_000));
+    const { result, entries } = await capture(dir);
+    expect(result.exitCode).toBe(1);
+    expect(entries.get('manifest')).toMatchObject({ status: 'error', error: expect.stringMatching(/nested more than \d+ levels deep/) });
+    await expectHistoryIntact(dir);
+  });
+});
+
+describe('files in target/ that are not regular files', () => {
+  it('a FIFO named manifest.json is refused without blocking', async () => {
+    const { dir, target } = project();
+    execFileSync('mkfifo', [path.join(target, 'manifest.json')]);
+    const { result, entries } = await capture(dir);
+    expect(result.exitCode).toBe(1);
+    expect(entries.get('manifest')).toMatchObject({ status: 'error', error: 'it is a FIFO, not a regular file' });
+    expect(entries.get('run_results')).toMatchObject({ status: 'captured' });
+    await expectHistoryIntact(dir);
+  });
+
+  it('a symlink to /dev/zero is refused without reading it', async () => {
+    const { dir, target } = project();
+    symlinkSync('/dev/zero', path.join(target, 'manifest.json'));
+    const { result, entries } = await capture(dir);
+    expect(result.exitCode).toBe(1);
+    expect(entries.get('manifest')).toMatchObject({ status: 'error', error: 'it is a device, not a regular file' });
+    await expectHistoryIntact(dir);
+  });
+
+  it('a symlink to a regular artifact is read', async () => {
+    const { dir, target } = project();
+    const elsewhere = path.join(dir, 'manifest-elsewhere.json');
+    writeFileSync(elsewhere, syntheticManifest({ invocationId: GOOD }));
+    symlinkSync(elsewhere, path.join(target, 'manifest.json'));
+    const { result, entries } = await capture(dir);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(entries.get('manifest')).toMatchObject({ status: 'captured', invocation_id: GOOD });
+  });
+});
+
+describe('smaller cases', () => {
+  it('a UTF-8 byte order mark is accepted, as dbt accepts it, and the exact bytes are archived', async () => {
+    const { dir, target } = project();
+    const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(syntheticManifest({ invocationId: GOOD }))]);
+    writeFileSync(path.join(target, 'manifest.json'), bytes);
+    const { result, entries } = await capture(dir);
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(entries.get('manifest')).toMatchObject({ status: 'captured', invocation_id: GOOD });
+    const nodes = await runCli(['query', 'select unique_id from node_invocation', '--json'], { cwd: dir });
+    expect(nodes.exitCode, nodes.stderr).toBe(0);
+    expect(nodes.stdout).toContain('model.synthetic.m0');
+    const out = path.join(dir, 'state-out');
+    expect((await runCli(['state', '--invocation', GOOD.slice(0, 8), '--out', out], { cwd: dir })).exitCode).toBe(0);
+    expect(readFileSync(path.join(out, 'manifest.json')).equals(bytes)).toBe(true);
+  });
+
+  it('a semantic manifest beside an unreadable manifest is left out, not filed under a content id', async () => {
+    const { dir, target } = project();
+    writeFileSync(path.join(target, 'manifest.json'), '{"metadata": {"invocation_id": "trunc');
+    writeFileSync(path.join(target, 'semantic_manifest.json'), JSON.stringify({ semantic_models: [], metrics: [], project_configuration: {} }));
+    const { result, entries } = await capture(dir);
+    expect(result.exitCode).toBe(1);
+    expect(entries.get('semantic_manifest')).toMatchObject({ status: 'error', invocation_id: null, error: expect.stringMatching(/manifest\.json beside it cannot be read/) });
+    await expectHistoryIntact(dir);
+  });
+
+  it('a target/ that is a file is said to be one, and nothing claims the other artifacts were captured', async () => {
+    const { dir, target } = project();
+    rmSync(target, { recursive: true });
+    writeFileSync(target, 'not a directory');
+    const result = await runCli(['capture'], { cwd: dir });
+    expect(result.exitCode).toBe(3);
+    expect(result.stderr).toContain(`${target} is not a directory`);
+    expect(result.stderr).not.toContain('the other artifacts were captured');
+  });
+});
