@@ -56,3 +56,18 @@ const macroCode = (m) => Object.values(m.macros ?? {}).map((macro) => macro.macr
 console.log(`sql-normalize: ${manifests.length} manifests from ${corpus}`);
 measure('node raw code', collectTexts(manifests, nodeCode));
 measure('macro sql', collectTexts(manifests, macroCode));
+
+// Hostile code (issue 9): many comments used to cost a search to the end of the code each
+// (3 MB: 7 s). Linear means 3 MB costs about ten times 0.3 MB; the goal allows 20 for noise.
+function seconds(code, dialect) {
+  const started = process.hrtime.bigint();
+  normalizeSql(code, dialect);
+  return Number(process.hrtime.bigint() - started) / 1e9;
+}
+const postgres = dialectFor('postgres');
+for (const [label, unit] of [['line comments', '-- a comment\nselect a from b\n'], ['block comments', "/* c */ select 'x'\n"]]) {
+  const sized = (bytes) => unit.repeat(Math.ceil(bytes / unit.length));
+  const small = seconds(sized(300_000), postgres);
+  const large = seconds(sized(3_000_000), postgres);
+  console.log(JSON.stringify({ bench: `3 MB of ${label}`, seconds: Number(large.toFixed(3)), ratio_to_300kb: Number((large / small).toFixed(1)), pass: large / small < 20 }));
+}

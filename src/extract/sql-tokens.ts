@@ -101,16 +101,16 @@ class SqlNormalizer {
     this.spaced = true;
   }
 
+  /** Looks only inside the comment: searching on past its end for a `{` made many comments quadratic. */
   private jinjaWithin(start: number, end: number): string[] {
     const kept: string[] = [];
-    let j = this.code.indexOf('{', start);
-    while (j >= 0 && j < end) {
+    let j = start;
+    while (j < end) {
       if (opensJinja(this.code, j)) {
         const block = readJinjaBlock(this.code, j);
         if (block.text !== null) kept.push(block.text);
         j = block.end;
       } else j += 1;
-      j = this.code.indexOf('{', j);
     }
     return kept;
   }

@@ -18,7 +18,9 @@ export default async function capture(io: CliIo, flags: CaptureFlags): Promise<n
   const config = loadConfig(io, flags);
   const phase = flags.phase && isCapturePhase(flags.phase) ? flags.phase : 'manual';
   const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env });
-  if (!flags.dryRun) await updateStoreAfter(io, config, [outcome], flags.quiet ?? false);
+  // A pre capture runs in front of dbt (the shell wrapper): it only reads and archives bytes.
+  // Ingest, which parses and fingerprints, is left to the next read or the next capture after dbt.
+  if (!flags.dryRun && phase !== 'pre') await updateStoreAfter(io, config, [outcome], flags.quiet ?? false);
   const failed = printCaptureResult(io, outcome, { json: flags.json ?? false, quiet: flags.quiet ?? false });
   return failed ? ExitCode.partial : ExitCode.ok;
 }
