@@ -1,5 +1,6 @@
 import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
+import { checkDuckdbPath } from './duckdb-path.js';
 
 /**
  * One open DuckDB file. DuckDB lets one process write a file and refuses every other process,
@@ -26,7 +27,7 @@ const WRITE_MEMORY_LIMIT = process.env.DBTATTIC_STORE_MEMORY_LIMIT ?? '256MB';
 export async function openDatabase(file: string, mode: OpenMode): Promise<Database> {
   let instance: DuckDBInstance;
   try {
-    instance = await DuckDBInstance.create(file, mode === 'read' ? { access_mode: 'READ_ONLY' } : { memory_limit: WRITE_MEMORY_LIMIT });
+    instance = await DuckDBInstance.create(checkDuckdbPath(file), mode === 'read' ? { access_mode: 'READ_ONLY' } : { memory_limit: WRITE_MEMORY_LIMIT });
   } catch (error) {
     throw asStoreError(file, error);
   }
