@@ -2,11 +2,34 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { readBlob, type Backend } from '../archive/index.js';
+import { AtticError } from '../errors.js';
 import { artifactFileName, type ArtifactType } from '../vocab/index.js';
 import type { ArchivedInvocation } from './invocations.js';
 
 /** What dbt's --state reads: the manifest for state:, results for result:, sources for source_status:. */
 const STATE_ARTIFACTS: ArtifactType[] = ['manifest', 'run_results', 'sources'];
+
+/**
+ * Marks a directory as one dbtattic writes state into: only such a directory, or an empty one,
+ * is written to, since writing removes a stale manifest.json and friends. A user's own files in
+ * a directory given to `--out` are never touched.
+ */
+export const STATE_DIR_MARKER = '.dbtattic-state';
+
+/** Refuses `dir` when it holds files and is not a state directory dbtattic made. */
+export async function checkStateDir(dir: string): Promise<void> {
+  const entries: string[] = await fs.readdir(dir).catch((error: { code?: string }) => {
+    if (error.code === 'ENOENT') return [];
+    if (error.code === 'ENOTDIR') throw new AtticError('usage', `${dir} is a file, not a directory; give --out a new or empty directory.`);
+    throw error;
+  });
+  if (entries.length === 0 || entries.includes(STATE_DIR_MARKER)) return;
+  throw new AtticError(
+    'usage',
+    `${dir} already holds files and is not a state directory dbtattic made; state would replace its manifest.json, run_results.json and sources.json. Give --out a new or empty directory.`,
+    { path: dir },
+  );
+}
 
 /**
  * Writes the invocation's archived artifacts, byte for byte, into `dir`. Each file goes to a
@@ -15,6 +38,7 @@ const STATE_ARTIFACTS: ArtifactType[] = ['manifest', 'run_results', 'sources'];
  */
 export async function writeStateDir(backend: Backend, invocation: ArchivedInvocation, dir: string): Promise<string[]> {
   await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(path.join(dir, STATE_DIR_MARKER), 'A dbtattic state directory: `dbtattic state` replaces the artifacts in it.\n');
   const written: string[] = [];
   for (const artifact of STATE_ARTIFACTS) {
     const record = invocation.artifacts[artifact];

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { keySegment, openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
-import { chooseState, writeStateDir } from '../../state/index.js';
+import { checkStateDir, chooseState, writeStateDir } from '../../state/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 
@@ -25,6 +25,7 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
     commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean),
   });
   const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.store.value, 'state', keySegment(chosen.invocation.invocationId));
+  if (flags.out) await checkStateDir(dir);
   const files = await writeStateDir(backend, chosen.invocation, dir);
   if (flags.json) {
     printJson(io, {
