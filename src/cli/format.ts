@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';
 import type { CliIo } from './io.js';
+import { escapeControls } from './terminal-text.js';
 
 /** Human byte counts: 1.2 MB, 340 B. */
 export function formatBytes(bytes: number | null | undefined): string {
@@ -34,6 +35,7 @@ export function printTable(io: CliIo, head: string[], rows: (string | number)[][
   // Loaded on first use: most runs print to a pipe or not at all, and start-up matters here.
   const Table = createRequire(import.meta.url)('cli-table3') as typeof TableType;
   const table = new Table({ head: head.map((h) => io.color.bold(h)), style: { head: [], border: [] }, chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' } });
+  // Cells may hold our colours; the terminal writer (io.ts) escapes every other control.
   table.push(...rows.map((row) => row.map(String)));
   io.stdout(`${table.toString()}\n`);
 }
@@ -44,7 +46,7 @@ export function formatTime(iso: string | null | undefined): string {
   return iso.replace('T', ' ').slice(0, 16);
 }
 
-/** One line per row, whatever a cell holds: tabs, newlines and backslashes escaped as in TSV. */
+/** One line per row, whatever a cell holds: tabs, newlines and backslashes escaped as in TSV, other controls as \\uXXXX. */
 function tsvField(cell: string | number): string {
-  return String(cell).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r?\n/g, '\\n');
+  return escapeControls(String(cell).replace(/\\/g, '\\\\').replace(/\t/g, '\\t').replace(/\r?\n/g, '\\n'));
 }

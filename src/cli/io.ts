@@ -1,4 +1,5 @@
 import chalk, { Chalk, type ChalkInstance } from 'chalk';
+import { escapeControls, escapeForTerminal } from './terminal-text.js';
 
 /**
  * Everything a command touches of the outside world, passed in so end-to-end tests and the
@@ -26,8 +27,9 @@ export function processIo(): CliIo {
   return {
     cwd: process.cwd(),
     env: process.env,
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
+    // Artifacts' text may hold terminal commands: shown escaped, on a terminal and in a CI log alike.
+    stdout: (text) => process.stdout.write(isTTY ? escapeForTerminal(text) : escapeControls(text)),
+    stderr: (text) => process.stderr.write(process.stderr.isTTY ? escapeForTerminal(text) : escapeControls(text)),
     isTTY,
     stderrIsTTY: Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0,
     color: isTTY && !noColor ? chalk : new Chalk({ level: 0 }),

@@ -151,3 +151,21 @@ describe('smaller cases', () => {
     expect(result.stderr).not.toContain('the other artifacts were captured');
   });
 });
+
+describe('control characters in artifacts', () => {
+  it('reach human output escaped, never as terminal commands', async () => {
+    const { dir, target } = project();
+    const hostile = 'prod\u001b]0;owned\u0007\u001b[2J';
+    const results = JSON.parse(syntheticRunResults({ invocationId: GOOD, target: hostile, statuses: ['error'] })) as { results: { message: string }[] };
+    results.results[0]!.message = 'failed\u001b[2J\u009b1;1H\r';
+    writeFileSync(path.join(target, 'run_results.json'), JSON.stringify(results));
+    expect((await capture(dir)).result.exitCode).toBe(0);
+    for (const args of [['history'], ['inspect', GOOD.slice(0, 8)], ['query', 'select message from run_result']]) {
+      const result = await runCli(args, { cwd: dir });
+      expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stdout, args.join(' ')).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+    }
+    const history = await runCli(['history'], { cwd: dir });
+    expect(history.stdout).toContain('prod\\u001b]0;owned\\u0007\\u001b[2J');
+  });
+});
