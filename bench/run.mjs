@@ -4,13 +4,16 @@
 //   npm run bench                  all of them
 //   npm run bench -- dedup large   those whose file name contains a word given
 import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const BENCHES = ['capture-dedup.mjs', 'ingest-history.mjs', 'ingest-large.mjs', 'sql-normalize.mjs'];
+const BENCHES = ['startup.mjs', 'capture-dedup.mjs', 'ingest-history.mjs', 'ingest-large.mjs', 'sql-normalize.mjs'];
 
 const only = process.argv.slice(2);
+// Figures depend on the Node line (issue 17): every report starts with it.
+process.stdout.write(`node ${process.version} on ${process.platform}-${process.arch}, ${os.availableParallelism()} cores\n`);
 let missed = 0;
 for (const file of BENCHES.filter((f) => only.length === 0 || only.some((word) => f.includes(word)))) {
   process.stdout.write(`\n== ${file}\n`);
