@@ -22,7 +22,7 @@ const npm = (args: string[], cwd = work): string =>
 
 /** PATH's first `node` is the one under test (CI runs the suite on several Node lines that way). */
 function npmEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', NO_COLOR: '1' };
+  const env: NodeJS.ProcessEnv = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', NO_COLOR: '1' };
   env.PATH = `${path.dirname(process.execPath)}${path.delimiter}${env.PATH ?? ''}`;
   return env;
 }
