@@ -16,6 +16,8 @@ export const ExitCode = {
   damaged: 4,
   /** The store is in use by another process: try again when it finishes. */
   busy: 5,
+  /** Remote storage cannot be reached, refuses access, or has no such bucket. */
+  remote: 6,
   /** An unexpected internal error: a bug. */
   internal: 70,
 } as const;
@@ -36,7 +38,9 @@ export type ErrorCode =
   | 'store-schema'
   | 'query-refused'
   | 'catalog'
-  | 'ref-conflict';
+  | 'ref-conflict'
+  | 'remote'
+  | 'diverged';
 
 const exitByCode: Record<ErrorCode, ExitCode> = {
   usage: ExitCode.usage,
@@ -54,6 +58,8 @@ const exitByCode: Record<ErrorCode, ExitCode> = {
   'query-refused': ExitCode.usage,
   catalog: ExitCode.partial,
   'ref-conflict': ExitCode.partial,
+  remote: ExitCode.remote,
+  diverged: ExitCode.partial,
 };
 
 export class AtticError extends Error {

@@ -1,16 +1,27 @@
 /**
  * The storage an archive lives on, as small as restic's: keys are '/'-separated relative paths.
  * Objects and records are written once with putIfAbsent; only refs change, by compareAndSwap.
- * Implementations: backends/fs.ts (a directory), backends/mem.ts (tests); S3 later.
+ * Implementations: backends/fs.ts (a directory), backends/mem.ts (tests), backends/s3/ (object
+ * storage). One contract suite (test/contract/backend.test.ts) runs against each.
  */
 export interface StoredKey {
   key: string;
   size: number;
 }
 
+/**
+ * What the storage can promise. Object stores differ: some ignore conditional writes. Without
+ * compare-and-swap, branch heads use the fallback of branches.ts (immutable head entries).
+ */
+export interface BackendCapabilities {
+  createOnly: boolean;
+  compareAndSwap: boolean;
+}
+
 export interface Backend {
   /** A human description for messages: a path or URL, never with credentials. */
   readonly location: string;
+  readonly capabilities: BackendCapabilities;
   /** The bytes under `key`, or undefined when there is none. */
   get(key: string): Promise<Buffer | undefined>;
   has(key: string): Promise<boolean>;
@@ -19,8 +30,11 @@ export interface Backend {
    * Readers never see a partial value.
    */
   putIfAbsent(key: string, data: Uint8Array): Promise<boolean>;
-  /** Every key under `prefix` (recursively), in no particular order. */
-  list(prefix: string): Promise<StoredKey[]>;
+  /**
+   * Every key under `prefix` (recursively), in no particular order; with `startAfter`, only keys
+   * that sort after it (byte order), which object stores answer without listing the rest.
+   */
+  list(prefix: string, startAfter?: string): Promise<StoredKey[]>;
   delete(key: string): Promise<void>;
   /**
    * Replaces the value under `key` with `next` only if it currently equals `expected`

@@ -1,5 +1,6 @@
 import { AtticError } from '../errors.js';
 import type { Backend } from './backend.js';
+import { HEAD_ENTRIES_PREFIX, headEntriesPrefix, headEntryKey, refKey } from './layout.js';
 import { listRefs, readRef, updateRef } from './refs.js';
 
 /**
@@ -8,6 +9,12 @@ import { listRefs, readRef, updateRef } from './refs.js';
  * its head (the newest capture filed on it) and, for a branch made with `branch create`, the
  * run it started from. Heads only move forward, by compare-and-swap, so concurrent captures
  * never lose an update; the history itself is in the capture records, which are never lost.
+ *
+ * Fallback for storage without compare-and-swap (some S3-compatible servers ignore If-Match):
+ * each capture that moves a branch writes an immutable entry named by its time-ordered capture
+ * id (headEntryKey), and the head is the newest entry. Entries are only ever added, so
+ * concurrent writers cannot lose one. Readers always merge both forms, so stores written in
+ * either mode (or both) read the same.
  */
 export interface Branch {
   name: string;
@@ -30,18 +37,46 @@ export function checkBranchName(name: string): string {
 }
 
 export async function readBranch(backend: Backend, name: string): Promise<Branch | null> {
-  const text = await readRef(backend, NAMESPACE, name);
-  return text ? parseBranch(text) : null;
+  const [text, entry] = await Promise.all([readRef(backend, NAMESPACE, name), newestHeadEntry(backend, name)]);
+  const branch = text ? parseBranch(text) : null;
+  if (!entry) return branch;
+  const base = branch ?? { name, head_capture_id: null, head_invocation_id: null, base: null, created_at: entry.at };
+  if (base.head_capture_id !== null && base.head_capture_id >= entry.capture_id) return base;
+  return { ...base, head_capture_id: entry.capture_id, head_invocation_id: entry.invocation_id ?? base.head_invocation_id };
+}
+
+interface HeadEntry {
+  capture_id: string;
+  invocation_id: string | null;
+  at: string;
+}
+
+async function newestHeadEntry(backend: Backend, name: string): Promise<HeadEntry | null> {
+  const keys = (await backend.list(headEntriesPrefix(name))).map((k) => k.key).sort();
+  const newest = keys.at(-1);
+  const bytes = newest ? await backend.get(newest) : undefined;
+  if (!bytes) return null;
+  try {
+    return JSON.parse(bytes.toString('utf8')) as HeadEntry;
+  } catch {
+    throw new AtticError('archive-damaged', `The branch head entry ${newest} is unreadable. Run 'dbtattic verify'.`);
+  }
 }
 
 export async function listBranches(backend: Backend): Promise<Branch[]> {
-  const names = await listRefs(backend, NAMESPACE);
+  const entryNames = (await backend.list(HEAD_ENTRIES_PREFIX)).map((k) => decodeURIComponent(k.key.slice(HEAD_ENTRIES_PREFIX.length).split('/')[0]!));
+  const names = [...new Set([...(await listRefs(backend, NAMESPACE)), ...entryNames])];
   const branches = await Promise.all(names.map((name) => readBranch(backend, name)));
   return branches.filter((b): b is Branch => b !== null).sort((a, b) => a.name.localeCompare(b.name));
 }
 
 /** Moves the head to `captureId` unless a newer capture is already there. */
 export async function advanceBranch(backend: Backend, name: string, captureId: string, invocationId: string | null, now: Date): Promise<void> {
+  if (!backend.capabilities.compareAndSwap) {
+    const entry: HeadEntry = { capture_id: captureId, invocation_id: invocationId, at: now.toISOString() };
+    await backend.putIfAbsent(headEntryKey(checkBranchName(name), captureId), Buffer.from(`${JSON.stringify(entry)}\n`));
+    return;
+  }
   await updateRef(backend, NAMESPACE, checkBranchName(name), (current) => {
     const branch = current ? parseBranch(current) : { name, head_capture_id: null, head_invocation_id: null, base: null, created_at: now.toISOString() };
     if (branch.head_capture_id !== null && branch.head_capture_id >= captureId) return current;
@@ -52,6 +87,12 @@ export async function advanceBranch(backend: Backend, name: string, captureId: s
 /** A new branch whose history starts at `base`; refuses a name already taken. */
 export async function createBranch(backend: Backend, name: string, base: Branch['base'], now: Date): Promise<Branch> {
   const branch: Branch = { name: checkBranchName(name), head_capture_id: null, head_invocation_id: base?.invocation_id ?? null, base, created_at: now.toISOString() };
+  if (!backend.capabilities.compareAndSwap) {
+    // Create-only is enough to make a name taken exactly once.
+    const taken = (await newestHeadEntry(backend, name)) !== null || !(await backend.putIfAbsent(refKey(NAMESPACE, name), Buffer.from(serialise(branch))));
+    if (taken) throw new AtticError('usage', `Branch '${name}' exists already. Pick another name.`);
+    return branch;
+  }
   await updateRef(backend, NAMESPACE, name, (current) => {
     if (current !== undefined) throw new AtticError('usage', `Branch '${name}' exists already. Pick another name.`);
     return serialise(branch);

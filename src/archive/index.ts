@@ -1,6 +1,6 @@
 /**
  * The archive: dbtattic's source of truth. Terms:
- * - backend: where bytes live (a directory now, object storage later); keys are '/' paths.
+ * - backend: where bytes live (a directory, S3-compatible object storage); keys are '/' paths.
  * - chunk: a gzip-compressed, content-defined piece of an artifact, named by its SHA-256.
  * - file: the index of one whole artifact's chunks, named by the artifact's SHA-256.
  * - record: small immutable JSON giving objects meaning (artifact records, capture records).
@@ -8,10 +8,12 @@
  * The archive knows nothing about DuckDB or target/.
  */
 export type { Backend, StoredKey } from './backend.js';
-export { backendFor, openArchive, redactUrl, ARCHIVE_FORMAT } from './open.js';
+export { backendFor, openArchive, openBackend, redactUrl, ARCHIVE_FORMAT, type RemoteOptions } from './open.js';
+export type { BackendCapabilities } from './backend.js';
 export { putBlob, readBlob, hasBlob, type PutResult } from './objects.js';
 export * from './records.js';
 export { artifactRecordKey, captureRecordKey, invocationIdProblem, keySegment } from './layout.js';
+export { listJournalIds, putJournalEntry, readJournalEntries, type JournalEntry } from './journal.js';
 export { readRef, updateRef, listRefs } from './refs.js';
 export { verifyArchive, type VerifyReport, type Problem } from './verify.js';
 export { summarizeArchive, type ArchiveSummary } from './summary.js';

@@ -10,6 +10,7 @@ export const CHUNKS_PREFIX = 'chunks/';
 export const FILES_PREFIX = 'files/';
 export const INVOCATION_RECORDS_PREFIX = 'records/invocations/';
 export const CAPTURE_RECORDS_PREFIX = 'records/captures/';
+export const JOURNAL_PREFIX = 'records/journal/';
 export const REFS_PREFIX = 'refs/';
 
 export function chunkKey(id: ObjectId): string {
@@ -50,12 +51,30 @@ export function captureRecordKey(captureId: string): string {
   return `${CAPTURE_RECORDS_PREFIX}${keySegment(captureId)}.json`;
 }
 
+export function journalKey(id: string): string {
+  return `${JOURNAL_PREFIX}${keySegment(id)}.json`;
+}
+
 /**
  * A ref's name is one key segment whatever it holds: `feature` and `feature/x` must be able to
  * coexist, which nested paths would not allow (a file cannot also be a directory).
  */
 export function refKey(namespace: string, name: string): string {
   return `${REFS_PREFIX}${namespace}/${encodeURIComponent(name).replace(/\./g, '%2E')}`;
+}
+
+/**
+ * The compare-and-swap fallback (branches.ts): one immutable entry per capture that moved a
+ * branch, `refs/branch-heads/<branch>/<capture id>`; the head is the newest.
+ */
+export const HEAD_ENTRIES_PREFIX = `${REFS_PREFIX}branch-heads/`;
+
+export function headEntriesPrefix(branch: string): string {
+  return `${HEAD_ENTRIES_PREFIX}${encodeURIComponent(branch).replace(/\./g, '%2E')}/`;
+}
+
+export function headEntryKey(branch: string, captureId: string): string {
+  return `${headEntriesPrefix(branch)}${keySegment(captureId)}`;
 }
 
 export function refNameOfKey(namespace: string, key: string): string | undefined {

@@ -3,26 +3,53 @@ import { AtticError } from '../errors.js';
 import type { Backend } from './backend.js';
 import { FsBackend } from './backends/fs.js';
 import { MemBackend } from './backends/mem.js';
+import { isS3Uri } from './backends/s3/location.js';
+
 import { FORMAT_KEY } from './layout.js';
 
 export const ARCHIVE_FORMAT = 'dbtattic-archive 1';
 
 /**
- * Picks a backend by the location's scheme: a plain path or file: URL is a directory, mem: is
- * in-memory (tests). Object storage (s3://) is designed for but not built yet.
+ * How to reach a remote archive, as configuration gives it: the raw `s3:` mapping, the local
+ * directory for cached facts, the environment (AWS_* variables; DBTATTIC_S3_TRACE=1 prints
+ * every request to stderr).
  */
+export interface RemoteOptions {
+  s3: unknown;
+  cacheDir: { value: string } | string;
+  env: Record<string, string | undefined>;
+  onRequest?: (operation: string, key: string) => void;
+}
+
+/**
+ * Picks a backend by the location's scheme: a plain path or file: URL is a directory, mem: is
+ * in-memory (tests), s3:// is object storage (its SDK is loaded only then: capture stays fast).
+ */
+export async function openBackend(location: string, remote?: RemoteOptions | null): Promise<Backend> {
+  if (!isS3Uri(location)) return backendFor(location);
+  if (!remote) throw new AtticError('config', `Archive location '${redactUrl(location)}' needs S3 settings. This is a bug in the caller.`);
+  const [{ openS3Backend }, { resolveS3Settings }] = await Promise.all([import('./backends/s3/open.js'), import('./backends/s3/settings.js')]);
+  const trace = remote.env.DBTATTIC_S3_TRACE === '1' ? (operation: string, key: string) => process.stderr.write(`s3 ${operation} ${key}\n`) : undefined;
+  return openS3Backend(location, {
+    settings: resolveS3Settings(remote.s3, remote.env),
+    cacheDir: typeof remote.cacheDir === 'string' ? remote.cacheDir : remote.cacheDir.value,
+    onRequest: remote.onRequest ?? trace,
+  });
+}
+
+/** A local (or in-memory) backend by its location. */
 export function backendFor(location: string): Backend {
   if (location === 'mem:' || location.startsWith('mem:')) return new MemBackend();
   if (location.startsWith('file://')) return new FsBackend(new URL(location).pathname);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) {
-    throw new AtticError('config', `Archive location '${redactUrl(location)}' uses a scheme dbtattic does not support yet. Use a local directory.`);
+    throw new AtticError('config', `Archive location '${redactUrl(location)}' uses a scheme dbtattic does not support. Use a local directory or s3://bucket/prefix.`);
   }
   return new FsBackend(path.resolve(location));
 }
 
 /** Opens an archive, writing its FORMAT file on first use; refuses one of an unknown format. */
-export async function openArchive(location: string, options: { create: boolean }): Promise<Backend> {
-  const backend = backendFor(location);
+export async function openArchive(location: string, options: { create: boolean; remote?: RemoteOptions | null }): Promise<Backend> {
+  const backend = await openBackend(location, options.remote);
   const format = await backend.get(FORMAT_KEY);
   if (format === undefined) {
     if (!options.create) {

@@ -3,6 +3,7 @@ import {
   putArtifactRecord,
   putBlob,
   putCaptureRecord,
+  putJournalEntry,
   type ArtifactRecord,
   type Backend,
   type CapturedArtifact,
@@ -32,6 +33,16 @@ export interface CaptureMeta {
  * killed at any point leaves only unreferenced objects, which the next capture reuses.
  */
 export async function applyCapture(backend: Backend, plan: CapturePlan, meta: CaptureMeta): Promise<CaptureRecord> {
+  const storing = plan.artifacts.flatMap((p) => (p.action === 'store' ? [p.item] : []));
+  // First, the journal entry naming what follows (journal.ts): readers of object storage find
+  // new records through it, even those of a capture killed before its capture record.
+  if (storing.length > 0 || meta.run) {
+    await putJournalEntry(backend, {
+      journal_id: meta.captureId,
+      captures: [meta.captureId],
+      artifact_records: storing.map((item) => ({ invocation_id: item.invocationId, artifact: item.artifact, sha256: item.sha256 })),
+    });
+  }
   const artifacts: CapturedArtifact[] = [];
   for (const planned of plan.artifacts) artifacts.push(await applyArtifact(backend, planned, meta));
   const record: CaptureRecord = {

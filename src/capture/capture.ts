@@ -21,6 +21,11 @@ export interface CaptureOptions {
   now?: Date;
   /** Where to remember file identities and hashes between captures (stat-cache.ts); none: hash everything. */
   statCacheFile?: string;
+  /**
+   * Remember which records are archived, and do not ask again: for a remote archive, where
+   * each question is a request (an unchanged target/ then costs one request, not six).
+   */
+  rememberArchived?: boolean;
 }
 
 export interface CaptureOutcome {
@@ -40,7 +45,8 @@ export async function captureTarget(backend: Backend, options: CaptureOptions): 
   if (options.branch) checkBranchName(options.branch);
   const cache = options.statCacheFile ? await StatCache.load(options.statCacheFile) : undefined;
   const inspected = await inspectTarget(options.targetDir, options.artifacts, cache);
-  const archived = await archivedSet(backend, inspected.filter((a): a is PresentArtifact => a.state === 'present'));
+  const known = options.rememberArchived ? cache : undefined;
+  const archived = await archivedSet(backend, inspected.filter((a): a is PresentArtifact => a.state === 'present'), known);
   const plan = planCapture(inspected, (item) => archived.has(item));
   if (options.dryRun) return { plan, record: null };
   await cache?.save();
@@ -55,13 +61,21 @@ export async function captureTarget(backend: Backend, options: CaptureOptions): 
     context,
     run: options.run ?? null,
   });
+  if (known) {
+    for (const a of record.artifacts) if (a.invocation_id && a.sha256 && (a.status === 'captured' || a.status === 'unchanged')) known.markArchived(recordName(a.invocation_id, a.artifact, a.sha256));
+    await known.save();
+  }
   return { plan, record };
 }
 
-async function archivedSet(backend: Backend, present: PresentArtifact[]): Promise<Set<PresentArtifact>> {
+function recordName(invocationId: string, artifact: string, sha: string): string {
+  return `${invocationId}/${artifact}/${sha}`;
+}
+
+async function archivedSet(backend: Backend, present: PresentArtifact[], known?: StatCache): Promise<Set<PresentArtifact>> {
   const found = new Set<PresentArtifact>();
   for (const item of present) {
-    if (await hasArtifactRecord(backend, item.invocationId, item.artifact, item.sha256)) found.add(item);
+    if (known?.isArchived(recordName(item.invocationId, item.artifact, item.sha256)) || (await hasArtifactRecord(backend, item.invocationId, item.artifact, item.sha256))) found.add(item);
   }
   return found;
 }

@@ -24,7 +24,7 @@ export async function captureProject(config: AtticConfig, options: SessionOption
     throw new AtticError('project-not-found', 'capture needs a dbt project: run it inside one, or pass --project-dir.');
   }
   // A dry run writes nothing, not even a new archive: without one, everything is new.
-  const backend = options.dryRun && !existsSync(config.archiveLocation) ? new MemBackend() : await openArchive(config.archiveLocation, { create: !options.dryRun });
+  const backend = options.dryRun && !config.remote && !existsSync(config.archiveLocation) ? new MemBackend() : await openArchive(config.archiveLocation, { create: !options.dryRun, remote: config.remote });
   return captureTarget(backend, {
     targetDir: config.targetDir.value,
     artifacts: config.artifacts.value,
@@ -36,6 +36,7 @@ export async function captureProject(config: AtticConfig, options: SessionOption
     context: async () => options.context ?? (await import('./run-context.js')).takeRunContext(config, options.env, 'capture'),
     run: options.run ?? null,
     dryRun: options.dryRun ?? false,
-    statCacheFile: path.join(config.store.value, 'capture-cache.json'),
+    statCacheFile: path.join(config.localDir, 'capture-cache.json'),
+    rememberArchived: config.remote !== null,
   });
 }

@@ -34,16 +34,28 @@ export class StatCache {
   private constructor(
     private readonly file: string,
     private readonly entries: Record<string, Entry>,
+    /** Artifact records known to be in the archive: asking a remote store costs a request each. */
+    private readonly archived: Set<string>,
   ) {}
 
   static async load(file: string): Promise<StatCache> {
     try {
       const parsed: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
       const entries = parsed && typeof parsed === 'object' && 'entries' in parsed ? (parsed as { entries: Record<string, Entry> }).entries : {};
-      return new StatCache(file, entries ?? {});
+      const archived = parsed && typeof parsed === 'object' && Array.isArray((parsed as { archived?: unknown }).archived) ? (parsed as { archived: string[] }).archived : [];
+      return new StatCache(file, entries ?? {}, new Set(archived));
     } catch {
-      return new StatCache(file, {});
+      return new StatCache(file, {}, new Set());
     }
+  }
+
+  /** Records are never rewritten or removed, so once seen in the archive, a record stays there. */
+  isArchived(recordKey: string): boolean {
+    return this.archived.has(recordKey);
+  }
+
+  markArchived(recordKey: string): void {
+    this.archived.add(recordKey);
   }
 
   lookup(filePath: string, stat: BigIntStats): CachedInspection | undefined {
@@ -64,7 +76,10 @@ export class StatCache {
   async save(): Promise<void> {
     await fs.mkdir(path.dirname(this.file), { recursive: true });
     const temp = `${this.file}.${randomBytes(6).toString('hex')}.tmp`;
-    await fs.writeFile(temp, JSON.stringify({ format: 1, entries: this.entries }));
+    // Only what target/ holds now matters: forget records of files no longer there.
+    const current = new Set(Object.values(this.entries).map((e) => e.sha256));
+    const archived = [...this.archived].filter((key) => current.has(key.slice(-64)));
+    await fs.writeFile(temp, JSON.stringify({ format: 1, entries: this.entries, archived }));
     await fs.rename(temp, this.file);
   }
 }

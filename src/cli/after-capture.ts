@@ -9,7 +9,9 @@ import type { CliIo } from './io.js';
  */
 export async function updateStoreAfter(io: CliIo, config: AtticConfig, outcomes: (CaptureOutcome | null)[], quiet = false): Promise<void> {
   const captureIds = outcomes.filter((o) => o?.record?.artifacts.some((a) => a.status === 'captured')).map((o) => o!.record!.capture_id);
-  if (captureIds.length === 0) return;
+  // A remote store's local cache is caught up by the next reading command (often on another
+  // machine, and never on most CI runners): no downloads in front of dbt.
+  if (captureIds.length === 0 || config.remote) return;
   const result = await import('../store/index.js')
     .then(({ catchUpAfterCapture }) => catchUpAfterCapture(config, captureIds))
     .catch((error: unknown) => ({ status: 'failed' as const, error: error instanceof Error ? error.message : String(error) }));

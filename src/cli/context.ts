@@ -7,11 +7,12 @@ export interface GlobalFlags {
   projectDir?: string;
   targetPath?: string;
   branch?: string;
+  offline?: boolean;
 }
 
 export function loadConfig(io: CliIo, flags: GlobalFlags): AtticConfig {
   return resolveConfig({
-    flags: { store: flags.store, projectDir: flags.projectDir, targetPath: flags.targetPath, branch: flags.branch },
+    flags: { store: flags.store, projectDir: flags.projectDir, targetPath: flags.targetPath, branch: flags.branch, offline: flags.offline },
     env: io.env,
     cwd: io.cwd,
   });

@@ -114,6 +114,12 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .action(run(() => import('./commands/branch.js'), 'create'));
 
   program
+    .command('sync')
+    .description("Catch the local store up with the archive (for a remote store: only what is new since the last sync)")
+    .option('--json', 'print the report as JSON')
+    .action(run(() => import('./commands/sync.js')));
+
+  program
     .command('verify')
     .description('Re-hash every object and check every record, like git fsck')
     .option('--json', 'print the report as JSON')
@@ -134,9 +140,10 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
  * and listed under their own heading in every command's --help.
  */
 function addGlobalOptions(command: Command): void {
-  command.addOption(new Option('--store <dir>', 'the dbtattic store directory (default: .dbtattic in the dbt project)').helpGroup('Global options:'));
+  command.addOption(new Option('--store <dir>', 'the dbtattic store: a directory or s3://bucket/prefix (default: .dbtattic in the dbt project)').helpGroup('Global options:'));
   command.addOption(new Option('--project-dir <dir>', 'the dbt project (default: the nearest dbt_project.yml above the working directory)').helpGroup('Global options:'));
   command.addOption(new Option('--target-path <dir>', "dbt's target directory, relative to the project (default: target-path of dbt_project.yml, else target)").helpGroup('Global options:'));
+  command.addOption(new Option('--offline', 'reading commands use the local store as it is, without catching up with the archive first').helpGroup('Global options:'));
   for (const sub of command.commands) addGlobalOptions(sub);
 }
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { AtticError } from '../errors.js';
 import { ARTIFACT_TYPES, isArtifactType, type ArtifactType } from '../vocab/index.js';
 import { asMapping, ATTIC_CONFIG_FILE, findProjectDir, readDbtProject, readYamlMapping } from './dbt-project.js';
+import { isRemoteUri, resolveRemote, type RemoteStore } from './remote.js';
 
 /** Where a resolved value came from, so `info` can explain it. */
 export type Source = 'flag' | `env:${string}` | typeof ATTIC_CONFIG_FILE | 'dbt_project.yml' | 'default' | 'cwd';
@@ -12,7 +13,7 @@ export interface Resolved<T> {
 }
 
 export interface ConfigInput {
-  flags: { store?: string; projectDir?: string; targetPath?: string; branch?: string };
+  flags: { store?: string; projectDir?: string; targetPath?: string; branch?: string; offline?: boolean };
   env: Record<string, string | undefined>;
   cwd: string;
 }
@@ -26,7 +27,15 @@ export interface AtticConfig {
   branch: Resolved<string> | null;
   /** The raw `catalog:` mapping of dbtattic.yml, parsed by the capture layer. */
   catalog: Resolved<unknown> | null;
+  /** Reading commands use the local store as it is, without catching up first. */
+  offline: boolean;
+  /** Set when the store is in object storage (s3://…). */
+  remote: RemoteStore | null;
+  /** The default other store of `push` and `pull` (`remote:` in dbtattic.yml). */
+  pushRemote: Resolved<string> | null;
   archiveLocation: string;
+  /** Where derived, local things live: the store directory, or the cache of a remote store. */
+  localDir: string;
   databaseFile: string;
 }
 
@@ -38,6 +47,8 @@ export function resolveConfig(input: ConfigInput): AtticConfig {
   const project = projectDir ? readDbtProject(projectDir.value) : null;
   const attic = projectDir ? readYamlMapping(path.join(projectDir.value, ATTIC_CONFIG_FILE)) ?? {} : {};
   const store = resolveStore(input, projectDir?.value ?? null, attic, project?.atticVars ?? {});
+  const remote = isRemoteUri(store.value) ? resolveRemote(store.value, attic, input.env, input.cwd, projectDir?.value ?? null) : null;
+  const localDir = remote ? remote.cacheDir.value : store.value;
   return {
     projectDir,
     projectName: project?.name ?? null,
@@ -50,8 +61,12 @@ export function resolveConfig(input: ConfigInput): AtticConfig {
       [typeof attic.branch === 'string' ? attic.branch : undefined, ATTIC_CONFIG_FILE],
     ]),
     catalog: attic.catalog === undefined ? null : { value: attic.catalog, source: ATTIC_CONFIG_FILE },
-    archiveLocation: path.join(store.value, 'archive'),
-    databaseFile: path.join(store.value, 'store.duckdb'),
+    offline: input.flags.offline === true || input.env.DBTATTIC_OFFLINE === '1',
+    remote,
+    pushRemote: typeof attic.remote === 'string' && attic.remote ? { value: attic.remote, source: ATTIC_CONFIG_FILE } : null,
+    archiveLocation: remote ? `${remote.uri}/archive` : path.join(store.value, 'archive'),
+    localDir,
+    databaseFile: path.join(localDir, 'store.duckdb'),
   };
 }
 
@@ -76,7 +91,7 @@ function resolveStore(input: ConfigInput, projectDir: string | null, attic: Reco
     [input.flags.store, 'flag'],
     [input.env.DBTATTIC_STORE, 'env:DBTATTIC_STORE'],
   ]);
-  if (fromCwd) return { value: path.resolve(input.cwd, fromCwd.value), source: fromCwd.source };
+  if (fromCwd) return { value: resolveStoreValue(input.cwd, fromCwd.value), source: fromCwd.source };
   if (!projectDir) {
     throw new AtticError('project-not-found', `No dbt_project.yml in ${input.cwd} or above it. Run inside a dbt project, or pass --project-dir or --store.`);
   }
@@ -84,7 +99,12 @@ function resolveStore(input: ConfigInput, projectDir: string | null, attic: Reco
     [stringValue(attic.store), ATTIC_CONFIG_FILE],
     [stringValue(vars.store), 'dbt_project.yml'],
   ]) ?? { value: DEFAULT_STORE_DIR, source: 'default' as const };
-  return { value: path.resolve(projectDir, fromProject.value), source: fromProject.source };
+  return { value: resolveStoreValue(projectDir, fromProject.value), source: fromProject.source };
+}
+
+/** A directory relative to `base`, or a URI (s3://…) as it is. */
+function resolveStoreValue(base: string, value: string): string {
+  return isRemoteUri(value) ? value : path.resolve(base, value);
 }
 
 function resolveTargetDir(input: ConfigInput, projectDir: string, fromProject: string | null): Resolved<string> {

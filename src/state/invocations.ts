@@ -1,4 +1,12 @@
-import { compareArtifactRecords, listArtifactRecords, type ArtifactRecord, type Backend } from '../archive/index.js';
+import {
+  compareArtifactRecords,
+  listArtifactRecords,
+  listCaptureRecordKeys,
+  listInvocationRecords,
+  readCaptureRecords,
+  type ArtifactRecord,
+  type Backend,
+} from '../archive/index.js';
 import type { ArtifactType } from '../vocab/index.js';
 
 /** The newest record of each artifact type of one invocation. */
@@ -11,8 +19,36 @@ export interface ArchivedInvocation {
 
 /** Groups artifact records by invocation, newest invocation first. */
 export async function listArchivedInvocations(backend: Backend): Promise<ArchivedInvocation[]> {
+  return groupByInvocation(await listArtifactRecords(backend));
+}
+
+/**
+ * Invocations newest capture first, with the branch of the capture that filed them, read a
+ * capture at a time: in object storage, where every record read is a request, `state` stops
+ * at the first success instead of reading the whole archive. Captures are listed by key only.
+ */
+export async function* recentInvocations(backend: Backend): AsyncGenerator<ArchivedInvocation & { branch: string | null }> {
+  const keys = (await listCaptureRecordKeys(backend)).sort().reverse();
+  const seen = new Set<string>();
+  for (const key of keys) {
+    const [capture] = await readCaptureRecords(backend, [key]);
+    for (const artifact of capture?.artifacts ?? []) {
+      const id = artifact.invocation_id;
+      if (artifact.status !== 'captured' || !id || seen.has(id)) continue;
+      seen.add(id);
+      const invocation = await readInvocation(backend, id);
+      if (invocation) yield { ...invocation, branch: capture!.branch };
+    }
+  }
+}
+
+export async function readInvocation(backend: Backend, invocationId: string): Promise<ArchivedInvocation | undefined> {
+  return groupByInvocation(await listInvocationRecords(backend, invocationId))[0];
+}
+
+function groupByInvocation(records: ArtifactRecord[]): ArchivedInvocation[] {
   const byId = new Map<string, ArchivedInvocation>();
-  for (const record of await listArtifactRecords(backend)) {
+  for (const record of records) {
     const invocation = byId.get(record.invocation_id) ?? { invocationId: record.invocation_id, artifacts: {}, generatedAt: '' };
     const held = invocation.artifacts[record.artifact];
     if (!held || compareArtifactRecords(record, held) > 0) invocation.artifacts[record.artifact] = record;

@@ -1,7 +1,7 @@
 import { listCaptureRecords, readBranch, type Backend } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { resolvePrefix } from '../vocab/index.js';
-import { listArchivedInvocations, type ArchivedInvocation } from './invocations.js';
+import { listArchivedInvocations, readInvocation, recentInvocations, type ArchivedInvocation } from './invocations.js';
 import { readRunSummary, type RunSummary } from './run-summary.js';
 
 /** Commands whose success is a deployment worth deferring to; `dbt compile` or `docs generate` are not. */
@@ -12,6 +12,8 @@ export interface StateQuery {
   target?: string;
   commands?: string[];
   branch?: string;
+  /** Walk captures newest first and stop at the first success (remote archives: no full read). */
+  walk?: boolean;
 }
 
 export interface ChosenState {
@@ -28,6 +30,16 @@ export function isSuccess(summary: RunSummary): boolean {
 
 /** Picks the invocation whose artifacts `--state` should get: by id, or the newest success. */
 export async function chooseState(backend: Backend, query: StateQuery): Promise<ChosenState> {
+  if (query.walk && !query.invocation) {
+    for await (const invocation of recentInvocations(backend)) {
+      if (query.branch && invocation.branch !== query.branch) continue;
+      const chosen = await successOf(backend, invocation, query);
+      if (chosen) return chosen;
+    }
+    const base = query.branch ? await baseOf(backend, (id) => readInvocation(backend, id), query.branch) : null;
+    if (base) return base;
+    throw nothingMatched(query);
+  }
   const invocations = (await listArchivedInvocations(backend)).filter((inv) => inv.artifacts.manifest);
   if (query.invocation) {
     const id = resolvePrefix(query.invocation, invocations.map((inv) => inv.invocationId), 'invocation with a manifest');
@@ -37,18 +49,29 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
   const commands = query.commands ?? DEPLOY_COMMANDS;
   const onBranch = query.branch ? await branchFilter(backend, query.branch) : () => true;
   for (const invocation of invocations.filter(onBranch)) {
-    const summary = await summaryOf(backend, invocation);
-    if (!summary || !isSuccess(summary)) continue;
-    if (!commands.includes(summary.command ?? '')) continue;
-    if (query.target && summary.target !== query.target) continue;
-    return { invocation, summary };
+    const chosen = await successOf(backend, invocation, query);
+    if (chosen) return chosen;
   }
   if (query.branch) {
-    const base = await baseOf(backend, invocations, query.branch);
+    const base = await baseOf(backend, async (id) => invocations.find((inv) => inv.invocationId === id), query.branch);
     if (base) return base;
   }
+  throw nothingMatched(query);
+}
+
+async function successOf(backend: Backend, invocation: ArchivedInvocation, query: StateQuery): Promise<ChosenState | null> {
+  if (!invocation.artifacts.manifest) return null;
+  const summary = await summaryOf(backend, invocation);
+  if (!summary || !isSuccess(summary)) return null;
+  if (!(query.commands ?? DEPLOY_COMMANDS).includes(summary.command ?? '')) return null;
+  if (query.target && summary.target !== query.target) return null;
+  return { invocation, summary };
+}
+
+function nothingMatched(query: StateQuery): AtticError {
+  const commands = query.commands ?? DEPLOY_COMMANDS;
   const filters = [`command ${commands.join('|')}`, query.target ? `target ${query.target}` : null, query.branch ? `branch ${query.branch}` : null].filter(Boolean).join(', ');
-  throw new AtticError('not-found', `No successful invocation in the archive (${filters}). Capture a successful 'dbt build' first, or widen the search with --command.`);
+  return new AtticError('not-found', `No successful invocation in the archive (${filters}). Capture a successful 'dbt build' first, or widen the search with --command.`);
 }
 
 async function summaryOf(backend: Backend, invocation: ArchivedInvocation): Promise<RunSummary | null> {
@@ -68,9 +91,9 @@ async function branchFilter(backend: Backend, branch: string): Promise<(invocati
 }
 
 /** A branch made with `branch create` falls back to the run it started from. */
-async function baseOf(backend: Backend, invocations: ArchivedInvocation[], branch: string): Promise<ChosenState | null> {
+async function baseOf(backend: Backend, find: (id: string) => Promise<ArchivedInvocation | undefined>, branch: string): Promise<ChosenState | null> {
   const ref = await readBranch(backend, branch);
-  const invocation = ref?.base ? invocations.find((inv) => inv.invocationId === ref.base!.invocation_id) : undefined;
+  const invocation = ref?.base ? await find(ref.base.invocation_id) : undefined;
   if (!invocation) return null;
   return { invocation, summary: await summaryOf(backend, invocation), fromBase: { branch } };
 }

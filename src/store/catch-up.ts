@@ -31,7 +31,7 @@ export type ProgressFn = (done: number, total: number) => void;
  * time that grows with history, in front of a dbt command; what is missed is caught up by the
  * next reading command).
  */
-export type CatchUpScope = { all: true } | { captureIds: readonly string[] };
+export type CatchUpScope = { all: true } | { captureIds: readonly string[] } | { captureKeys: readonly string[]; artifactKeys: readonly string[] };
 
 /**
  * Brings the store up to the archive: finds the records it has not seen by comparing keys
@@ -39,10 +39,7 @@ export type CatchUpScope = { all: true } | { captureIds: readonly string[] };
  */
 export async function catchUp(db: Database, backend: Backend, onProgress?: ProgressFn, scope: CatchUpScope = { all: true }): Promise<CatchUpReport> {
   const connection = db.connection;
-  const [newArtifacts, newCaptures] =
-    'captureIds' in scope
-      ? [[], await unseenOf(connection, backend, scope.captureIds.map(captureRecordKey))]
-      : await Promise.all([unseenArtifactRecords(connection, backend), unseenCaptureRecords(connection, backend)]);
+  const [newArtifacts, newCaptures] = await unseenRecords(connection, backend, scope);
   if (newCaptures.length > 0) await inTransaction(connection, () => writeCaptureRows(connection, newCaptures));
   const touched = touchedInvocations(newArtifacts, newCaptures);
   const problems: IngestProblem[] = [];
@@ -57,14 +54,21 @@ export async function catchUp(db: Database, backend: Backend, onProgress?: Progr
   return { invocations: touched.length, captures: newCaptures.length, problems };
 }
 
-async function unseenArtifactRecords(connection: DuckDBConnection, backend: Backend): Promise<ArtifactRecord[]> {
+function unseenRecords(connection: DuckDBConnection, backend: Backend, scope: CatchUpScope): Promise<[ArtifactRecord[], CaptureRecord[]]> {
+  if ('captureIds' in scope) return Promise.all([[], unseenOf(connection, backend, scope.captureIds.map(captureRecordKey))]);
+  if ('captureKeys' in scope) return Promise.all([unseenArtifactRecords(connection, backend, scope.artifactKeys), unseenOf(connection, backend, scope.captureKeys)]);
+  return Promise.all([unseenArtifactRecords(connection, backend), unseenCaptureRecords(connection, backend)]);
+}
+
+/** Artifact records not yet ingested, among `keys` (a journal's) or among all in the archive. */
+async function unseenArtifactRecords(connection: DuckDBConnection, backend: Backend, keys?: readonly string[]): Promise<ArtifactRecord[]> {
   const seen = new Set<string>();
   const rows = (await connection.runAndReadAll('SELECT invocation_id, artifact_type, object_id FROM artifact_capture')).getRows();
   for (const [invocationId, artifact, objectId] of rows) {
     if (typeof artifact === 'string' && isArtifactType(artifact)) seen.add(artifactRecordKey(String(invocationId), artifact, String(objectId)));
   }
-  const keys = (await listArtifactRecordKeys(backend)).filter((key) => !seen.has(key));
-  return readArtifactRecords(backend, keys);
+  const candidates = keys ?? (await listArtifactRecordKeys(backend));
+  return readArtifactRecords(backend, [...new Set(candidates)].filter((key) => !seen.has(key)));
 }
 
 async function unseenCaptureRecords(connection: DuckDBConnection, backend: Backend): Promise<CaptureRecord[]> {
@@ -73,7 +77,7 @@ async function unseenCaptureRecords(connection: DuckDBConnection, backend: Backe
 
 async function unseenOf(connection: DuckDBConnection, backend: Backend, keys: readonly string[]): Promise<CaptureRecord[]> {
   const seen = new Set((await connection.runAndReadAll('SELECT capture_id FROM capture')).getRows().map(([id]) => String(id)));
-  const unseen = keys.filter((key) => !seen.has(decodeURIComponent(key.slice(key.lastIndexOf('/') + 1, -'.json'.length))));
+  const unseen = [...new Set(keys)].filter((key) => !seen.has(decodeURIComponent(key.slice(key.lastIndexOf('/') + 1, -'.json'.length))));
   return readCaptureRecords(backend, unseen);
 }
 

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { openArchive } from '../archive/index.js';
+import { AtticError } from '../errors.js';
 import type { AtticConfig } from '../config/resolve.js';
 import type { ProgressFn } from './catch-up.js';
 import { openDatabase, type Database } from './database.js';
@@ -11,7 +13,7 @@ import { rebuildStore, syncStore, type SyncReport } from './sync.js';
  */
 export async function catchUpAfterCapture(config: AtticConfig, captureIds: readonly string[]): Promise<SyncReport | { status: 'failed'; error: string }> {
   try {
-    const backend = await openArchive(config.archiveLocation, { create: false });
+    const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
     return await syncStore(backend, config.databaseFile, 'skip', undefined, { captureIds });
   } catch (error) {
     return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
@@ -20,12 +22,13 @@ export async function catchUpAfterCapture(config: AtticConfig, captureIds: reado
 
 /** Reading commands catch up first (waiting a little for a busy store), then read. */
 export async function syncForReading(config: AtticConfig, onProgress?: ProgressFn): Promise<SyncReport> {
-  const backend = await openArchive(config.archiveLocation, { create: false });
-  return syncStore(backend, config.databaseFile, 'wait', onProgress);
+  const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
+  return syncStore(backend, config.databaseFile, 'wait', onProgress, config.remote ? { journal: true } : undefined);
 }
 
 export async function withCurrentStore<T>(config: AtticConfig, read: (db: Database) => Promise<T>, onProgress?: ProgressFn): Promise<T> {
-  await syncForReading(config, onProgress);
+  if (!config.offline) await syncForReading(config, onProgress);
+  else if (!existsSync(config.databaseFile)) throw new AtticError('not-found', `No local store at ${config.databaseFile} to read offline. Run 'dbtattic sync' first (without --offline).`);
   const db = await openDatabase(config.databaseFile, 'read');
   try {
     return await read(db);
@@ -35,7 +38,7 @@ export async function withCurrentStore<T>(config: AtticConfig, read: (db: Databa
 }
 
 export async function rebuildProjectStore(config: AtticConfig, onProgress?: ProgressFn): ReturnType<typeof rebuildStore> {
-  const backend = await openArchive(config.archiveLocation, { create: false });
+  const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   return rebuildStore(backend, config.databaseFile, onProgress);
 }
 

@@ -5,6 +5,7 @@ import type { Backend } from '../archive/index.js';
 import { isAtticError } from '../errors.js';
 import { catchUp, type CatchUpReport, type CatchUpScope, type ProgressFn } from './catch-up.js';
 import { openDatabase, type Database } from './database.js';
+import { catchUpFromJournal } from './journal-sync.js';
 import { applySchema, loadSchemaSql, readSchemaVersion } from './schema.js';
 
 export type BusyPolicy = 'skip' | 'wait';
@@ -19,13 +20,19 @@ const WAIT_MS = 10_000;
  * which never waits for a store another process holds (the next command catches up);
  * `wait`: a reading command's way, which waits a little, then says the store is busy.
  */
-export async function syncStore(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn, scope?: CatchUpScope): Promise<SyncReport> {
+/** What to catch up on: `journal` for a remote archive, whose bucket is never listed whole. */
+export type SyncScope = CatchUpScope | { journal: true };
+
+export async function syncStore(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn, scope?: SyncScope): Promise<SyncReport> {
   const db = await openForWrite(file, busy);
   if (!db) return { status: 'busy' };
   let current: boolean;
   try {
     current = await prepare(db);
-    if (current) return { status: 'synced', ...(await catchUp(db, backend, onProgress, scope)) };
+    if (current) {
+      const report = scope && 'journal' in scope ? await catchUpFromJournal(db, backend, path.dirname(file), onProgress) : await catchUp(db, backend, onProgress, scope);
+      return { status: 'synced', ...report };
+    }
   } finally {
     db.close();
   }

@@ -16,6 +16,8 @@ const NO_HARD_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'];
  * existing object untouched, even with many writers at once.
  */
 export class FsBackend implements Backend {
+  readonly capabilities = { createOnly: true, compareAndSwap: true };
+
   constructor(readonly root: string) {}
 
   get location(): string {
@@ -79,11 +81,11 @@ export class FsBackend implements Backend {
     return temp;
   }
 
-  async list(prefix: string): Promise<StoredKey[]> {
+  async list(prefix: string, startAfter?: string): Promise<StoredKey[]> {
     const keys: StoredKey[] = [];
     const base = prefix.includes('/') ? prefix.slice(0, prefix.lastIndexOf('/')) : '';
     await this.walk(base, keys);
-    return keys.filter((entry) => entry.key.startsWith(prefix));
+    return keys.filter((entry) => entry.key.startsWith(prefix) && (startAfter === undefined || sortsAfter(entry.key, startAfter)));
   }
 
   private async walk(dirKey: string, out: StoredKey[]): Promise<void> {
@@ -139,6 +141,11 @@ export class FsBackend implements Backend {
       }
     }
   }
+}
+
+/** S3's order: by UTF-8 bytes, which is not JavaScript's UTF-16 order for every string. */
+export function sortsAfter(key: string, startAfter: string): boolean {
+  return Buffer.compare(Buffer.from(key), Buffer.from(startAfter)) > 0;
 }
 
 function lockOwner(): string {

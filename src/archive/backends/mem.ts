@@ -1,8 +1,10 @@
 import { sameBytes, type Backend, type StoredKey } from '../backend.js';
+import { sortsAfter } from './fs.js';
 
 /** A backend in memory, for tests and for the contract suite's reference behaviour. */
 export class MemBackend implements Backend {
   readonly location = 'mem:';
+  readonly capabilities = { createOnly: true, compareAndSwap: true };
   private readonly values = new Map<string, Buffer>();
 
   async get(key: string): Promise<Buffer | undefined> {
@@ -20,10 +22,10 @@ export class MemBackend implements Backend {
     return true;
   }
 
-  async list(prefix: string): Promise<StoredKey[]> {
+  async list(prefix: string, startAfter?: string): Promise<StoredKey[]> {
     const keys: StoredKey[] = [];
     for (const [key, value] of this.values) {
-      if (key.startsWith(prefix)) keys.push({ key, size: value.length });
+      if (key.startsWith(prefix) && (startAfter === undefined || sortsAfter(key, startAfter))) keys.push({ key, size: value.length });
     }
     return keys;
   }

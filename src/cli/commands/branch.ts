@@ -15,7 +15,7 @@ interface BranchFlags extends GlobalFlags {
 
 export async function list(io: CliIo, flags: BranchFlags): Promise<number> {
   const config = loadConfig(io, flags);
-  const branches = await listBranches(await openArchive(config.archiveLocation, { create: false }));
+  const branches = await listBranches(await openArchive(config.archiveLocation, { create: false, remote: config.remote }));
   if (flags.json) printJson(io, branches);
   else if (branches.length === 0) io.stderr('No branches yet: captures are filed on the git branch, or on --branch / DBTATTIC_BRANCH.\n');
   else printTable(io, ['branch', 'head', 'updated', 'base'], branches.map((b) => [
@@ -30,7 +30,7 @@ export async function list(io: CliIo, flags: BranchFlags): Promise<number> {
 export async function create(io: CliIo, flags: BranchFlags): Promise<number> {
   const name = flags.args?.[0] ?? '';
   const config = loadConfig(io, flags);
-  const backend = await openArchive(config.archiveLocation, { create: false });
+  const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   const branch = await createBranchFrom(backend, name, flags.from ?? '', flags.allowFailed ?? false);
   if (flags.json) printJson(io, branch);
   else io.stderr(`created branch ${branch.name} from invocation ${shortId(branch.base?.invocation_id ?? '')}\n`);

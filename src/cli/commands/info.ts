@@ -16,7 +16,7 @@ interface InfoFlags extends GlobalFlags {
 export default async function info(io: CliIo, flags: InfoFlags): Promise<number> {
   const config = loadConfig(io, flags);
   const archive = existsSync(config.archiveLocation)
-    ? await summarizeArchive(await openArchive(config.archiveLocation, { create: false }))
+    ? await summarizeArchive(await openArchive(config.archiveLocation, { create: false, remote: config.remote }))
     : null;
   const store = archive ? await storeFigures(config) : null;
   if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), archive, store });

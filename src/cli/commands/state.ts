@@ -17,14 +17,15 @@ interface StateFlags extends GlobalFlags {
 /** Prints only the directory's path: `dbt build --state "$(dbtattic state --last-success)"`. */
 export default async function state(io: CliIo, flags: StateFlags): Promise<number> {
   const config = loadConfig(io, flags);
-  const backend = await openArchive(config.archiveLocation, { create: false });
+  const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   const chosen = await chooseState(backend, {
     invocation: flags.invocation,
     target: flags.target,
     branch: flags.branch,
+    walk: config.remote !== null,
     commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean),
   });
-  const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.store.value, 'state', keySegment(chosen.invocation.invocationId));
+  const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.localDir, 'state', keySegment(chosen.invocation.invocationId));
   if (flags.out) await checkStateDir(dir);
   const files = await writeStateDir(backend, chosen.invocation, dir);
   if (flags.json) {

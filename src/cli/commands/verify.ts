@@ -10,7 +10,7 @@ interface VerifyFlags extends GlobalFlags {
 
 export default async function verify(io: CliIo, flags: VerifyFlags): Promise<number> {
   const config = loadConfig(io, flags);
-  const backend = await openArchive(config.archiveLocation, { create: false });
+  const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   const progress = startProgress(io, 'verifying');
   const report = await verifyArchive(backend, progress.update).finally(progress.stop);
   if (flags.json) {

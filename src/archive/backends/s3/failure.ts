@@ -1,0 +1,48 @@
+import { AtticError } from '../../../errors.js';
+import { formatS3Uri, type S3Location } from './location.js';
+
+/** What the SDK tells us about a failed request, read defensively: its errors are plain objects. */
+export interface SdkFailure {
+  name?: string;
+  code?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number; attempts?: number };
+}
+
+export function statusOf(error: unknown): number | undefined {
+  return (error as SdkFailure | undefined)?.$metadata?.httpStatusCode;
+}
+
+export function isMissing(error: unknown): boolean {
+  const e = error as SdkFailure;
+  return e?.name === 'NoSuchKey' || e?.name === 'NotFound' || (statusOf(error) === 404 && e?.name !== 'NoSuchBucket');
+}
+
+const NETWORK = ['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE'];
+
+/** Turns an SDK failure into a message naming the bucket, what went wrong, and the fix. */
+export function remoteError(error: unknown, location: S3Location, endpoint: string | null, operation: string): AtticError {
+  const e = (error ?? {}) as SdkFailure;
+  const where = formatS3Uri(location);
+  const server = endpoint ?? 'AWS S3';
+  const status = statusOf(error);
+  const base = { store: where, operation, status: status ?? null, error: e.name ?? e.code ?? null };
+  if (e.name === 'NoSuchBucket') {
+    return new AtticError('remote', `The bucket '${location.bucket}' does not exist at ${server}. Create it, or fix the store URI (${where}) or the endpoint (AWS_ENDPOINT_URL).`, base);
+  }
+  if (status === 403 || e.name === 'AccessDenied' || e.name === 'InvalidAccessKeyId' || e.name === 'SignatureDoesNotMatch') {
+    return new AtticError(
+      'remote',
+      `Access to ${where} was denied (${operation}: ${e.name ?? status}). Check the credentials the AWS chain finds (AWS_PROFILE, AWS_ACCESS_KEY_ID, AWS_ROLE_ARN with a web identity token) and grant them s3:GetObject, s3:PutObject, s3:DeleteObject and s3:ListBucket on bucket '${location.bucket}'.`,
+      base,
+    );
+  }
+  if (e.name === 'CredentialsProviderError' || /credential/i.test(e.message ?? '') && status === undefined) {
+    return new AtticError('remote', `No AWS credentials found for ${where}. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or a web identity (AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE, as GitHub OIDC gives).`, base);
+  }
+  const code = e.code ?? (e.name === 'TimeoutError' ? 'ETIMEDOUT' : undefined);
+  if ((code && NETWORK.includes(code)) || e.name === 'TimeoutError' || e.name === 'RequestTimeout') {
+    return new AtticError('remote', `Cannot reach ${server} for bucket '${location.bucket}' (${operation}: ${code ?? e.name}). Check the endpoint (AWS_ENDPOINT_URL, 's3: endpoint'), the network, and that the server is up; then run the command again.`, base);
+  }
+  return new AtticError('remote', `${server} failed ${operation} on ${where}: ${e.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(error)}. Try again; if it persists, check the server.`, base);
+}

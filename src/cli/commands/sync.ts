@@ -1,0 +1,23 @@
+import { ExitCode } from '../../errors.js';
+import { syncForReading } from '../../store/index.js';
+import { loadConfig, type GlobalFlags } from '../context.js';
+import { printJson, type CliIo } from '../io.js';
+import { startProgress } from '../progress.js';
+
+interface SyncFlags extends GlobalFlags {
+  json?: boolean;
+}
+
+/** What every reading command does first, on its own: for a CI step that only warms the cache. */
+export default async function sync(io: CliIo, flags: SyncFlags): Promise<number> {
+  const config = loadConfig(io, flags);
+  const progress = startProgress(io, 'syncing');
+  const report = await syncForReading(config, progress.update).finally(progress.stop);
+  const counts = report.status === 'synced' ? report : report.status === 'rebuilt' ? report.report : null;
+  if (flags.json) {
+    printJson(io, { store: config.remote?.uri ?? config.store.value, cache: config.databaseFile, status: report.status, invocations: counts?.invocations ?? 0, captures: counts?.captures ?? 0 });
+  } else {
+    io.stderr(`${report.status} ${config.databaseFile}: ${counts?.invocations ?? 0} invocation(s) from ${counts?.captures ?? 0} new capture(s)\n`);
+  }
+  return ExitCode.ok;
+}
