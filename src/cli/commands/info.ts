@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { openArchive, summarizeArchive, type ArchiveSummary } from '../../archive/index.js';
+import { openArchive, summarizeArchive, type ArchiveSummary, type Backend } from '../../archive/index.js';
 import { parseCatalogConfig } from '../../capture/catalog/index.js';
 import type { AtticConfig } from '../../config/resolve.js';
 import { ExitCode, isAtticError } from '../../errors.js';
@@ -15,13 +15,30 @@ interface InfoFlags extends GlobalFlags {
 
 export default async function info(io: CliIo, flags: InfoFlags): Promise<number> {
   const config = loadConfig(io, flags);
-  const archive = existsSync(config.archiveLocation)
-    ? await summarizeArchive(await openArchive(config.archiveLocation, { create: false, remote: config.remote }))
-    : null;
+  const backend = config.remote || existsSync(config.archiveLocation) ? await openArchive(config.archiveLocation, { create: false, remote: config.remote }) : null;
+  const archive = backend ? await summarizeArchive(backend) : null;
   const store = archive ? await storeFigures(config) : null;
-  if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), archive, store });
-  else printHuman(io, config, archive, store);
+  const remote = config.remote && backend ? remoteView(config, backend) : null;
+  if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), remote, archive, store });
+  else printHuman(io, config, archive, store, remote);
   return ExitCode.ok;
+}
+
+interface RemoteView {
+  uri: string;
+  capabilities: Backend['capabilities'];
+  branch_heads: 'compare-and-swap' | 'head entries (fallback)';
+  cache: { value: string; source: string };
+}
+
+/** The remote store, what its server was probed to support (cached per store), and the local cache. */
+function remoteView(config: AtticConfig, backend: Backend): RemoteView {
+  return {
+    uri: config.remote!.uri,
+    capabilities: backend.capabilities,
+    branch_heads: backend.capabilities.compareAndSwap ? 'compare-and-swap' : 'head entries (fallback)',
+    cache: config.remote!.cacheDir,
+  };
 }
 
 type StoreView = StoreFigures | { busy: string };
@@ -61,7 +78,7 @@ function catalogView(config: AtticConfig): { value: unknown; source: string } | 
   }
 }
 
-function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | null, store: StoreView | null): void {
+function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | null, store: StoreView | null, remote: RemoteView | null): void {
   const line = (key: string, value: string, source?: string): void =>
     io.stdout(`${key.padEnd(16)}${value}${source ? io.color.dim(`  (${source})`) : ''}\n`);
   line('version', TOOL_VERSION);
@@ -72,6 +89,12 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
   line('branch', config.branch?.value ?? '(the git branch)', config.branch?.source);
   const catalog = catalogView(config);
   if (catalog) line('catalog', 'error' in catalog ? io.color.red(`invalid: ${catalog.error}`) : describeCatalog(catalog.value), catalog.source);
+  if (remote) {
+    const probed = Object.entries(remote.capabilities).map(([k, v]) => `${k} ${String(v)}`).join(', ');
+    line('remote', remote.uri);
+    line('capabilities', `${probed}; branch heads by ${remote.branch_heads}`);
+    line('cache', remote.cache.value, remote.cache.source);
+  }
   if (!archive) {
     line('archive', 'none yet: run dbtattic capture');
     return;
