@@ -99,7 +99,7 @@ describe.skipIf(!s3Available)('a store in S3', () => {
 
     const synced = await attic(['sync', '--json'], reader, store, cache);
     expect(JSON.parse(synced.stdout)).toMatchObject({ status: 'synced', invocations: 1, captures: 0 });
-    const history = await attic(['--offline', 'history', '--json'], reader, store, cache);
+    const history = await attic(['history', '--offline', '--json'], reader, store, cache);
     expect((JSON.parse(history.stdout) as { invocation_id: string }[]).map((h) => h.invocation_id)).toContain(dead);
     const again = await attic(['sync', '--json'], reader, store, cache, { DBTATTIC_S3_TRACE: '1' });
     expect(again.stderr.split('\n').filter((line) => line.startsWith('s3 LIST'))).toEqual(['s3 LIST records/journal/']);
