@@ -18,3 +18,4 @@ export { readRef, updateRef, listRefs } from './refs.js';
 export { verifyArchive, type VerifyReport, type Problem } from './verify.js';
 export { summarizeArchive, type ArchiveSummary } from './summary.js';
 export { advanceBranch, checkBranchName, createBranch, listBranches, readBranch, type Branch } from './branches.js';
+export { transferArchive, divergedBranches, type TransferReport } from './transfer.js';

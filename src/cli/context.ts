@@ -8,11 +8,13 @@ export interface GlobalFlags {
   targetPath?: string;
   branch?: string;
   offline?: boolean;
+  /** push and pull: the other store. */
+  remote?: string;
 }
 
 export function loadConfig(io: CliIo, flags: GlobalFlags): AtticConfig {
   return resolveConfig({
-    flags: { store: flags.store, projectDir: flags.projectDir, targetPath: flags.targetPath, branch: flags.branch, offline: flags.offline },
+    flags: { store: flags.store, projectDir: flags.projectDir, targetPath: flags.targetPath, branch: flags.branch, offline: flags.offline, remote: flags.remote },
     env: io.env,
     cwd: io.cwd,
   });

@@ -119,6 +119,18 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--json', 'print the report as JSON')
     .action(run(() => import('./commands/sync.js')));
 
+  for (const [name, description] of [
+    ['push', 'Copy what the other store (an s3:// URI or a directory; default: remote: in dbtattic.yml) lacks to it'],
+    ['pull', 'Copy what this store lacks from the other store (an s3:// URI or a directory; default: remote: in dbtattic.yml)'],
+  ] as const) {
+    program
+      .command(name)
+      .description(description)
+      .argument('[remote]', 'the other store')
+      .option('--json', 'print the report as JSON')
+      .action(run(() => import(`./commands/${name}.js`)));
+  }
+
   program
     .command('verify')
     .description('Re-hash every object and check every record, like git fsck')

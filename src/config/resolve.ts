@@ -13,7 +13,7 @@ export interface Resolved<T> {
 }
 
 export interface ConfigInput {
-  flags: { store?: string; projectDir?: string; targetPath?: string; branch?: string; offline?: boolean };
+  flags: { store?: string; projectDir?: string; targetPath?: string; branch?: string; offline?: boolean; remote?: string };
   env: Record<string, string | undefined>;
   cwd: string;
 }
@@ -31,8 +31,8 @@ export interface AtticConfig {
   offline: boolean;
   /** Set when the store is in object storage (s3://…). */
   remote: RemoteStore | null;
-  /** The default other store of `push` and `pull` (`remote:` in dbtattic.yml). */
-  pushRemote: Resolved<string> | null;
+  /** The other store of `push` and `pull`: their argument, else `remote:` in dbtattic.yml. */
+  pushRemote: OtherStore | null;
   archiveLocation: string;
   /** Where derived, local things live: the store directory, or the cache of a remote store. */
   localDir: string;
@@ -63,7 +63,7 @@ export function resolveConfig(input: ConfigInput): AtticConfig {
     catalog: attic.catalog === undefined ? null : { value: attic.catalog, source: ATTIC_CONFIG_FILE },
     offline: input.flags.offline === true || input.env.DBTATTIC_OFFLINE === '1',
     remote,
-    pushRemote: typeof attic.remote === 'string' && attic.remote ? { value: attic.remote, source: ATTIC_CONFIG_FILE } : null,
+    pushRemote: resolvePushRemote(input, attic, projectDir?.value ?? null),
     archiveLocation: remote ? `${remote.uri}/archive` : path.join(store.value, 'archive'),
     localDir,
     databaseFile: path.join(localDir, 'store.duckdb'),
@@ -100,6 +100,23 @@ function resolveStore(input: ConfigInput, projectDir: string | null, attic: Reco
     [stringValue(vars.store), 'dbt_project.yml'],
   ]) ?? { value: DEFAULT_STORE_DIR, source: 'default' as const };
   return { value: resolveStoreValue(projectDir, fromProject.value), source: fromProject.source };
+}
+
+export interface OtherStore extends Resolved<string> {
+  archiveLocation: string;
+  remote: RemoteStore | null;
+}
+
+function resolvePushRemote(input: ConfigInput, attic: Record<string, unknown>, projectDir: string | null): OtherStore | null {
+  const chosen = firstOf<string>([
+    [input.flags.remote, 'flag'],
+    [stringValue(attic.remote), ATTIC_CONFIG_FILE],
+  ]);
+  if (!chosen) return null;
+  const value = resolveStoreValue(chosen.source === 'flag' ? input.cwd : (projectDir ?? input.cwd), chosen.value);
+  // Its own default cache directory: `cache:` and DBTATTIC_CACHE name this project's store's.
+  const remote = isRemoteUri(value) ? resolveRemote(value, { s3: attic.s3 }, { ...input.env, DBTATTIC_CACHE: undefined }, input.cwd, projectDir) : null;
+  return { ...chosen, value, archiveLocation: remote ? `${remote.uri}/archive` : path.join(value, 'archive'), remote };
 }
 
 /** A directory relative to `base`, or a URI (s3://…) as it is. */

@@ -104,4 +104,26 @@ describe.skipIf(!s3Available)('a store in S3', () => {
     const again = await attic(['sync', '--json'], reader, store, cache, { DBTATTIC_S3_TRACE: '1' });
     expect(again.stderr.split('\n').filter((line) => line.startsWith('s3 LIST'))).toEqual(['s3 LIST records/journal/']);
   }, 120_000);
+
+  it('push then pull between two local stores through the bucket: both verify, identical histories and branches', async () => {
+    const remote = `s3://${bucket}/team-${randomUUID().slice(0, 8)}`;
+    const local = (args: string[], cwd: string): Promise<CliResult> => runCli(args, { cwd, env: { ...s3Env(), XDG_CACHE_HOME: cwd } });
+    const [a, b] = [project(randomUUID(), 20), project(randomUUID(), 21)];
+    expect((await local(['capture', '--branch', 'main'], a)).exitCode).toBe(0);
+    expect((await local(['capture', '--branch', 'dev'], b)).exitCode).toBe(0);
+    for (const [args, cwd] of [[['push', remote], a], [['pull', remote], b], [['push', remote], b], [['pull', remote], a]] as const) {
+      const result = await local([...args], cwd);
+      expect(result, result.stderr).toMatchObject({ exitCode: 0 });
+    }
+    const again = JSON.parse((await local(['push', remote, '--json'], a)).stdout) as { artifactRecords: number; captures: number; objects: number };
+    expect(again).toMatchObject({ artifactRecords: 0, captures: 0, objects: 0 });
+    const view = async (cwd: string): Promise<unknown> => ({
+      history: JSON.parse((await local(['history', '--json'], cwd)).stdout),
+      branches: JSON.parse((await local(['branch', 'list', '--json'], cwd)).stdout),
+    });
+    for (const cwd of [a, b]) expect((await local(['verify'], cwd)).exitCode).toBe(0);
+    const [viewA, viewB] = [await view(a), await view(b)];
+    expect(viewA).toEqual(viewB);
+    expect((viewA as { history: unknown[] }).history).toHaveLength(2);
+  }, 180_000);
 });

@@ -1,0 +1,35 @@
+import { divergedBranches, openArchive, transferArchive, type TransferReport } from '../archive/index.js';
+import { AtticError, ExitCode } from '../errors.js';
+import { loadConfig, type GlobalFlags } from './context.js';
+import { printJson, type CliIo } from './io.js';
+import { startProgress } from './progress.js';
+
+export interface TransferFlags extends GlobalFlags {
+  json?: boolean;
+  args?: string[];
+}
+
+/** push (this store → the other) and pull (the other → this store): one copy, two directions. */
+export async function runTransfer(io: CliIo, flags: TransferFlags, direction: 'push' | 'pull'): Promise<number> {
+  const config = loadConfig(io, { ...flags, remote: flags.args?.[0] });
+  const other = config.pushRemote;
+  if (!other) throw new AtticError('usage', `${direction} needs another store: 'dbtattic ${direction} s3://bucket/prefix', or 'remote:' in dbtattic.yml.`);
+  const here = await openArchive(config.archiveLocation, { create: direction === 'pull', remote: config.remote });
+  const there = await openArchive(other.archiveLocation, { create: direction === 'push', remote: other.remote });
+  const [from, to] = direction === 'push' ? [here, there] : [there, here];
+  const progress = startProgress(io, direction === 'push' ? 'pushing' : 'pulling');
+  const report = await transferArchive(from, to, progress.update).finally(progress.stop);
+  const diverged = divergedBranches(report);
+  if (flags.json) printJson(io, { direction, from: from.location, to: to.location, ...report });
+  else printReport(io, direction, to.location, report);
+  return diverged.length > 0 ? ExitCode.partial : ExitCode.ok;
+}
+
+function printReport(io: CliIo, direction: string, to: string, report: TransferReport): void {
+  io.stderr(`${direction}: ${report.artifactRecords} artifact record(s), ${report.captures} capture(s), ${report.objects} new object(s) to ${to}\n`);
+  for (const b of report.branches) {
+    if (b.outcome === 'diverged') {
+      io.stderr(`${io.color.yellow('diverged:')} branch ${b.name} moved on on both sides (here ${b.source}, there ${b.target}); its head there was left as it is, and every capture of both is in both archives.\n`);
+    } else if (b.outcome !== 'same') io.stderr(`branch ${b.name}: ${b.outcome}\n`);
+  }
+}
