@@ -33,6 +33,9 @@ export interface PutResult {
 
 // zlib runs on libuv's thread pool: a few at once use both cores without flooding memory.
 const PARALLEL_CHUNKS = 8;
+// Reading is bound by latency on object storage (a request per chunk): more in flight. Chunks
+// are at most 256 KiB, so this bounds memory at a few MiB beyond the artifact itself.
+const PARALLEL_READS = 32;
 const GZIP_LEVEL = 6;
 
 export async function putBlob(backend: Backend, bytes: Uint8Array, id: ObjectId = sha256(bytes)): Promise<PutResult> {
@@ -71,7 +74,7 @@ export async function readBlob(backend: Backend, id: ObjectId): Promise<Buffer> 
   // in memory (its chunks, then their concatenation).
   const bytes = Buffer.allocUnsafe(index.size);
   const offsets = chunkOffsets(index);
-  await forEachLimited(index.chunks, PARALLEL_CHUNKS, async ([chunkId, length], i) => {
+  await forEachLimited(index.chunks, PARALLEL_READS, async ([chunkId, length], i) => {
     const chunk = await readChunk(backend, chunkId);
     if (chunk.length !== length || offsets[i]! + length > index.size) throw damaged(`chunk ${chunkId} has another length than its file index says`);
     chunk.copy(bytes, offsets[i]);

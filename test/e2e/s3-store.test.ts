@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { putArtifactRecord, putBlob, putJournalEntry } from '../../src/archive/index.js';
 import { newTimeId } from '../../src/vocab/index.js';
 import { makeProject, runCli, type CliResult } from '../helpers/cli.js';
+import { startCuttingRelay } from '../helpers/tcp-cut.js';
 import { announceS3Skip, makeBucket, openTestS3Backend, s3Available, s3Env } from '../helpers/s3.js';
 import { syntheticManifest, writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
 
@@ -103,6 +104,14 @@ describe.skipIf(!s3Available)('a store in S3', () => {
     expect((JSON.parse(history.stdout) as { invocation_id: string }[]).map((h) => h.invocation_id)).toContain(dead);
     const again = await attic(['sync', '--json'], reader, store, cache, { DBTATTIC_S3_TRACE: '1' });
     expect(again.stderr.split('\n').filter((line) => line.startsWith('s3 LIST'))).toEqual(['s3 LIST records/journal/']);
+
+    const info = JSON.parse((await attic(['info', '--json'], reader, store, cache)).stdout) as { remote: unknown };
+    expect(info.remote).toMatchObject({
+      uri: store,
+      capabilities: { createOnly: true, compareAndSwap: true, quoteEtag: false },
+      branch_heads: 'compare-and-swap',
+      cache: { value: expect.stringContaining(path.join(cache, 'dbtattic')), source: 'default' },
+    });
   }, 120_000);
 
   it('push then pull between two local stores through the bucket: both verify, identical histories and branches', async () => {
@@ -125,5 +134,30 @@ describe.skipIf(!s3Available)('a store in S3', () => {
     const [viewA, viewB] = [await view(a), await view(b)];
     expect(viewA).toEqual(viewB);
     expect((viewA as { history: unknown[] }).history).toHaveLength(2);
+  }, 180_000);
+
+  it('the server gone in the middle of an upload: a clean error, no half-visible record, and the next capture completes the work', async () => {
+    const store = `s3://${bucket}/cut-${randomUUID().slice(0, 8)}`;
+    const p = makeProject({}, 'team');
+    const invocation = randomUUID();
+    writeSyntheticTarget({ invocationId: invocation, command: 'build', statuses: ['success'], padNodes: 20_000 }, p.target);
+    const cache = machine();
+    const relay = await startCuttingRelay(new URL(process.env.AWS_ENDPOINT_URL!), 60_000);
+    const failed = await attic(['capture', '--branch', 'main'], p.dir, store, cache, { AWS_ENDPOINT_URL: relay.endpoint });
+    expect(failed.exitCode, failed.stderr).toBe(6);
+    await relay.cut;
+    expect(failed.stderr).toMatch(new RegExp(`Cannot reach ${relay.endpoint} for bucket '${bucket}'`));
+
+    const backend = await openTestS3Backend(`${store}/archive`);
+    expect(await backend.list('records/invocations/')).toEqual([]);
+    expect(await backend.list('records/captures/')).toEqual([]);
+    expect((await attic(['verify'], p.dir, store, cache)).exitCode).toBe(0);
+
+    const retried = await attic(['capture', '--branch', 'main', '--json'], p.dir, store, cache);
+    expect(retried.exitCode, retried.stderr).toBe(0);
+    expect((JSON.parse(retried.stdout) as { artifacts: { status: string }[] }).artifacts.filter((a) => a.status === 'captured')).toHaveLength(2);
+    expect((await attic(['verify'], p.dir, store, cache)).exitCode).toBe(0);
+    const state = await attic(['state', '--last-success'], makeProject({}, 'team').dir, store, machine());
+    expect(readFileSync(path.join(state.stdout.trim(), 'manifest.json')).equals(readFileSync(path.join(p.target, 'manifest.json')))).toBe(true);
   }, 180_000);
 });

@@ -15,13 +15,23 @@ interface InfoFlags extends GlobalFlags {
 
 export default async function info(io: CliIo, flags: InfoFlags): Promise<number> {
   const config = loadConfig(io, flags);
-  const backend = config.remote || existsSync(config.archiveLocation) ? await openArchive(config.archiveLocation, { create: false, remote: config.remote }) : null;
+  const backend = config.remote || existsSync(config.archiveLocation) ? await openIfPresent(config) : null;
   const archive = backend ? await summarizeArchive(backend) : null;
   const store = archive ? await storeFigures(config) : null;
   const remote = config.remote && backend ? remoteView(config, backend) : null;
   if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), remote, archive, store });
   else printHuman(io, config, archive, store, remote);
   return ExitCode.ok;
+}
+
+/** info must always answer: a bucket without an archive yet is "none yet", like a missing directory. */
+async function openIfPresent(config: AtticConfig): Promise<Backend | null> {
+  try {
+    return await openArchive(config.archiveLocation, { create: false, remote: config.remote });
+  } catch (error) {
+    if (isAtticError(error) && error.code === 'not-found') return null;
+    throw error;
+  }
 }
 
 interface RemoteView {

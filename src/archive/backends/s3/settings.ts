@@ -39,7 +39,7 @@ export function resolveS3Settings(raw: unknown, env: Record<string, string | und
     kmsKeyId: text(map.kms_key_id, 'kms_key_id'),
     compareAndSwap: env.DBTATTIC_S3_COMPARE_AND_SWAP === 'off' || map.compare_and_swap === false ? 'off' : 'auto',
     quoteEtag: flag(map.quote_etag, 'quote_etag'),
-    parallel: count(map.parallel, 'parallel', 16),
+    parallel: count(map.parallel, 'parallel', 32),
     timeoutMs: count(map.timeout_ms, 'timeout_ms', 30_000),
     maxAttempts: count(map.max_attempts, 'max_attempts', 5),
   };
