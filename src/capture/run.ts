@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { RunInfo } from '../archive/index.js';
+import { redactArgv } from '../vocab/index.js';
 import type { AtticConfig } from '../config/resolve.js';
 import { runCommand, type CommandOutcome } from './run-command.js';
 import { takeRunContext } from './run-context.js';
@@ -37,7 +38,8 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
   if (context.catalog?.provider === 'invalid') warnings.push(`no catalog snapshot taken: ${context.catalog.reason ?? 'the catalog: section of dbtattic.yml is invalid'}`);
   const command = await runCommand(argv, { cwd, env });
   const run: RunInfo = {
-    argv,
+    // The archive is kept for good: --vars values and credential flags never go in (README: Reliability).
+    argv: redactArgv(argv),
     started_at: command.startedAt.toISOString(),
     ended_at: command.endedAt.toISOString(),
     exit_code: command.exitCode,

@@ -1,4 +1,4 @@
-import type { ArtifactType } from '../vocab/index.js';
+import { redactNested, type ArtifactType } from '../vocab/index.js';
 import type { ArtifactHeader } from './detect.js';
 import { json, num, str, timestamp } from './fields.js';
 import type { InvocationFacts } from './rows.js';
@@ -46,7 +46,8 @@ export function metadataFacts(header: ArtifactHeader, invocationId: string): Inv
   return {
     ...emptyFacts(invocationId),
     dbt_version: str(metadata.dbt_version),
-    env: json(metadata.env),
+    // dbt copies DBT_ENV_CUSTOM_ENV_* here; one named like a credential is not kept (README: Reliability).
+    env: json(redactNested(metadata.env)),
     generated_at: timestamp(header.generatedAt),
     started_at: timestamp(metadata.invocation_started_at),
   };

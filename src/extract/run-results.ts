@@ -2,6 +2,7 @@ import { openArtifact, type ArtifactHeader, type ReadOptions } from './detect.js
 import { asArray, asObject, bool, int, json, num, str, text, timestamp, type JsonObject } from './fields.js';
 import { metadataFacts, timingFacts } from './invocation.js';
 import type { InvocationFacts, RunResultRow } from './rows.js';
+import { redactCommandLine, redactNested } from '../vocab/index.js';
 import { scanResults } from './results-file.js';
 import { countStatuses, normaliseLegacyResult, normaliseStatus } from './status.js';
 
@@ -92,12 +93,16 @@ function argsFacts(value: unknown): Partial<InvocationFacts> {
     resource_types: json(args.resource_types ?? args.resource_type),
     full_refresh: bool(args.full_refresh),
     target: str(args.target),
-    vars: json(args.vars),
-    invocation_command: str(args.invocation_command),
-    args: json(args),
+    vars: json(redactNested(args.vars)),
+    invocation_command: commandLine(str(args.invocation_command)),
+    args: json(redactNested({ ...args, invocation_command: commandLine(str(args.invocation_command)) })),
   };
 }
 
 function countFacts(results: readonly RunResultRow[]): Partial<InvocationFacts> {
   return { result_count: results.length, status_counts: countStatuses(results) };
+}
+
+function commandLine(text: string | null): string | null {
+  return text === null ? null : redactCommandLine(text);
 }

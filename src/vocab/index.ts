@@ -10,3 +10,4 @@ export * from './hash.js';
 export * from './short-id.js';
 export * from './time-id.js';
 export * from './parallel.js';
+export * from './secret-words.js';

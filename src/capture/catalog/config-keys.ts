@@ -1,4 +1,5 @@
 import { AtticError } from '../../errors.js';
+import { looksLikeSecretValue } from '../../vocab/index.js';
 
 /**
  * Readers for the keys under `catalog:` in dbtattic.yml. Each failure names the key and the
@@ -31,7 +32,8 @@ export function readOptionalString(raw: RawSection, key: string): string | undef
 export function readEnvName(raw: RawSection, key: string): string | undefined {
   const value = raw[key];
   if (value === undefined) return undefined;
-  if (typeof value !== 'string' || !ENV_NAME.test(value)) {
+  // A pasted token can be letters, digits and _ too: one shaped like a secret is refused, unechoed.
+  if (typeof value !== 'string' || !ENV_NAME.test(value) || looksLikeSecretValue(value)) {
     fail(key, 'must name an environment variable (letters, digits and _), such as NESSIE_TOKEN; put the secret itself in that variable, never in dbtattic.yml.');
   }
   return value;

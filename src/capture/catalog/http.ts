@@ -12,6 +12,8 @@ export interface HttpContext {
   fetch: typeof fetch;
   signal: AbortSignal;
   timeoutMs: number;
+  /** Masks credentials in a server's message before it is cut short, so no part of one survives the cut. */
+  mask?: { mask(text: string): string };
 }
 
 export interface HttpRequest {
@@ -47,7 +49,7 @@ export async function requestBytes(ctx: HttpContext, request: HttpRequest): Prom
     throw new HttpStatusError(response.status, `${request.what}: redirected (HTTP ${response.status}) to ${location}; set the URI in dbtattic.yml to the final address.`);
   }
   const sentCredentials = request.sendsCredentials === true || request.headers?.authorization !== undefined;
-  throw new HttpStatusError(response.status, `${request.what}: HTTP ${response.status}${statusHint(response.status, sentCredentials)}${upstreamMessage(body)}`);
+  throw new HttpStatusError(response.status, `${request.what}: HTTP ${response.status}${statusHint(response.status, sentCredentials)}${upstreamMessage(body, ctx.mask)}`);
 }
 
 export async function requestJson(ctx: HttpContext, request: HttpRequest): Promise<unknown> {
@@ -111,15 +113,15 @@ function statusHint(status: number, sentCredentials: boolean): string {
 }
 
 /** The server's own explanation, from the error shapes Nessie, lakeFS, Iceberg and OAuth2 use. */
-function upstreamMessage(body: Buffer): string {
-  let text = body.toString('utf8', 0, Math.min(body.length, 4096)).trim();
+function upstreamMessage(body: Buffer, mask?: { mask(text: string): string }): string {
+  let text = body.toString('utf8').trim();
   try {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
     text = pickMessage(parsed) ?? text;
   } catch {
     // Not JSON: an HTML error page or plain text; its start is the best we have.
   }
-  text = text.replace(/\s+/g, ' ').slice(0, MAX_UPSTREAM_MESSAGE);
+  text = (mask ? mask.mask(text) : text).replace(/\s+/g, ' ').slice(0, MAX_UPSTREAM_MESSAGE);
   return text === '' ? '.' : `: ${text}`;
 }
 

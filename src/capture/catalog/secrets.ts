@@ -22,6 +22,15 @@ export class SecretMask {
     this.values.add(encodeURIComponent(secret));
     this.values.add(new URLSearchParams({ v: secret }).toString().slice(2));
     this.values.add(Buffer.from(secret).toString('base64'));
+    // Inside a longer base64 text (a Basic header, an echoed body) the secret may start at any
+    // byte of a 3-byte group: mask the characters that depend on its bytes alone, at each alignment.
+    for (const offset of [0, 1, 2]) {
+      const core = base64Core(Buffer.from(secret), offset);
+      if (core.length >= 8) {
+        this.values.add(core);
+        this.values.add(core.replace(/\+/g, '-').replace(/\//g, '_'));
+      }
+    }
   }
 
   mask(text: string): string {
@@ -34,6 +43,12 @@ export class SecretMask {
   maskId(text: string): string {
     return [...this.values].filter((secret) => secret.length >= 8).some((secret) => text.includes(secret)) ? this.mask(text) : text;
   }
+}
+
+/** The base64 characters that only `secret`'s bytes decide when it starts `offset` bytes into a group. */
+function base64Core(secret: Buffer, offset: number): string {
+  const bytes = Buffer.concat([Buffer.alloc(offset), secret]);
+  return bytes.toString('base64').slice(Math.ceil(offset / 3) * 4, Math.floor(bytes.length / 3) * 4);
 }
 
 /** Registers every credential the config names, before any request: a failure anywhere is then masked too. */

@@ -95,4 +95,31 @@ describe('credentials never leave', () => {
       expect(message).not.toContain(SECRETS.NESSIE_TOKEN.slice(0, 10));
     }
   });
+
+  it('are masked before a long server message is cut, so no part of one survives the cut', async () => {
+    const token = SECRETS.NESSIE_TOKEN;
+    const uri = await serve(() => ({ status: 401, body: { message: `${'x'.repeat(190)} ${token} and more` } }));
+    const snapshot = await readCatalogSnapshot(parseCatalogConfig({ provider: 'nessie', uri, token_env: 'NESSIE_TOKEN' })!, { env: SECRETS });
+    expect(snapshot.reason).toContain('x'.repeat(20));
+    expect(snapshot.reason).not.toContain(token.slice(0, 6));
+  });
+
+  it("mask the token's base64 at every alignment inside a longer base64 text", async () => {
+    const token = SECRETS.NESSIE_TOKEN;
+    const encodings = ['', 'a', 'ab'].map((prefix) => Buffer.from(`${prefix}${token}`).toString('base64'));
+    const uri = await serve(() => ({ status: 401, body: { message: `echo ${encodings.join(' ')}` } }));
+    const snapshot = await readCatalogSnapshot(parseCatalogConfig({ provider: 'nessie', uri, token_env: 'NESSIE_TOKEN' })!, { env: SECRETS });
+    // Past the first group, each encoding's characters are decided by the token's bytes alone.
+    for (const encoded of encodings) expect(snapshot.reason).not.toContain(encoded.slice(4, 20));
+  });
+
+  it('refuses a secret-shaped value in a *_env key without echoing it, though it is letters, digits and _', () => {
+    const pasted = `ghp_${'x9Kq2LmP7vRt4Ws8Yz1N'.repeat(2)}`;
+    expect(() => parseCatalogConfig({ provider: 'nessie', uri: 'http://127.0.0.1', token_env: pasted })).toThrow(/^catalog\.token_env must name an environment variable/);
+    try {
+      parseCatalogConfig({ provider: 'nessie', uri: 'http://127.0.0.1', token_env: pasted });
+    } catch (error) {
+      expect((error as Error).message).not.toContain(pasted.slice(4, 12));
+    }
+  });
 });
