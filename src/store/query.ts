@@ -27,6 +27,10 @@ export async function runReadOnlyQuery(file: string, sql: string, limit: number 
 
 function refuse(error: unknown): never {
   const message = error instanceof Error ? error.message : String(error);
+  // duckdb_extensions() reads DuckDB's extension directory: a file access like any other, though it looks like a catalog lookup.
+  if (/Cannot access directory .*extensions/i.test(message)) {
+    throw new AtticError('query-refused', "duckdb_extensions() reads DuckDB's extension directory, and queries may not touch files; the extensions queries can use are built in: json, parquet, icu.");
+  }
   if (/read-only|external access|disabled (by|through) configuration|lock_configuration|Cannot change configuration/i.test(message)) {
     throw new AtticError('query-refused', `The store is read-only to queries; the statement was refused and nothing changed (${firstLine(message)}).`);
   }

@@ -141,6 +141,15 @@ describe('smaller cases', () => {
     await expectHistoryIntact(dir);
   });
 
+  it("duckdb_extensions() is refused for what it is: a read of DuckDB's extension directory", async () => {
+    const { dir } = project();
+    expect((await capture(dir)).result.exitCode).toBe(0);
+    const result = await runCli(['query', 'select * from duckdb_extensions()'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain("duckdb_extensions() reads DuckDB's extension directory");
+    expect(result.stderr).toContain('json, parquet, icu');
+  });
+
   it('a target/ that is a file is said to be one, and nothing claims the other artifacts were captured', async () => {
     const { dir, target } = project();
     rmSync(target, { recursive: true });
