@@ -22,7 +22,7 @@ export type OpenMode = 'write' | 'read';
  * 500 MB manifest peaked near 1.8 GB; bounded, it peaks at 1.4 GB, of which the manifest's own
  * bytes are 500 MB. Readers keep the default: views over long histories want memory.
  */
-const WRITE_MEMORY_LIMIT = process.env.DBTATTIC_STORE_MEMORY_LIMIT ?? '256MB';
+export const WRITE_MEMORY_LIMIT = process.env.DBTATTIC_STORE_MEMORY_LIMIT ?? '256MB';
 
 export async function openDatabase(file: string, mode: OpenMode): Promise<Database> {
   let instance: DuckDBInstance;

@@ -1,11 +1,11 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { compareArtifactRecords, type ArtifactRecord, type Backend, type CaptureRecord } from '../archive/index.js';
-import { isAtticError } from '../errors.js';
+import { AtticError, isAtticError } from '../errors.js';
 import { mergeInvocationFacts, type ArtifactInvocationFacts } from '../extract/index.js';
 import type { ArtifactType } from '../vocab/index.js';
 import { appendArtifactRows, closeAppenders, openAppenders, PER_INVOCATION_TABLES } from './artifact-rows.js';
 import { captureFacts } from './capture-facts.js';
-import { inTransaction } from './database.js';
+import { inTransaction, WRITE_MEMORY_LIMIT } from './database.js';
 import { writeInvocationRow } from './invocation-row.js';
 import type { VersionWriter } from './version-writer.js';
 
@@ -54,6 +54,20 @@ export async function ingestInvocation(connection: DuckDBConnection, versions: V
   return problems;
 }
 
+/**
+ * DuckDB cannot allocate a value larger than the writer's memory (a string of hundreds of MB in
+ * one field): that artifact is left out as unreadable, the rest of the invocation is stored.
+ */
+function asTooLarge(error: unknown, record: ArtifactRecord): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!/could not allocate|out of memory/i.test(message)) return error instanceof Error ? error : new Error(message);
+  return new AtticError(
+    'artifact-unreadable',
+    `The ${record.artifact} holds a value too large for the store's writer memory (DBTATTIC_STORE_MEMORY_LIMIT=${WRITE_MEMORY_LIMIT}): ${message.split('\n')[0]}. ` +
+      'It stays in the archive: raise DBTATTIC_STORE_MEMORY_LIMIT and run dbtattic rebuild.',
+  );
+}
+
 function isUnreadable(error: unknown): boolean {
   return isAtticError(error) && (error.code === 'artifact-unreadable' || error.code === 'unknown-schema-version');
 }
@@ -79,11 +93,12 @@ async function writeInvocation(connection: DuckDBConnection, versions: VersionWr
   try {
     for (const record of newestPerArtifact(input.records)) {
       if (skip.has(record.sha256)) continue;
-      facts.push(await appendArtifactRows(backend, record, appenders, versions).catch((error: unknown) => {
-        throw Object.assign(error instanceof Error ? error : new Error(String(error)), { record });
+      // Flushed per artifact, so a version that does not fit is charged to the artifact holding it.
+      const appended = appendArtifactRows(backend, record, appenders, versions).then(async (rows) => (await versions.flush(), rows));
+      facts.push(await appended.catch((error: unknown) => {
+        throw Object.assign(asTooLarge(error, record), { record });
       }));
     }
-    await versions.flush();
   } finally {
     closeAppenders(appenders);
   }

@@ -49,12 +49,20 @@ export class VersionWriter {
     if (rows.length === 0) return;
     this.pending[kind] = [];
     const stage = `stage_${kind}_version`;
-    const appender = await RowAppender.open(this.connection, stage, 'temp');
-    for (const row of rows) appender.append(row);
-    appender.close();
-    await this.connection.run(`INSERT OR IGNORE INTO ${kind}_version SELECT * FROM ${stage}`);
-    if (kind === 'node') await this.fillIn();
-    await this.connection.run(`DELETE FROM ${stage}`);
+    try {
+      const appender = await RowAppender.open(this.connection, stage, 'temp');
+      for (const row of rows) appender.append(row);
+      appender.close();
+      await this.connection.run(`INSERT OR IGNORE INTO ${kind}_version SELECT * FROM ${stage}`);
+      if (kind === 'node') await this.fillIn();
+    } catch (error) {
+      // A batch that did not fit (a value beyond the memory limit) is not written: forget it, so
+      // another artifact holding one of its versions writes it again.
+      for (const row of rows) this.seen.delete('node_version_id' in row ? row.node_version_id : row.macro_version_id);
+      throw error;
+    } finally {
+      await this.connection.run(`DELETE FROM ${stage}`);
+    }
   }
 
   /**
