@@ -16,6 +16,7 @@ export async function runReadOnlyQuery(file: string, sql: string, limit: number 
   try {
     await db.connection.run('SET enable_external_access = false');
     await db.connection.run('SET lock_configuration = true');
+    const refuse = (error: unknown): never => refuseQuery(error, sql);
     const reader = limit === null ? await db.connection.runAndReadAll(sql).catch(refuse) : await db.connection.runAndReadUntil(sql, limit + 1).catch(refuse);
     const result = plainResult(reader);
     const truncated = limit !== null && result.rows.length > limit;
@@ -25,10 +26,10 @@ export async function runReadOnlyQuery(file: string, sql: string, limit: number 
   }
 }
 
-function refuse(error: unknown): never {
+function refuseQuery(error: unknown, sql: string): never {
   const message = error instanceof Error ? error.message : String(error);
   // duckdb_extensions() reads DuckDB's extension directory: a file access like any other, though it looks like a catalog lookup.
-  if (/Cannot access directory .*extensions/i.test(message)) {
+  if (/duckdb_extensions\s*\(/i.test(sql) && /Cannot access directory/i.test(message)) {
     throw new AtticError('query-refused', "duckdb_extensions() reads DuckDB's extension directory, and queries may not touch files; the extensions queries can use are built in: json, parquet, icu.");
   }
   if (/read-only|external access|disabled (by|through) configuration|lock_configuration|Cannot change configuration/i.test(message)) {
