@@ -19,3 +19,4 @@ export { verifyArchive, type VerifyReport, type Problem } from './verify.js';
 export { summarizeArchive, type ArchiveSummary } from './summary.js';
 export { advanceBranch, checkBranchName, createBranch, listBranches, readBranch, type Branch } from './branches.js';
 export { transferArchive, divergedBranches, type TransferReport } from './transfer.js';
+export { PLAN_RECORDS_PREFIX, planRecordKey, putPlanRecord, listPlanRecords } from './plans.js';

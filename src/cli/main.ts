@@ -48,6 +48,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .command('state')
     .description("Write a directory that dbt's --state accepts, and print its path")
     .option('--last-success', 'the newest successful build or run (the default)')
+    .option('--per-node', "each node from its own newest successful build, across invocations (synthesized)")
     .option('--invocation <id>', 'a given invocation, by id or unique prefix')
     .option('--target <name>', 'only invocations run against this dbt target')
     .option('--command <names>', 'which dbt commands count as a success (comma-separated)', 'build,run')
@@ -55,6 +56,31 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--out <dir>', 'where to write it (default: <store>/state/<invocation>)')
     .option('--json', 'print what was chosen as JSON')
     .action(run(() => import('./commands/state.js')));
+
+  program
+    .command('plan')
+    .description('For the manifest in target/: which nodes can be reused and which must build, and why')
+    .option('-s, --select <selectors...>', "dbt's simple selectors: names, tag:, path:, resource_type:, + and n+ operators")
+    .option('--exclude <selectors...>', 'the same forms, taken out')
+    .option('--target <name>', 'count only builds on this dbt target (default: the planned invocation\'s)')
+    .option('--branch <name>', "count only builds on this line of history (default: the planned invocation's)")
+    .option('--defer-to <branch>', "nodes never built on this branch may reuse that branch's builds")
+    .option('--invocation <id>', 'plan an archived invocation (id, unique prefix or @branch) instead of target/')
+    .addOption(new Option('--format <format>', 'table, json, selector (nodes to build) or exclude (nodes to reuse)').choices(['table', 'json', 'selector', 'exclude']).default('table'))
+    .option('--explain <node>', 'print the checks behind one node\'s verdict')
+    .option('--json', 'same as --format json')
+    .action(run(() => import('./commands/plan.js')));
+
+  program
+    .command('explain')
+    .description("One node's verdict with each check: old value, new value, result")
+    .argument('<node>', 'a name, selector or unique_id')
+    .option('--target <name>', 'count only builds on this dbt target')
+    .option('--branch <name>', 'count only builds on this line of history')
+    .option('--defer-to <branch>', "nodes never built on this branch may reuse that branch's builds")
+    .option('--invocation <id>', 'plan an archived invocation instead of target/')
+    .option('--json', 'print as JSON')
+    .action(run(() => import('./commands/explain.js')));
 
   program
     .command('history')

@@ -10,3 +10,4 @@ export { listArchivedInvocations, type ArchivedInvocation } from './invocations.
 export { checkStateDir, STATE_DIR_MARKER, writeStateDir } from './materialize.js';
 export { readRunSummary, FAILED_STATUSES, type RunSummary } from './run-summary.js';
 export { createBranchFrom } from './branch.js';
+export { synthesizePerNodeState, writePerNodeState, type PerNodeState } from './synthesize.js';

@@ -80,7 +80,7 @@ async function summaryOf(backend: Backend, invocation: ArchivedInvocation): Prom
 }
 
 /** An invocation is on the branch of the capture that first filed its artifacts. */
-async function branchFilter(backend: Backend, branch: string): Promise<(invocation: ArchivedInvocation) => boolean> {
+export async function branchFilter(backend: Backend, branch: string): Promise<(invocation: ArchivedInvocation) => boolean> {
   const branchOf = new Map<string, string | null>();
   for (const capture of await listCaptureRecords(backend)) {
     for (const a of capture.artifacts) {

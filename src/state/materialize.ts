@@ -37,8 +37,7 @@ export async function checkStateDir(dir: string): Promise<void> {
  * the right bytes is left alone, so repeated calls are cheap and safe to run concurrently.
  */
 export async function writeStateDir(backend: Backend, invocation: ArchivedInvocation, dir: string): Promise<string[]> {
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(path.join(dir, STATE_DIR_MARKER), 'A dbtattic state directory: `dbtattic state` replaces the artifacts in it.\n');
+  await markStateDir(dir);
   const written: string[] = [];
   for (const artifact of STATE_ARTIFACTS) {
     const record = invocation.artifacts[artifact];
@@ -55,6 +54,12 @@ export async function writeStateDir(backend: Backend, invocation: ArchivedInvoca
   return written;
 }
 
+/** Creates `dir` if need be and marks it as a state directory dbtattic writes into. */
+export async function markStateDir(dir: string): Promise<void> {
+  await fs.mkdir(dir, { recursive: true });
+  await fs.writeFile(path.join(dir, STATE_DIR_MARKER), 'A dbtattic state directory: `dbtattic state` replaces the artifacts in it.\n');
+}
+
 async function holds(file: string, bytes: Buffer): Promise<boolean> {
   try {
     return (await fs.readFile(file)).equals(bytes);
@@ -63,7 +68,7 @@ async function holds(file: string, bytes: Buffer): Promise<boolean> {
   }
 }
 
-async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
+export async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
   const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   await fs.writeFile(temp, bytes);
   await fs.rename(temp, file);

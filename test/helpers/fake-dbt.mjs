@@ -8,6 +8,7 @@
  *   FAKE_DBT_DELAY_MS  time each replayed result "runs" (default 50)
  *   FAKE_DBT_EXIT      exit code of a completed invocation, instead of the one read from the results
  *   FAKE_DBT_HANG=1    after writing the manifest, hang inside the first node until a signal
+ *   FAKE_DBT_ARGS_OUT  file to write the selectors it received to, as JSON (tests of `plan --format selector`)
  * Exit codes: 0 success, 1 a result failed, 2 usage error / Ctrl-C (dbt's ExceptionExit),
  * 3 a broken test setup (never produced by dbt). SIGTERM is left to its default: dbt (Python)
  * has no handler for it and dies of the signal.
@@ -262,6 +263,7 @@ async function main() {
     if (error instanceof UsageError) return usageFailure(error);
     throw error;
   }
+  if (process.env.FAKE_DBT_ARGS_OUT) writeFileSync(process.env.FAKE_DBT_ARGS_OUT, JSON.stringify({ select: parsed.flags.select, argv: process.argv.slice(2) }));
   let replay;
   try {
     replay = loadReplay(process.env.FAKE_DBT_REPLAY);

@@ -20,7 +20,8 @@ const ALLOWED: Record<string, string[]> = {
   capture: [...BOTTOM, 'archive', 'extract', 'config'],
   state: [...BOTTOM, 'archive', 'extract'],
   store: [...BOTTOM, 'archive', 'extract', 'config'],
-  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store'],
+  plan: [...BOTTOM, 'archive', 'config', 'store'],
+  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'plan'],
 };
 
 function layerOf(file: string): string {

@@ -1,3 +1,4 @@
+import { listPlanRecords, openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
 import { inspectInvocation, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
 import { shortId } from '../../vocab/index.js';
@@ -21,9 +22,29 @@ export default async function inspect(io: CliIo, flags: InspectFlags): Promise<n
   }
   const config = loadConfig(io, flags);
   const report = await withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at })));
-  if (flags.json) printJson(io, report);
-  else printInspect(io, report);
+  const plans = (await listPlanRecords(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), String(report.invocation.invocation_id))).map(planSummary);
+  if (flags.json) printJson(io, { ...report, plans });
+  else {
+    printInspect(io, report);
+    for (const plan of plans) io.stdout(`${'plan'.padEnd(12)}plan ${plan.plan_id}  made ${formatTime(plan.made_at)}  ${plan.reuse} reuse, ${plan.build} build${plan.target ? `  target ${plan.target}` : ''}${plan.branch ? `  branch ${plan.branch}` : ''}${plan.defer_to ? `  defer to ${plan.defer_to}` : ''}\n`);
+  }
   return ExitCode.ok;
+}
+
+/** What inspect lists of each plan recorded for the invocation; the record itself has every verdict. */
+function planSummary(record: unknown): { plan_id: string; made_at: string | null; reuse: number; build: number; target: string | null; branch: string | null; defer_to: string | null } {
+  const plan = (record ?? {}) as Record<string, unknown>;
+  const counts = (plan.counts ?? {}) as Record<string, unknown>;
+  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  return {
+    plan_id: String(plan.plan_id),
+    made_at: str(plan.made_at),
+    reuse: Number(counts.reuse ?? 0),
+    build: Number(counts.build ?? 0),
+    target: str(plan.target),
+    branch: str(plan.branch),
+    defer_to: str(plan.defer_to),
+  };
 }
 
 function printInspect(io: CliIo, report: InspectReport): void {

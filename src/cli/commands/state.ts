@@ -1,12 +1,14 @@
 import path from 'node:path';
 import { keySegment, openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
-import { checkStateDir, chooseState, writeStateDir } from '../../state/index.js';
+import type { Backend } from '../../archive/index.js';
+import { checkStateDir, chooseState, synthesizePerNodeState, writePerNodeState, writeStateDir } from '../../state/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 
 interface StateFlags extends GlobalFlags {
   lastSuccess?: boolean;
+  perNode?: boolean;
   invocation?: string;
   target?: string;
   command?: string;
@@ -18,6 +20,7 @@ interface StateFlags extends GlobalFlags {
 export default async function state(io: CliIo, flags: StateFlags): Promise<number> {
   const config = loadConfig(io, flags);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
+  if (flags.perNode) return statePerNode(io, backend, flags, path.join(config.store.value, 'state', perNodeDirName(flags)));
   const chosen = await chooseState(backend, {
     invocation: flags.invocation,
     target: flags.target,
@@ -44,4 +47,22 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
     io.stdout(`${dir}\n`);
   }
   return ExitCode.ok;
+}
+
+/** `state --per-node`: each node from its own newest successful build (src/state/synthesize.ts). */
+async function statePerNode(io: CliIo, backend: Backend, flags: StateFlags, defaultDir: string): Promise<number> {
+  const state = await synthesizePerNodeState(backend, { target: flags.target, branch: flags.branch });
+  const dir = flags.out ? path.resolve(io.cwd, flags.out) : defaultDir;
+  if (flags.out) await checkStateDir(dir);
+  const files = await writePerNodeState(state, dir);
+  if (flags.json) printJson(io, { path: dir, ...state.provenance, files: files.map((f) => path.basename(f)) });
+  else {
+    if (state.provenance.left_out.length > 0) io.stderr(`note: ${state.provenance.left_out.length} node(s) left out (their last build's manifest is missing or of another version); dbt will see them as new\n`);
+    io.stdout(`${dir}\n`);
+  }
+  return ExitCode.ok;
+}
+
+function perNodeDirName(flags: StateFlags): string {
+  return ['per-node', flags.branch, flags.target].filter(Boolean).map((part) => keySegment(part!)).join('-');
 }

@@ -1,0 +1,33 @@
+import { AtticError, ExitCode } from '../../errors.js';
+import { makePlan, type NodeVerdict, type PlanResult } from '../../plan/index.js';
+import { loadConfig } from '../context.js';
+import { printJson, type CliIo } from '../io.js';
+import { plannedInvocation } from '../planned-invocation.js';
+import { printExplain } from '../print-plan.js';
+import type { PlanFlags } from './plan.js';
+
+/** One node's verdict with every check behind it: `dbtattic explain orders`. */
+export default async function explain(io: CliIo, flags: PlanFlags & { args?: string[] }): Promise<number> {
+  const config = loadConfig(io, flags);
+  const result = await makePlan(config, {
+    invocation: await plannedInvocation(io, config, flags.invocation),
+    target: flags.target,
+    branch: flags.branch,
+    deferTo: flags.deferTo,
+    record: false,
+  });
+  const node = findNode(result, flags.args?.[0] ?? '');
+  if (flags.json) printJson(io, node);
+  else printExplain(io, node);
+  return ExitCode.ok;
+}
+
+/** By unique_id, name or selector word; a name two nodes share is ambiguous. */
+export function findNode(plan: PlanResult, wanted: string): NodeVerdict {
+  const exact = plan.nodes.find((n) => n.unique_id === wanted || n.selector === wanted);
+  if (exact) return exact;
+  const named = plan.nodes.filter((n) => n.name === wanted);
+  if (named.length === 1) return named[0]!;
+  if (named.length > 1) throw new AtticError('usage', `'${wanted}' names ${named.length} nodes: ${named.map((n) => n.unique_id).join(', ')}. Give the unique_id.`);
+  throw new AtticError('not-found', `No model, seed, snapshot or test '${wanted}' in the planned manifest.`);
+}

@@ -1,0 +1,21 @@
+import { captureProject } from '../capture/session.js';
+import type { AtticConfig } from '../config/resolve.js';
+import { AtticError } from '../errors.js';
+import { updateStoreAfter } from './after-capture.js';
+import type { CliIo } from './io.js';
+import { TOOL_VERSION } from './version.js';
+
+/**
+ * The invocation a plan is for: the one named, else the manifest in target/ (what `dbt parse`
+ * or `dbt compile` just wrote), captured first so that the plan reads it from the archive like
+ * everything else and can be recorded beside it.
+ */
+export async function plannedInvocation(io: CliIo, config: AtticConfig, named: string | undefined): Promise<string> {
+  if (named) return named;
+  const outcome = await captureProject(config, { phase: 'manual', toolVersion: TOOL_VERSION, env: io.env });
+  await updateStoreAfter(io, config, [outcome], true);
+  for (const planned of outcome.plan.artifacts) {
+    if ('item' in planned && planned.item.artifact === 'manifest') return planned.item.invocationId;
+  }
+  throw new AtticError('not-found', `No readable manifest.json in ${config.targetDir?.value ?? 'target/'}: run dbt parse (or compile) first, or name a past invocation with --invocation.`);
+}

@@ -1,0 +1,52 @@
+import { openArchive, putPlanRecord } from '../archive/index.js';
+import type { AtticConfig } from '../config/resolve.js';
+import { AtticError } from '../errors.js';
+import { readPlanFacts, resolveInvocationRef, withCurrentStore, type PlanFacts } from '../store/index.js';
+import { newTimeId } from '../vocab/index.js';
+import { assemblePlan } from './assemble.js';
+import { decidePlan } from './decide.js';
+import type { PlanResult } from './types.js';
+
+export interface PlanOptions {
+  /** The invocation whose manifest is planned: an id, a unique prefix or @branch. */
+  invocation: string;
+  /** undefined: the invocation's own target (null: dbt's default target). */
+  target?: string | null;
+  /** undefined: the invocation's own branch; null: builds on any branch count. */
+  branch?: string | null;
+  deferTo?: string | null;
+  select?: string[];
+  exclude?: string[];
+  /** What build_after measures to, in microseconds; default: when the manifest was written. */
+  nowUs?: number | null;
+  /** Record the plan in the archive beside its invocation (the default). */
+  record?: boolean;
+  now?: Date;
+}
+
+/**
+ * The entry point of `plan`, `explain` (and any other caller): read the facts, decide, select,
+ * record. Returns the typed result; printing is the caller's.
+ */
+export async function makePlan(config: AtticConfig, options: PlanOptions): Promise<PlanResult> {
+  const facts = await readFacts(config, options);
+  if (options.deferTo && !facts.branch) {
+    throw new AtticError('usage', '--defer-to needs the branch being planned: pass --branch, or capture on a branch (git, DBTATTIC_BRANCH).');
+  }
+  const deferTo = options.deferTo ?? null;
+  const verdicts = decidePlan(facts, { deferTo, nowUs: options.nowUs });
+  const now = options.now ?? new Date();
+  const plan = assemblePlan(facts, verdicts, { deferTo, select: options.select ?? [], exclude: options.exclude ?? [] }, newTimeId(now), now);
+  if (options.record ?? true) {
+    const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
+    await putPlanRecord(backend, plan.invocation_id, plan.plan_id, plan);
+  }
+  return plan;
+}
+
+async function readFacts(config: AtticConfig, options: PlanOptions): Promise<PlanFacts> {
+  return withCurrentStore(config, async (db) => {
+    const invocationId = await resolveInvocationRef(db.connection, { id: options.invocation });
+    return readPlanFacts(db.connection, { invocationId, target: options.target, branch: options.branch, deferTo: options.deferTo ?? null });
+  });
+}

@@ -1,0 +1,75 @@
+import type { BuildFact, CurrentNode, PlanFacts, ScopedBuilds } from '../store/index.js';
+import { BUILD_SUCCESS_STATUSES } from '../vocab/index.js';
+import { checkSource } from './source-check.js';
+import type { NodeInputs } from './inputs.js';
+import { isoFromMicros } from './time.js';
+import type { Check, NodeVerdict } from './types.js';
+
+/**
+ * The checks of one node, in the order of the reasons they give. Each compares the node's last
+ * successful build (old) with now (new). Pure: everything comes from the facts and the
+ * verdicts already given to its parents.
+ */
+export interface Chosen {
+  builds: ScopedBuilds;
+  /** The branch whose builds are used when the plan defers; null for the planned branch. */
+  fromBranch: string | null;
+}
+
+export interface CheckContext {
+  facts: PlanFacts;
+  chosen: (id: string) => Chosen;
+  verdictOf: (id: string) => NodeVerdict | undefined;
+  nodeOf: (id: string) => CurrentNode | undefined;
+}
+
+const OK_STATUSES: ReadonlySet<string> = new Set(BUILD_SUCCESS_STATUSES);
+
+export function checkNode(node: CurrentNode, inputs: NodeInputs, ctx: CheckContext): Check[] {
+  const { builds } = ctx.chosen(node.uniqueId);
+  const success = builds.lastSuccess;
+  const checks: Check[] = [
+    { check: 'in an earlier manifest', old: ctx.facts.seenBefore.has(node.uniqueId) ? 'yes' : 'no', new: 'yes', ok: ctx.facts.seenBefore.has(node.uniqueId), reason: 'new' },
+    { check: 'last successful build', old: success ? describeBuild(success) : 'never', new: `target ${ctx.facts.target ?? '(default)'}`, ok: success !== null, reason: 'never built on this target' },
+  ];
+  if (!success) return checks;
+  const attempt = builds.lastAttempt ?? success;
+  checks.push({ check: 'last result', old: attempt.status, new: null, ok: OK_STATUSES.has(attempt.status), reason: 'last build failed' });
+  checks.push(fingerprintCheck(node, success));
+  for (const id of inputs.ephemeral) checks.push(ephemeralCheck(id, success, ctx));
+  for (const id of inputs.built) checks.push(upstreamCheck(id, success, ctx));
+  for (const id of inputs.sources) {
+    const source = ctx.nodeOf(id);
+    if (!source) continue;
+    checks.push(checkSource(source, { builtAtUs: success.finishedAtUs, buildCatalog: success.catalog, currentCatalog: ctx.facts.catalog, checks: ctx.facts.freshness.get(id) ?? [] }));
+  }
+  return checks;
+}
+
+function describeBuild(build: BuildFact): string {
+  return `${build.invocationId} at ${isoFromMicros(build.finishedAtUs) ?? 'unknown time'}${build.branch ? ` on ${build.branch}` : ''}`;
+}
+
+/** A fingerprint covers SQL, called macros, build config and contract; the checksum tells which moved. */
+function fingerprintCheck(node: CurrentNode, success: BuildFact): Check {
+  const ok = node.fingerprint !== null && node.fingerprint === success.fingerprint;
+  const configOnly = !ok && success.fingerprint !== null && node.checksum === success.checksum && node.configKey !== success.configKey;
+  return { check: 'fingerprint', old: success.fingerprint ?? 'unknown', new: node.fingerprint ?? 'unknown', ok, reason: configOnly ? 'config or contract changed' : 'code changed' };
+}
+
+/** An ephemeral parent's SQL is part of this node's: compare it as this node's build compiled it. */
+function ephemeralCheck(id: string, success: BuildFact, ctx: CheckContext): Check {
+  const before = ctx.facts.ephemeralAt.get(`${success.invocationId} ${id}`) ?? null;
+  const now = ctx.nodeOf(id)?.fingerprint ?? null;
+  return { check: `ephemeral ${id}`, old: before ?? 'unknown', new: now ?? 'unknown', ok: before !== null && before === now, reason: 'code changed' };
+}
+
+function upstreamCheck(id: string, success: BuildFact, ctx: CheckContext): Check {
+  const verdict = ctx.verdictOf(id);
+  if (verdict?.verdict === 'build') return { check: `upstream ${id}`, old: null, new: `build (${verdict.reason})`, ok: false, reason: 'upstream will build' };
+  const parent = ctx.chosen(id).builds.lastSuccess;
+  const mine = success.finishedAtUs;
+  const theirs = parent?.finishedAtUs ?? null;
+  const ok = mine !== null && theirs !== null && mine > theirs;
+  return { check: `upstream ${id}`, old: `this built ${isoFromMicros(mine) ?? 'at an unknown time'}`, new: `it built ${isoFromMicros(theirs) ?? 'at an unknown time'}`, ok, reason: 'upstream built since' };
+}

@@ -1,0 +1,136 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { BUILD_SUCCESS_STATUSES, NON_BUILDING_COMMANDS } from '../vocab/index.js';
+import { plainResult } from './plain-rows.js';
+
+/**
+ * Each node's builds as `plan` needs them: its newest attempt and its newest success, on one
+ * target, on the planned branch ('own') and on the branch it defers to ('defer').
+ * - A build is a result of a command that builds or tests (not compile, docs, show, clone).
+ * - An attempt is a result that ran: skipped, no-op and reused results did not.
+ * - A success is `success` (models, seeds, snapshots) or `pass` (tests).
+ * "Newest" follows the order of history (the invocation's end, then its capture), then the
+ * result's own end; an unknown time sorts as newest, so it is never silently passed over.
+ */
+export interface CatalogFact {
+  status: string | null;
+  snapshotId: string | null;
+  atomic: boolean;
+  perTable: Record<string, string | null> | null;
+}
+
+export interface BuildFact {
+  invocationId: string;
+  branch: string | null;
+  status: string;
+  finishedAtUs: number | null;
+  /** The node as that invocation's own manifest had it; null when it has none. */
+  fingerprint: string | null;
+  checksum: string | null;
+  configKey: string | null;
+  catalog: CatalogFact | null;
+}
+
+export interface ScopedBuilds {
+  lastAttempt: BuildFact | null;
+  lastSuccess: BuildFact | null;
+}
+
+export interface NodeBuilds {
+  own: ScopedBuilds;
+  defer: ScopedBuilds | null;
+}
+
+interface BuildScope {
+  invocationId: string;
+  /** Only what had happened when the planned manifest was written counts (null: everything). */
+  asOfUs: number | null;
+  target: string | null;
+  branch: string | null;
+  deferTo: string | null;
+}
+
+export async function readBuildFacts(connection: DuckDBConnection, scope: BuildScope): Promise<Map<string, NodeBuilds>> {
+  const notBuilding = NON_BUILDING_COMMANDS.map((c) => `'${c}'`).join(', ');
+  const succeeded = BUILD_SUCCESS_STATUSES.map((s) => `'${s}'`).join(', ');
+  const sql = `
+    WITH inv AS (
+      SELECT invocation_id, branch, coalesce(completed_at, generated_at) AS done_at, run_id,
+             catalog_provider, catalog_status, catalog_snapshot_id, catalog_atomic, catalog_detail,
+             CASE WHEN $3::VARCHAR IS NULL OR branch = $3 THEN 'own' WHEN branch = $4 THEN 'defer' END AS scope
+      FROM invocation
+      WHERE invocation_id <> $1 AND target IS NOT DISTINCT FROM $2::VARCHAR
+        AND ($5::BIGINT IS NULL OR epoch_us(coalesce(completed_at, generated_at)) <= $5)
+        AND NOT coalesce(command IN (${notBuilding}), false)
+    ),
+    attempt AS (
+      SELECT r.unique_id, i.*, r.status, coalesce(r.execute_completed_at, i.done_at) AS finished_at,
+             r.status IN (${succeeded}) AS ok
+      FROM run_result r JOIN inv i USING (invocation_id)
+      WHERE i.scope IS NOT NULL AND r.status IS NOT NULL AND r.status NOT IN ('skipped', 'no-op', 'reused')
+        AND r.unique_id IN (SELECT unique_id FROM node_invocation WHERE invocation_id = $1)
+    ),
+    ranked AS (
+      SELECT *, row_number() OVER w AS attempt_rank,
+             CASE WHEN ok THEN row_number() OVER (PARTITION BY unique_id, scope, ok ORDER BY done_at DESC NULLS FIRST, run_id DESC, finished_at DESC NULLS FIRST) END AS success_rank
+      FROM attempt
+      WINDOW w AS (PARTITION BY unique_id, scope ORDER BY done_at DESC NULLS FIRST, run_id DESC, finished_at DESC NULLS FIRST)
+    )
+    SELECT k.unique_id, k.scope, k.attempt_rank = 1 AS is_attempt, k.success_rank = 1 AS is_success,
+           k.invocation_id, k.branch, k.status, epoch_us(k.finished_at) AS finished_us,
+           k.catalog_provider, k.catalog_status, k.catalog_snapshot_id, k.catalog_atomic, k.catalog_detail,
+           ni.fingerprint, nv.checksum,
+           CASE WHEN nv.node_version_id IS NOT NULL THEN md5(concat_ws('|', nv.materialization, nv.unrendered_config::VARCHAR, nv.contract::VARCHAR)) END AS config_key
+    FROM ranked k
+    LEFT JOIN node_invocation ni ON ni.invocation_id = k.invocation_id AND ni.unique_id = k.unique_id
+    LEFT JOIN node_version nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
+    WHERE k.attempt_rank = 1 OR k.success_rank = 1`;
+  const params = [scope.invocationId, scope.target, scope.branch, scope.branch === null ? null : scope.deferTo, scope.asOfUs === null ? null : String(scope.asOfUs)];
+  const found = plainResult(await connection.runAndReadAll(sql, params as string[])).rows;
+  const byId = new Map<string, NodeBuilds>();
+  for (const r of found) {
+    const id = String(r.unique_id);
+    const node = byId.get(id) ?? { own: { lastAttempt: null, lastSuccess: null }, defer: null };
+    const scoped = r.scope === 'own' ? node.own : (node.defer ??= { lastAttempt: null, lastSuccess: null });
+    const fact = buildFactOf(r);
+    if (r.is_attempt === true) scoped.lastAttempt = fact;
+    if (r.is_success === true) scoped.lastSuccess = fact;
+    byId.set(id, node);
+  }
+  return byId;
+}
+
+function buildFactOf(r: Record<string, unknown>): BuildFact {
+  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  return {
+    invocationId: String(r.invocation_id),
+    branch: str(r.branch),
+    status: String(r.status),
+    finishedAtUs: micros(r.finished_us),
+    fingerprint: str(r.fingerprint),
+    checksum: str(r.checksum),
+    configKey: str(r.config_key),
+    catalog: catalogOf(r),
+  };
+}
+
+/** Fingerprints of ephemeral models in every manifest that has them: what their children compiled. */
+export async function readEphemeralFingerprints(connection: DuckDBConnection, ids: string[]): Promise<Map<string, string | null>> {
+  const found = new Map<string, string | null>();
+  if (ids.length === 0) return found;
+  const result = plainResult(
+    await connection.runAndReadAll(`SELECT invocation_id, unique_id, fingerprint FROM node_invocation WHERE unique_id IN (SELECT unnest(from_json($1, '["VARCHAR"]')))`, [JSON.stringify(ids)]),
+  );
+  for (const r of result.rows) found.set(`${String(r.invocation_id)} ${String(r.unique_id)}`, typeof r.fingerprint === 'string' ? r.fingerprint : null);
+  return found;
+}
+
+export const micros = (value: unknown): number | null => (value === null || value === undefined || value === '' ? null : Number(value));
+
+/** The catalog snapshot recorded for an invocation (iceberg-rest also records each table's). */
+export function catalogOf(row: Record<string, unknown>): CatalogFact | null {
+  if (row.catalog_provider === null || row.catalog_provider === undefined) return null;
+  const detail = row.catalog_detail && typeof row.catalog_detail === 'object' ? (row.catalog_detail as Record<string, unknown>) : {};
+  const perTable = detail.perTable && typeof detail.perTable === 'object' ? (detail.perTable as Record<string, string | null>) : null;
+  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+  return { status: str(row.catalog_status), snapshotId: str(row.catalog_snapshot_id), atomic: row.catalog_atomic === true, perTable };
+}
