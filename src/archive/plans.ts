@@ -28,3 +28,11 @@ export async function listPlanRecords(backend: Backend, invocationId: string): P
   }
   return plans;
 }
+
+/** A plan record's key must be the one its content implies: invocation_id and plan_id. */
+export function parsePlanRecord(key: string, bytes: Buffer): { invocation_id: string; plan_id: string } {
+  const plan = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+  if (typeof plan.invocation_id !== 'string' || typeof plan.plan_id !== 'string') throw new Error('it is not a plan record (no invocation_id or plan_id)');
+  if (planRecordKey(plan.invocation_id, plan.plan_id) !== key) throw new Error('its content does not match its key');
+  return { invocation_id: plan.invocation_id, plan_id: plan.plan_id };
+}

@@ -14,12 +14,14 @@ import {
 import { readChunk, readFileIndex } from './objects.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import { parseArtifactRecord, parseCaptureRecord } from './records.js';
+import { parsePlanRecord, PLAN_RECORDS_PREFIX } from './plans.js';
 
 /**
  * Checks every promise the archive format makes, as `restic check --read-data` does:
  * every chunk decompresses to bytes with its hash; every file index names chunks that exist and
  * whose concatenation has the file's hash and size; every record parses, sits under the key its
- * content implies, and points at a file that exists; every capture record's artifacts have records.
+ * content implies, and points at a file that exists; every capture record's artifacts have records;
+ * every plan record sits under its own key, beside an invocation the archive has.
  */
 export type ProblemKind = 'format' | 'corrupt-object' | 'bad-record' | 'dangling-record';
 
@@ -50,6 +52,7 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   const goodFiles = await checkFiles(backend, files.map((f) => f.key), goodChunks, report, tick);
   const artifactKeys = await checkArtifactRecords(backend, goodFiles, report);
   const captureCount = await checkCaptureRecords(backend, artifactKeys, report);
+  await checkPlanRecords(backend, artifactKeys, report);
   return {
     ok: problems.length === 0,
     checked: { chunks: chunks.length, files: files.length, artifactRecords: artifactKeys.size, captureRecords: captureCount },
@@ -132,6 +135,19 @@ async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, 
     }, key, 'bad-record', report);
   });
   return entries.length;
+}
+
+/** A plan record parses, sits under its own key, and belongs to an invocation the archive has. */
+async function checkPlanRecords(backend: Backend, artifactKeys: Set<string>, report: Report): Promise<void> {
+  const invocations = new Set([...artifactKeys].map((k) => k.split('/')[2]));
+  const entries = (await backend.list(PLAN_RECORDS_PREFIX)).filter((e) => e.key.endsWith('.json'));
+  await forEachLimited(entries, 16, async ({ key }) => {
+    const bytes = await backend.get(key);
+    await ok(async () => {
+      const plan = parsePlanRecord(key, bytes ?? Buffer.alloc(0));
+      if (!invocations.has(key.split('/')[2])) report('dangling-record', key, `is a plan for invocation ${plan.invocation_id}, which has no artifact records`);
+    }, key, 'bad-record', report);
+  });
 }
 
 async function ok(check: () => Promise<unknown>, key: string, kind: ProblemKind, report: Report): Promise<boolean> {

@@ -1,9 +1,34 @@
 import { captureProject } from '../capture/session.js';
 import type { AtticConfig } from '../config/resolve.js';
 import { AtticError } from '../errors.js';
+import { makePlan, type PlanOptions, type PlanResult } from '../plan/index.js';
 import { updateStoreAfter } from './after-capture.js';
+import { loadConfig, type GlobalFlags } from './context.js';
 import type { CliIo } from './io.js';
 import { TOOL_VERSION } from './version.js';
+
+/** The flags `plan` and `explain` share. */
+export interface PlanFlags extends GlobalFlags {
+  invocation?: string;
+  target?: string;
+  deferTo?: string;
+  select?: string[];
+  exclude?: string[];
+}
+
+/** Captures target/ unless an invocation is named, then plans it. */
+export async function planFromFlags(io: CliIo, flags: PlanFlags, extra: Partial<PlanOptions> = {}): Promise<PlanResult> {
+  const config = loadConfig(io, flags);
+  return makePlan(config, {
+    invocation: await plannedInvocation(io, config, flags.invocation),
+    target: flags.target,
+    branch: flags.branch,
+    deferTo: flags.deferTo,
+    select: flags.select,
+    exclude: flags.exclude,
+    ...extra,
+  });
+}
 
 /**
  * The invocation a plan is for: the one named, else the manifest in target/ (what `dbt parse`

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StepDefinition } from '../../fixtures/generate.mjs';
@@ -9,9 +9,10 @@ import { manifestGraph, stepFile } from '../helpers/manifest-graph.js';
 
 /**
  * The plan scenarios of issue 12 over a synthetic sequence of our own (fixtures/, labelled
- * synthetic): builds and freshness checks are filed on branch main, parses on dev. Expected
- * verdicts come from the scenario and the artifacts' JSON (the graph, statuses, load times),
- * never from dbtattic's own output.
+ * synthetic): builds and freshness checks are filed on branch main, parses on dev. An atomic
+ * catalog (the env provider) records snapshot s1 until the sources are loaded again, s2 after.
+ * Expected verdicts come from the scenario and the artifacts' JSON (the graph, statuses, load
+ * times), never from dbtattic's own output.
  */
 const step = (n: number, slug: string, kind: StepDefinition['kind'], hours: number, edits: StepDefinition['edits'] = []): StepDefinition => ({
   step: n,
@@ -47,7 +48,11 @@ let seq: CapturedSequence;
 const isMain = (slug: string): boolean => slug.startsWith('build') || slug.startsWith('freshness');
 
 beforeAll(async () => {
-  seq = await captureSequence(STEPS, 'plan-scenarios', { branch: (s) => (isMain(s.slug) ? 'main' : 'dev') });
+  seq = await captureSequence(STEPS, 'plan-scenarios', {
+    branch: (s) => (isMain(s.slug) ? 'main' : 'dev'),
+    files: { 'dbtattic.yml': 'catalog:\n  provider: env\n  variable: ATTIC_TEST_SNAPSHOT\n  atomic: true\n' },
+    env: (s) => ({ ATTIC_TEST_SNAPSHOT: s.step < 7 ? 's1' : 's2' }),
+  });
 }, 240_000);
 afterAll(() => seq?.remove());
 
@@ -98,12 +103,18 @@ describe('plan over a synthetic history (issue 12 scenarios)', () => {
   it('a source loaded after the last build (sources.json): the nodes that read it build', async () => {
     const build = readJson(stepFile(seq.history, seq.step('build'), 'run_results.json'));
     const finished = new Map(((build.results as Json[]) ?? []).map((r) => [String(r.unique_id), completedAt(r)]));
-    const checks = (readJson(stepFile(seq.history, seq.step('freshness-late'), 'sources.json')).results as Json[]).map((r) => ({ id: String(r.unique_id), loaded: Date.parse(String(r.max_loaded_at)) }));
+    const late = (readJson(stepFile(seq.history, seq.step('freshness-late'), 'sources.json')).results as Json[]).map((r) => ({ id: String(r.unique_id), loaded: Date.parse(String(r.max_loaded_at)) }));
     const graph = graphOf('parse-after-load');
-    // Facts from the JSON: a node reading a source whose max_loaded_at is after the node's build.
-    const readers = [...graph.planned.keys()].filter((id) => graph.parentsOf(id).some((p) => checks.some((c) => c.id === p && c.loaded > finished.get(id)!)));
-    expect(readers.length).toBeGreaterThan(0);
-    expectVerdicts(await plan('parse-after-load', '--branch', 'main'), 'parse-after-load', buildsFrom('parse-after-load', readers, 'source data newer'));
+    // Facts from the JSON: the catalog moved (s1 → s2), so sources.json decides. A source loaded
+    // after the node's build: newer; a source no check looked at: unknown.
+    const sourcesOf = (id: string): string[] => graph.parentsOf(id).filter((p) => p.startsWith('source.'));
+    const newer = [...graph.planned.keys()].filter((id) => sourcesOf(id).some((p) => late.some((c) => c.id === p && c.loaded > finished.get(id)!)));
+    const unknown = [...graph.planned.keys()].filter((id) => !newer.includes(id) && sourcesOf(id).some((p) => !late.some((c) => c.id === p)));
+    expect(newer.length).toBeGreaterThan(0);
+    const expected = buildsFrom('parse-after-load', [...newer, ...unknown], 'upstream will build');
+    for (const id of newer) expected.set(id, 'source data newer');
+    for (const id of unknown) expected.set(id, 'freshness unknown');
+    expectVerdicts(await plan('parse-after-load', '--branch', 'main'), 'parse-after-load', expected);
   });
 
   it('last build failed: build', async () => {
@@ -185,6 +196,22 @@ describe('plan output, selection and records', () => {
     expect(inspected.plans.map((p) => p.plan_id)).toContain(made.plan_id);
     const text = await seq.attic(['inspect', id]);
     expect(text.stdout).toContain(`plan ${made.plan_id}`);
+  });
+
+  it('verify checks plan records: one whose content does not match its key is reported', async () => {
+    const made = await plan('parse-comment', '--branch', 'main');
+    expect((await seq.attic(['verify'])).exitCode).toBe(0);
+    const file = path.join(seq.project, '.dbtattic', 'archive', 'records', 'plans', made.invocation_id, `${made.plan_id}.json`);
+    const original = readFileSync(file, 'utf8');
+    try {
+      writeFileSync(file, original.replace(made.plan_id, 'not-this-plan'));
+      const result = await seq.attic(['verify', '--json']);
+      expect(result.exitCode).toBe(4);
+      const key = `records/plans/${made.invocation_id}/${made.plan_id}.json`;
+      expect((JSON.parse(result.stdout) as { problems: { kind: string; key: string }[] }).problems).toEqual([expect.objectContaining({ kind: 'bad-record', key })]);
+    } finally {
+      writeFileSync(file, original);
+    }
   });
 
   it('explain prints each check with old and new value, and the verdict', async () => {

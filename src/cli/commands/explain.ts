@@ -1,21 +1,13 @@
 import { AtticError, ExitCode } from '../../errors.js';
-import { makePlan, type NodeVerdict, type PlanResult } from '../../plan/index.js';
-import { loadConfig } from '../context.js';
+import type { NodeVerdict, PlanResult } from '../../plan/index.js';
 import { printJson, type CliIo } from '../io.js';
-import { plannedInvocation } from '../planned-invocation.js';
+import { planFromFlags, type PlanFlags } from '../planned-invocation.js';
 import { printExplain } from '../print-plan.js';
-import type { PlanFlags } from './plan.js';
 
 /** One node's verdict with every check behind it: `dbtattic explain orders`. */
-export default async function explain(io: CliIo, flags: PlanFlags & { args?: string[] }): Promise<number> {
-  const config = loadConfig(io, flags);
-  const result = await makePlan(config, {
-    invocation: await plannedInvocation(io, config, flags.invocation),
-    target: flags.target,
-    branch: flags.branch,
-    deferTo: flags.deferTo,
-    record: false,
-  });
+export default async function explain(io: CliIo, flags: PlanFlags & { args?: string[]; json?: boolean }): Promise<number> {
+  // Explaining is reading: only `plan` itself is recorded.
+  const result = await planFromFlags(io, flags, { record: false });
   const node = findNode(result, flags.args?.[0] ?? '');
   if (flags.json) printJson(io, node);
   else printExplain(io, node);
