@@ -8,9 +8,12 @@ import { plainResult } from './plain-rows.js';
  * - A build is a result of a command that builds or tests (not compile, docs, show, clone).
  * - An attempt is a result that ran: skipped, no-op and reused results did not.
  * - A success is `success` (models, seeds, snapshots) or `pass` (tests).
- * "Newest" follows the order of history (the invocation's end, then its capture), then the
- * result's own end; an unknown time sorts as newest, so it is never silently passed over.
+ * "Newest" follows the order of history (when the invocation ended); an unknown time sorts as
+ * newest, so it is never silently passed over.
  */
+/** History's order: when the invocation ended (an unknown end sorts as newest, never passed over). */
+const ORDER_KEY = 'coalesce(epoch_us(i.done_at), 9223372036854775807)';
+
 export interface CatalogFact {
   status: string | null;
   snapshotId: string | null;
@@ -52,9 +55,11 @@ interface BuildScope {
 export async function readBuildFacts(connection: DuckDBConnection, scope: BuildScope): Promise<Map<string, NodeBuilds>> {
   const notBuilding = NON_BUILDING_COMMANDS.map((c) => `'${c}'`).join(', ');
   const succeeded = BUILD_SUCCESS_STATUSES.map((s) => `'${s}'`).join(', ');
+  // One pass over the results: arg_max keeps, per node and scope, the newest attempt and the
+  // newest success (a window over millions of results costs several times more).
   const sql = `
     WITH inv AS (
-      SELECT invocation_id, branch, coalesce(completed_at, generated_at) AS done_at, run_id,
+      SELECT invocation_id, branch, coalesce(completed_at, generated_at) AS done_at,
              catalog_provider, catalog_status, catalog_snapshot_id, catalog_atomic, catalog_detail,
              CASE WHEN $3::VARCHAR IS NULL OR branch = $3 THEN 'own' WHEN branch = $4 THEN 'defer' END AS scope
       FROM invocation
@@ -62,28 +67,28 @@ export async function readBuildFacts(connection: DuckDBConnection, scope: BuildS
         AND ($5::BIGINT IS NULL OR epoch_us(coalesce(completed_at, generated_at)) <= $5)
         AND NOT coalesce(command IN (${notBuilding}), false)
     ),
-    attempt AS (
-      SELECT r.unique_id, i.*, r.status, coalesce(r.execute_completed_at, i.done_at) AS finished_at,
-             r.status IN (${succeeded}) AS ok
+    latest AS (
+      SELECT r.unique_id, i.scope,
+             arg_max({'id': r.invocation_id, 'status': r.status, 'finished_us': epoch_us(coalesce(r.execute_completed_at, i.done_at))}, ${ORDER_KEY}) AS attempt,
+             arg_max({'id': r.invocation_id, 'status': r.status, 'finished_us': epoch_us(coalesce(r.execute_completed_at, i.done_at))}, ${ORDER_KEY}) FILTER (WHERE r.status IN (${succeeded})) AS success
       FROM run_result r JOIN inv i USING (invocation_id)
       WHERE i.scope IS NOT NULL AND r.status IS NOT NULL AND r.status NOT IN ('skipped', 'no-op', 'reused')
-        AND r.unique_id IN (SELECT unique_id FROM node_invocation WHERE invocation_id = $1)
+      GROUP BY r.unique_id, i.scope
     ),
-    ranked AS (
-      SELECT *, row_number() OVER w AS attempt_rank,
-             CASE WHEN ok THEN row_number() OVER (PARTITION BY unique_id, scope, ok ORDER BY done_at DESC NULLS FIRST, run_id DESC, finished_at DESC NULLS FIRST) END AS success_rank
-      FROM attempt
-      WINDOW w AS (PARTITION BY unique_id, scope ORDER BY done_at DESC NULLS FIRST, run_id DESC, finished_at DESC NULLS FIRST)
+    picked AS (
+      SELECT unique_id, scope, attempt AS build, true AS is_attempt, attempt.id = success.id AS is_success FROM latest
+      UNION ALL
+      SELECT unique_id, scope, success, false, true FROM latest WHERE success IS NOT NULL AND success.id <> attempt.id
     )
-    SELECT k.unique_id, k.scope, k.attempt_rank = 1 AS is_attempt, k.success_rank = 1 AS is_success,
-           k.invocation_id, k.branch, k.status, epoch_us(k.finished_at) AS finished_us,
-           k.catalog_provider, k.catalog_status, k.catalog_snapshot_id, k.catalog_atomic, k.catalog_detail,
+    SELECT p.unique_id, p.scope, p.is_attempt, coalesce(p.is_success, false) AS is_success,
+           p.build.id AS invocation_id, i.branch, p.build.status AS status, p.build.finished_us AS finished_us,
+           i.catalog_provider, i.catalog_status, i.catalog_snapshot_id, i.catalog_atomic, i.catalog_detail,
            ni.fingerprint, nv.checksum,
            CASE WHEN nv.node_version_id IS NOT NULL THEN md5(concat_ws('|', nv.materialization, nv.unrendered_config::VARCHAR, nv.contract::VARCHAR)) END AS config_key
-    FROM ranked k
-    LEFT JOIN node_invocation ni ON ni.invocation_id = k.invocation_id AND ni.unique_id = k.unique_id
-    LEFT JOIN node_version nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
-    WHERE k.attempt_rank = 1 OR k.success_rank = 1`;
+    FROM picked p
+    JOIN inv i ON i.invocation_id = p.build.id
+    LEFT JOIN node_invocation ni ON ni.invocation_id = p.build.id AND ni.unique_id = p.unique_id
+    LEFT JOIN node_version nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled`;
   const params = [scope.invocationId, scope.target, scope.branch, scope.branch === null ? null : scope.deferTo, scope.asOfUs === null ? null : String(scope.asOfUs)];
   const found = plainResult(await connection.runAndReadAll(sql, params as string[])).rows;
   const byId = new Map<string, NodeBuilds>();

@@ -127,14 +127,14 @@ async function readCurrentNodes(connection: DuckDBConnection, invocationId: stri
     `SELECT nv.unique_id, nv.resource_type, nv.name, nv.package_name, nv.path, nv.tags, nv.fqn, nv.materialization, ni.fingerprint, nv.checksum,
             md5(concat_ws('|', nv.materialization, nv.unrendered_config::VARCHAR, nv.contract::VARCHAR)) AS config_key,
             json_extract(nv.config, '$.freshness.build_after') AS build_after,
-            concat_ws('.', nv.database_name, nv.schema_name, nv.identifier) AS table_key,
-            (SELECT list(d.depends_on_id ORDER BY d.depends_on_id) FROM node_depends_on d
-              WHERE d.invocation_id = ni.invocation_id AND d.unique_id = ni.unique_id AND d.kind = 'node') AS parents
+            concat_ws('.', nv.database_name, nv.schema_name, nv.identifier) AS table_key
      FROM node_invocation ni JOIN node_version nv ON nv.node_version_id = ni.node_version_id
      WHERE ni.invocation_id = $1 AND NOT nv.disabled
      ORDER BY nv.unique_id`,
     [invocationId],
   );
+  const edges = await rows(connection, `SELECT unique_id, list(depends_on_id ORDER BY depends_on_id) AS parents FROM node_depends_on WHERE invocation_id = $1 AND kind = 'node' GROUP BY unique_id`, [invocationId]);
+  const parentsOf = new Map(edges.map((e) => [String(e.unique_id), Array.isArray(e.parents) ? e.parents.map(String) : []]));
   return found.map((r) => ({
     uniqueId: String(r.unique_id),
     resourceType: String(r.resource_type),
@@ -148,7 +148,7 @@ async function readCurrentNodes(connection: DuckDBConnection, invocationId: stri
     checksum: text(r.checksum),
     configKey: text(r.config_key),
     buildAfter: buildAfterOf(r.build_after),
-    parents: Array.isArray(r.parents) ? r.parents.map(String) : [],
+    parents: parentsOf.get(String(r.unique_id)) ?? [],
     tableKey: r.resource_type === 'source' ? text(r.table_key) : null,
   }));
 }
@@ -171,8 +171,11 @@ function safeParse(value: string): unknown {
 async function readSeenBefore(connection: DuckDBConnection, invocationId: string, asOfUs: number | null): Promise<Set<string>> {
   const found = await rows(
     connection,
-    `SELECT DISTINCT ni.unique_id FROM node_invocation ni JOIN invocation i USING (invocation_id)
-     WHERE ni.invocation_id <> $1 AND ($2::BIGINT IS NULL OR epoch_us(i.generated_at) <= $2)`,
+    // Through the shared node versions: distinct versions are few, node_invocation rows many.
+    `SELECT DISTINCT nv.unique_id FROM node_version nv
+     WHERE nv.node_version_id IN (
+       SELECT node_version_id FROM node_invocation WHERE invocation_id IN (
+         SELECT invocation_id FROM invocation WHERE invocation_id <> $1 AND ($2::BIGINT IS NULL OR epoch_us(generated_at) <= $2)))`,
     [invocationId, asOfUs === null ? null : String(asOfUs)],
   );
   return new Set(found.map((r) => String(r.unique_id)));
