@@ -13,6 +13,6 @@ export { readHistory, type HistoryFilter, type HistoryRow } from './history.js';
 export { readStoreFigures, type StoreFigures } from './figures.js';
 export type { CatchUpReport } from './catch-up.js';
 export type { IngestProblem } from './ingest.js';
-export { catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore } from './project-store.js';
-export { resolveInvocationRef, readInvocation, previousInvocation, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
+export { branchBaseReader, catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore } from './project-store.js';
+export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvocation, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type Triplet } from './reports.js';

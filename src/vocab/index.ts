@@ -11,3 +11,5 @@ export * from './short-id.js';
 export * from './time-id.js';
 export * from './parallel.js';
 export * from './secret-words.js';
+export * from './time-argument.js';
+export * from './count.js';

@@ -1,5 +1,5 @@
 import { ExitCode } from '../../errors.js';
-import { diffInvocations, resolveInvocationRef, withCurrentStore } from '../../store/index.js';
+import { branchBaseReader, diffInvocations, resolveInvocationRef, withCurrentStore } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
@@ -14,8 +14,9 @@ export default async function diff(io: CliIo, flags: DiffFlags): Promise<number>
   const [a, b] = flags.args ?? [];
   const config = loadConfig(io, flags);
   const changes = await withCurrentStore(config, async (db) => {
-    const from = await resolveInvocationRef(db.connection, { id: a });
-    const to = await resolveInvocationRef(db.connection, { id: b });
+    const baseOf = branchBaseReader(config);
+    const from = await resolveInvocationRef(db.connection, { id: a, baseOf });
+    const to = await resolveInvocationRef(db.connection, { id: b, baseOf });
     return diffInvocations(db.connection, from, to);
   });
   if (flags.json) printJson(io, changes);

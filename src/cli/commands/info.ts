@@ -8,6 +8,7 @@ import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { TOOL_VERSION } from '../version.js';
+import { countOf } from '../../vocab/index.js';
 
 interface InfoFlags extends GlobalFlags {
   json?: boolean;
@@ -110,7 +111,7 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
     return;
   }
   line('invocations', String(archive.invocations));
-  line('archived', `${archive.artifactRecords} records of ${archive.files} distinct files, ${archive.chunks} chunks`);
+  line('archived', `${countOf(archive.artifactRecords, 'record')} of ${countOf(archive.files, 'distinct file')}, ${countOf(archive.chunks, 'chunk')}`);
   const ratio = archive.storedBytes > 0 ? (archive.logicalBytes / archive.storedBytes).toFixed(1) : '-';
   line('size', `${formatBytes(archive.logicalBytes)} of artifacts in ${formatBytes(archive.storedBytes)} stored (${ratio}x)`);
   if (!store) return;
@@ -120,8 +121,8 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
     return;
   }
   const dedup = store.nodeVersions > 0 ? (store.nodeRows / store.nodeVersions).toFixed(1) : '-';
-  line('node versions', `${store.nodeVersions} distinct definitions for ${store.nodeRows} node rows (${dedup}x)`);
-  if (store.problems > 0) line('problems', `${store.problems} artifact(s) could not be read into rows: dbtattic query "select * from ingest_problem"`);
+  line('node versions', `${countOf(store.nodeVersions, 'distinct definition')} for ${countOf(store.nodeRows, 'node row')} (${dedup}x)`);
+  if (store.problems > 0) line('problems', `${countOf(store.problems, 'artifact')} could not be read into rows: dbtattic query "select * from ingest_problem"`);
   line('rows', Object.entries(store.rows).filter(([table]) => table !== 'store_meta').map(([table, rows]) => `${table} ${rows}`).join(', '));
 }
 

@@ -1,5 +1,5 @@
 import { ExitCode } from '../../errors.js';
-import { inspectInvocation, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
+import { branchBaseReader, inspectInvocation, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
 import { shortId } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatDuration, formatTime } from '../format.js';
@@ -19,8 +19,12 @@ export default async function inspect(io: CliIo, flags: InspectFlags): Promise<n
     io.stderr('error: name an invocation (id, unique prefix or @branch) or give --at TIME\n');
     return ExitCode.usage;
   }
+  if (ref && flags.at) {
+    io.stderr('error: give an invocation or --at TIME, not both (--at chooses the invocation)\n');
+    return ExitCode.usage;
+  }
   const config = loadConfig(io, flags);
-  const report = await withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at })));
+  const report = await withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) })));
   if (flags.json) printJson(io, report);
   else printInspect(io, report);
   return ExitCode.ok;

@@ -38,7 +38,7 @@ describe('command provider', () => {
     const empty = await readCatalogSnapshot(command(['-e', '']), { env });
     expect(empty.reason).toContain('printed nothing');
     const log = await readCatalogSnapshot(command(['-e', 'console.log("a\\nb")']), { env });
-    expect(log.reason).toContain('2 line(s)');
+    expect(log.reason).toContain('got 2 lines,');
   });
 
   it('is killed at the timeout', async () => {

@@ -1,0 +1,43 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { makeProject, runCli } from '../helpers/cli.js';
+import { writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
+
+const made: string[] = [];
+afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+describe('capture --phase pre outside any dbt project', () => {
+  it('is silent and exits 0, as the shell wrapper around `dbt init` needs', async () => {
+    const nowhere = mkdtempSync(path.join(os.tmpdir(), 'attic-nowhere-'));
+    made.push(nowhere);
+    expect(await runCli(['capture', '--quiet', '--phase', 'pre'], { cwd: nowhere })).toEqual({ exitCode: 0, stdout: '', stderr: '' });
+    expect(existsSync(path.join(nowhere, '.dbtattic'))).toBe(false);
+  });
+
+  it('still refuses a --project-dir that is not a project, and a manual capture outside one', async () => {
+    const nowhere = mkdtempSync(path.join(os.tmpdir(), 'attic-nowhere-'));
+    made.push(nowhere);
+    expect((await runCli(['capture', '--phase', 'pre', '--project-dir', nowhere], { cwd: nowhere })).exitCode).toBe(2);
+    expect((await runCli(['capture'], { cwd: nowhere })).exitCode).toBe(2);
+  });
+});
+
+describe('capture --dry-run --json', () => {
+  it("says `would capture` for what it would store, and writes nothing", async () => {
+    const project = makeProject();
+    made.push(project.dir);
+    writeSyntheticTarget({ invocationId: 'd1d1d1d1-0000-4000-8000-000000000001' }, project.target);
+    const result = await runCli(['capture', '--dry-run', '--json'], { cwd: project.dir });
+    expect(result.exitCode).toBe(0);
+    const report = JSON.parse(result.stdout) as { capture_id: string | null; dry_run: boolean; artifacts: { artifact: string; status: string }[] };
+    const onDisk = ['manifest', 'run_results'].filter((a) => existsSync(path.join(project.target, `${a}.json`)));
+    expect(report.dry_run).toBe(true);
+    expect(report.capture_id).toBeNull();
+    expect(report.artifacts.filter((a) => a.status === 'would capture').map((a) => a.artifact).sort()).toEqual(onDisk.sort());
+    expect(report.artifacts.some((a) => a.status === 'captured')).toBe(false);
+    expect(existsSync(path.join(project.dir, '.dbtattic', 'archive', 'records'))).toBe(false);
+    expect(readFileSync(path.join(project.target, 'manifest.json'), 'utf8')).toContain('d1d1d1d1');
+  });
+});
