@@ -53,6 +53,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--command <names>', 'which dbt commands count as a success (comma-separated)', 'build,run')
     .option('--branch <name>', "only this line of history; falls back to the branch's base")
     .option('--out <dir>', 'where to write it (default: <store>/state/<invocation>)')
+    .option('--artifacts <names>', 'which archived artifacts to write (comma-separated; default: manifest,run_results,sources)')
     .option('--json', 'print what was chosen as JSON')
     .action(run(() => import('./commands/state.js')));
 
@@ -64,6 +65,10 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--command <name>', 'only this dbt command (build, run, test, ...)')
     .addOption(new Option('--status <outcome>', 'ok: results, none failed; failed: some error or fail; none: no results').choices(['ok', 'failed', 'none']))
     .option('--branch <name>', 'only this line of history')
+    .option('--since <time>', 'only invocations at or after this time (ISO 8601; a date alone: from its start)')
+    .option('--until <time>', 'only invocations at or before this time (ISO 8601; a date alone: to its end)')
+    .option('--node <name>', "one model's or test's runs: its name or unique id")
+    .option('--failed', "only failed invocations, one line per failed node with dbt's message")
     .option('--json', 'print as JSON')
     .action(run(() => import('./commands/history.js')));
 
@@ -98,7 +103,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--json', 'print as JSON')
     .action(run(() => import('./commands/diff.js')));
 
-  const branch = program.command('branch').description('Lines of history: list them, or start one at a past run');
+  const branch = program.command('branch').description('Lines of history: list them, start one at a past run, or delete one');
   branch
     .command('list')
     .description('Every branch with its head and, for branches made with create, its base')
@@ -112,6 +117,12 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--allow-failed', 'allow a base run that failed or has no results')
     .option('--json', 'print the new branch as JSON')
     .action(run(() => import('./commands/branch.js'), 'create'));
+  branch
+    .command('delete')
+    .description("Remove a branch's name, head and base; the captures filed on it stay in history")
+    .argument('<name>', 'the branch')
+    .option('--json', 'print the deleted branch as JSON')
+    .action(run(() => import('./commands/branch.js'), 'remove'));
 
   program
     .command('sync')

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../../src/archive/index.js';
@@ -22,12 +22,19 @@ const inspectedAt = async (time: string): Promise<string> => {
   return (JSON.parse(result.stdout) as { invocation: { invocation_id: string } }).invocation.invocation_id;
 };
 
+/** A catalog of no relations: all `state --artifacts` needs is an archived catalog.json. */
+const catalogOf = (run: SyntheticInvocation): string => JSON.stringify({
+  metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json', dbt_version: '1.9.4', generated_at: run.generatedAt, invocation_id: run.invocationId, env: {} },
+  nodes: {}, sources: {}, errors: null,
+});
+
 beforeAll(async () => {
   const backend = await openArchive(path.join(project.dir, '.dbtattic', 'archive'), { create: true });
   for (const [i, run] of RUNS.entries()) {
     const dir = path.join(project.dir, 'runs', String(i));
     mkdirSync(dir, { recursive: true });
     writeSyntheticTarget(run, dir);
+    if (i === 2) writeFileSync(path.join(dir, 'catalog.json'), catalogOf(run));
     await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.parse(run.generatedAt!) + 60_000) });
   }
 });
@@ -100,5 +107,42 @@ describe('state', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/not-a-dir is a file, not a directory/);
     expect(readFileSync(file, 'utf8')).toBe('keep me');
+  });
+});
+
+describe('branch delete', () => {
+  it("removes the branch's name and base, refuses an unknown name, and keeps the runs", async () => {
+    expect((await cli('branch', 'create', 'short-lived', '--from', uuid(2))).exitCode).toBe(0);
+    const deleted = await cli('branch', 'delete', 'short-lived', '--json');
+    expect(deleted.exitCode).toBe(0);
+    expect(JSON.parse(deleted.stdout)).toMatchObject({ name: 'short-lived', base: { invocation_id: uuid(2) } });
+    const names = (JSON.parse((await cli('branch', 'list', '--json')).stdout) as { name: string }[]).map((b) => b.name);
+    expect(names).not.toContain('short-lived');
+    expect(names).toContain('main');
+    expect((await cli('inspect', '@short-lived')).stderr).toMatch(/No invocation on branch 'short-lived'/);
+    const again = await cli('branch', 'delete', 'short-lived');
+    expect(again.exitCode).toBe(3);
+    expect(again.stderr).toMatch(/No branch 'short-lived'/);
+    expect((await cli('inspect', uuid(2), '--json')).exitCode).toBe(0);
+  });
+});
+
+describe('state --artifacts', () => {
+  it('writes the archived artifacts asked for, byte for byte, and only those', async () => {
+    const out = path.join(project.dir, 'restored');
+    const result = await cli('state', '--invocation', uuid(3), '--artifacts', 'catalog.json,manifest', '--out', out, '--json');
+    expect(result.exitCode).toBe(0);
+    expect((JSON.parse(result.stdout) as { files: string[] }).files.sort()).toEqual(['catalog.json', 'manifest.json']);
+    expect(readdirSync(out).sort()).toEqual(['catalog.json', 'manifest.json']);
+    for (const name of ['catalog.json', 'manifest.json']) expect(readFileSync(path.join(out, name))).toEqual(readFileSync(path.join(project.dir, 'runs', '2', name)));
+  });
+
+  it('says which asked-for artifact the invocation lacks, and refuses names that are no artifact', async () => {
+    const lacking = await cli('state', '--invocation', uuid(1), '--artifacts', 'catalog', '--out', path.join(project.dir, 'lacking'));
+    expect(lacking.exitCode).toBe(0);
+    expect(lacking.stderr).toContain(`invocation ${uuid(1)} has no catalog.json in the archive`);
+    const bogus = await cli('state', '--artifacts', 'catalog,profiles');
+    expect(bogus.exitCode).toBe(2);
+    expect(bogus.stderr).toMatch(/--artifacts takes .*\(not: profiles\)/);
   });
 });

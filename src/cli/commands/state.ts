@@ -1,7 +1,8 @@
 import path from 'node:path';
 import { keySegment, openArchive } from '../../archive/index.js';
-import { ExitCode } from '../../errors.js';
-import { checkStateDir, chooseState, writeStateDir } from '../../state/index.js';
+import { AtticError, ExitCode } from '../../errors.js';
+import { checkStateDir, chooseState, STATE_ARTIFACTS, writeStateDir } from '../../state/index.js';
+import { ARTIFACT_TYPES, artifactFileName, isArtifactType, type ArtifactType } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 
@@ -11,11 +12,13 @@ interface StateFlags extends GlobalFlags {
   target?: string;
   command?: string;
   out?: string;
+  artifacts?: string;
   json?: boolean;
 }
 
 /** Prints only the directory's path: `dbt build --state "$(dbtattic state --last-success)"`. */
 export default async function state(io: CliIo, flags: StateFlags): Promise<number> {
+  const artifacts = flags.artifacts === undefined ? STATE_ARTIFACTS : parseArtifacts(flags.artifacts);
   const config = loadConfig(io, flags);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   const chosen = await chooseState(backend, {
@@ -27,7 +30,11 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
   });
   const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.localDir, 'state', keySegment(chosen.invocation.invocationId));
   if (flags.out) await checkStateDir(dir);
-  const files = await writeStateDir(backend, chosen.invocation, dir);
+  const files = await writeStateDir(backend, chosen.invocation, dir, artifacts);
+  const missing = artifacts.filter((a) => !files.some((f) => path.basename(f) === artifactFileName(a)));
+  if (flags.artifacts !== undefined && missing.length > 0) {
+    io.stderr(`note: invocation ${chosen.invocation.invocationId} has no ${missing.map(artifactFileName).join(', ')} in the archive\n`);
+  }
   if (flags.json) {
     printJson(io, {
       path: dir,
@@ -44,4 +51,14 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
     io.stdout(`${dir}\n`);
   }
   return ExitCode.ok;
+}
+
+/** `--artifacts catalog,semantic_manifest` (or with .json): which archived artifacts to restore. */
+function parseArtifacts(list: string): ArtifactType[] {
+  const names = list.split(',').map((n) => n.trim().replace(/\.json$/, '')).filter(Boolean);
+  const unknown = names.filter((n) => !isArtifactType(n));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new AtticError('usage', `--artifacts takes a comma-separated list of ${ARTIFACT_TYPES.join(', ')}${unknown.length ? ` (not: ${unknown.join(', ')})` : ''}.`);
+  }
+  return [...new Set(names.filter(isArtifactType))];
 }
