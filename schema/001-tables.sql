@@ -19,7 +19,7 @@ CREATE TABLE IF NOT EXISTS invocation (
   project_id         VARCHAR,
   dbt_version        VARCHAR,
   adapter_type       VARCHAR,
-  command            VARCHAR,      -- args.which (run, build, test, generate, ...)
+  command            VARCHAR,      -- as typed: build, run, test, docs generate, source freshness, ... (src/extract/command-name.ts)
   selection          JSON,         -- args.select (or models before 1.0)
   exclusion          JSON,         -- args.exclude
   selector           VARCHAR,

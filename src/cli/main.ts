@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ExitCode, isAtticError } from '../errors.js';
 import { CAPTURE_PHASES } from '../vocab/index.js';
 import { printJson, processIo, type CliIo } from './io.js';
+import { startPaging } from './pager.js';
 import { TOOL_VERSION } from './version.js';
 
 /**
@@ -165,6 +166,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
 function addGlobalOptions(command: Command): void {
   command.addOption(new Option('--store <dir>', 'the dbtattic store: a directory or s3://bucket/prefix (default: .dbtattic in the dbt project)').helpGroup('Global options:'));
   command.addOption(new Option('--project-dir <dir>', 'the dbt project (default: the nearest dbt_project.yml above the working directory)').helpGroup('Global options:'));
+  command.addOption(new Option('--no-pager', 'never send long output on a terminal through the pager').helpGroup('Global options:'));
   command.addOption(new Option('--target-path <dir>', "dbt's target directory, relative to the project (default: target-path of dbt_project.yml, else target)").helpGroup('Global options:'));
   command.addOption(new Option('--offline', 'reading commands use the local store as it is, without catching up with the archive first').helpGroup('Global options:'));
   for (const sub of command.commands) addGlobalOptions(sub);
@@ -185,8 +187,10 @@ function positiveInt(value: string): number {
   return n;
 }
 
-export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+export async function main(argv: string[], terminalIo: CliIo = processIo()): Promise<number> {
   let exitCode: number = ExitCode.ok;
+  const paging = startPaging(terminalIo, terminalIo.stdout, !argv.includes('--no-pager'));
+  const io = paging.io;
   const program = buildProgram(io, (code) => {
     exitCode = code;
   });
@@ -195,6 +199,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     return exitCode;
   } catch (error) {
     return reportError(io, error, argv.includes('--json'));
+  } finally {
+    await paging.finish();
   }
 }
 

@@ -13,3 +13,4 @@ export * from './parallel.js';
 export * from './secret-words.js';
 export * from './time-argument.js';
 export * from './count.js';
+export * from './nearest-name.js';

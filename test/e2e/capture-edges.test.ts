@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -39,5 +39,20 @@ describe('capture --dry-run --json', () => {
     expect(report.artifacts.some((a) => a.status === 'captured')).toBe(false);
     expect(existsSync(path.join(project.dir, '.dbtattic', 'archive', 'records'))).toBe(false);
     expect(readFileSync(path.join(project.target, 'manifest.json'), 'utf8')).toContain('d1d1d1d1');
+  });
+});
+
+describe('capture with a catalog URI that carries credentials', () => {
+  it('is a configuration error naming the key, not a silent invalid snapshot; the artifacts are still kept, and no secret echoed', async () => {
+    const project = makeProject();
+    made.push(project.dir);
+    writeSyntheticTarget({ invocationId: 'c4c4c4c4-0000-4000-8000-000000000001' }, project.target);
+    writeFileSync(path.join(project.dir, 'dbtattic.yml'), 'catalog:\n  provider: nessie\n  uri: https://admin:hunter2@nessie.internal:19120\n');
+    const result = await runCli(['capture'], { cwd: project.dir });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/catalog\.uri carries credentials/);
+    expect(result.stderr + result.stdout).not.toContain('hunter2');
+    expect(result.stderr).toMatch(/The artifacts were captured without a catalog snapshot/);
+    expect(existsSync(path.join(project.dir, '.dbtattic', 'archive', 'records'))).toBe(true);
   });
 });

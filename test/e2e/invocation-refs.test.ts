@@ -146,3 +146,17 @@ describe('state --artifacts', () => {
     expect(bogus.stderr).toMatch(/--artifacts takes .*\(not: profiles\)/);
   });
 });
+
+describe('command names', () => {
+  it('are the ones dbt users type, catalog-only runs included, and --command takes either spelling', async () => {
+    const docs: SyntheticInvocation = { invocationId: uuid(4), generatedAt: '2025-12-31T10:00:00.000000Z' };
+    const dir = path.join(project.dir, 'runs', 'docs');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'catalog.json'), catalogOf(docs));
+    const backend = await openArchive(path.join(project.dir, '.dbtattic', 'archive'), { create: false });
+    await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date('2025-12-31T10:01:00Z') });
+    const listed = async (command: string): Promise<{ invocation_id: string; command: string }[]> => JSON.parse((await cli('history', '--json', '--command', command)).stdout) as { invocation_id: string; command: string }[];
+    expect(await listed('docs generate')).toEqual([expect.objectContaining({ invocation_id: uuid(4), command: 'docs generate' })]);
+    expect((await listed('generate')).map((row) => row.invocation_id)).toEqual([uuid(4)]);
+  });
+});

@@ -40,7 +40,7 @@ export async function create(io: CliIo, flags: BranchFlags): Promise<number> {
 export async function remove(io: CliIo, flags: BranchFlags): Promise<number> {
   const name = flags.args?.[0] ?? '';
   const config = loadConfig(io, flags);
-  const branch = await deleteBranch(await openArchive(config.archiveLocation, { create: false }), name);
+  const branch = await deleteBranch(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), name);
   if (flags.json) printJson(io, branch);
   else io.stderr(`deleted branch ${branch.name}${branch.head_invocation_id ? ` (was at ${shortId(branch.head_invocation_id)})` : ''}; its captures stay in history\n`);
   return ExitCode.ok;

@@ -1,3 +1,4 @@
+import { catalogConfigProblem } from '../../capture/catalog/config.js';
 import { captureProject } from '../../capture/session.js';
 import { ExitCode } from '../../errors.js';
 import { findProjectDir } from '../../config/dbt-project.js';
@@ -19,11 +20,18 @@ export default async function capture(io: CliIo, flags: CaptureFlags): Promise<n
   const phase = flags.phase && isCapturePhase(flags.phase) ? flags.phase : 'manual';
   if (phase === 'pre' && outsideAnyProject(io, flags)) return ExitCode.ok;
   const config = loadConfig(io, flags);
+  // A broken `catalog:` (a URI with credentials, say) is an error, said at every capture; the
+  // artifacts are still kept, since target/ will not wait for the fix.
+  const catalogProblem = config.catalog ? catalogConfigProblem(config.catalog.value) : null;
   const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env });
   // A pre capture runs in front of dbt (the shell wrapper): it only reads and archives bytes.
   // Ingest, which parses and fingerprints, is left to the next read or the next capture after dbt.
   if (!flags.dryRun && phase !== 'pre') await updateStoreAfter(io, config, [outcome], flags.quiet ?? false);
   const failed = printCaptureResult(io, outcome, { json: flags.json ?? false, quiet: flags.quiet ?? false });
+  if (catalogProblem) {
+    io.stderr(`${io.color.red('error:')} ${catalogProblem} The artifacts were captured without a catalog snapshot; fix dbtattic.yml.\n`);
+    return ExitCode.usage;
+  }
   return failed ? ExitCode.partial : ExitCode.ok;
 }
 

@@ -1,10 +1,11 @@
 import { ExitCode } from '../../errors.js';
+import { typedCommandName } from '../../extract/index.js';
 import { readHistory, withCurrentStore, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
 import { countOf, parseTimeArgument, shortId, spanLastIso, spanStartIso } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatDuration, formatTime, printTable } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
-import { startProgress } from '../progress.js';
+import { withProgress } from '../progress.js';
 
 interface HistoryFlags extends GlobalFlags {
   limit?: number;
@@ -21,8 +22,7 @@ interface HistoryFlags extends GlobalFlags {
 export default async function history(io: CliIo, flags: HistoryFlags): Promise<number> {
   const filter = filterOf(flags);
   const config = loadConfig(io, flags);
-  const progress = startProgress(io, 'catching up');
-  const found = await withCurrentStore(config, (db) => readHistory(db.connection, filter, flags.failed ?? false), progress.update).finally(progress.stop);
+  const found = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) => readHistory(db.connection, filter, flags.failed ?? false), update));
   if (flags.json) printJson(io, found.rows);
   else if (found.rows.length > 0) printRows(io, found.rows, flags);
   sayWhatWasLeftOut(io, found);
@@ -33,7 +33,7 @@ function filterOf(flags: HistoryFlags): HistoryFilter {
   return {
     limit: flags.limit ?? 20,
     target: flags.target,
-    command: flags.command,
+    command: flags.command === undefined ? undefined : typedCommandName(flags.command),
     // A run's failed nodes are listed for runs that failed.
     status: flags.failed ? 'failed' : parseStatus(flags.status),
     branch: flags.branch,

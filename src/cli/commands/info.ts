@@ -7,6 +7,7 @@ import type { StoreFigures } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
+import { withProgress } from '../progress.js';
 import { TOOL_VERSION } from '../version.js';
 import { countOf } from '../../vocab/index.js';
 
@@ -18,7 +19,7 @@ export default async function info(io: CliIo, flags: InfoFlags): Promise<number>
   const config = loadConfig(io, flags);
   const backend = config.remote || existsSync(config.archiveLocation) ? await openIfPresent(config) : null;
   const archive = backend ? await summarizeArchive(backend) : null;
-  const store = archive ? await storeFigures(config) : null;
+  const store = archive ? await withProgress(io, 'catching up', (update) => storeFigures(config, update)) : null;
   const remote = config.remote && backend ? remoteView(config, backend) : null;
   if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), remote, archive, store });
   else printHuman(io, config, archive, store, remote);
@@ -55,10 +56,10 @@ function remoteView(config: AtticConfig, backend: Backend): RemoteView {
 type StoreView = StoreFigures | { busy: string };
 
 /** Store figures after catching up; a busy store is reported, not fatal: info must always answer. */
-async function storeFigures(config: AtticConfig): Promise<StoreView> {
+async function storeFigures(config: AtticConfig, onProgress: (done: number, total: number) => void): Promise<StoreView> {
   const { withCurrentStore, readStoreFigures } = await import('../../store/index.js');
   try {
-    return await withCurrentStore(config, (db) => readStoreFigures(db.connection));
+    return await withCurrentStore(config, (db) => readStoreFigures(db.connection), onProgress);
   } catch (error) {
     if (isAtticError(error) && error.code === 'store-busy') return { busy: error.message };
     throw error;

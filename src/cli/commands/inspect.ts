@@ -5,6 +5,7 @@ import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatDuration, formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
+import { withProgress } from '../progress.js';
 
 interface InspectFlags extends GlobalFlags {
   args?: string[];
@@ -24,7 +25,8 @@ export default async function inspect(io: CliIo, flags: InspectFlags): Promise<n
     return ExitCode.usage;
   }
   const config = loadConfig(io, flags);
-  const report = await withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) })));
+  const report = await withProgress(io, 'catching up', (update) =>
+    withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) })), update));
   if (flags.json) printJson(io, report);
   else printInspect(io, report);
   return ExitCode.ok;

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { keySegment, openArchive } from '../../archive/index.js';
 import { AtticError, ExitCode } from '../../errors.js';
+import { typedCommandName } from '../../extract/index.js';
 import { checkStateDir, chooseState, STATE_ARTIFACTS, writeStateDir } from '../../state/index.js';
 import { ARTIFACT_TYPES, artifactFileName, isArtifactType, type ArtifactType } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
@@ -26,7 +27,7 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
     target: flags.target,
     branch: flags.branch,
     walk: config.remote !== null,
-    commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean),
+    commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean).map(typedCommandName),
   });
   const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.localDir, 'state', keySegment(chosen.invocation.invocationId));
   if (flags.out) await checkStateDir(dir);

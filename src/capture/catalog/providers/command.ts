@@ -21,7 +21,8 @@ export async function readCommandSnapshot(config: CommandConfig, ctx: ProviderCo
     extendEnv: false,
     timeout: ctx.timeoutMs,
     cancelSignal: ctx.signal,
-    forceKillAfterDelay: 500,
+    // A command that ignores SIGTERM must not stretch timeout_ms: it is killed outright.
+    killSignal: 'SIGKILL',
     reject: false,
     stdin: 'ignore',
     maxBuffer: 1024 * 1024,

@@ -57,3 +57,12 @@ describe('env provider', () => {
     expect(unset.reason).toContain('SNAP');
   });
 });
+
+describe('catalog.timeout_ms', () => {
+  it('is the bound on the reading, even for a command that ignores SIGTERM', async () => {
+    const stubborn = command(['-e', 'process.on("SIGTERM", () => {}); setTimeout(() => {}, 60000)'], { timeout_ms: 300 });
+    const snapshot = await readCatalogSnapshot(stubborn, { env });
+    expect(snapshot.status).toBe('unknown');
+    expect(snapshot.reason).toMatch(/no answer within 300 ms/);
+  });
+});
