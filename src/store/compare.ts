@@ -127,3 +127,26 @@ export async function compareRuntimes(connection: DuckDBConnection, a: string, b
     [a, b, limit],
   );
 }
+/**
+ * Macros added, removed and changed from `a` to `b`: `code` when the SQL differs, `docs` when
+ * only the description does, `other` for the rest (path, arguments, meta). Empty when either
+ * invocation has no manifest.
+ */
+export async function compareMacros(connection: DuckDBConnection, a: string, b: string): Promise<Row[]> {
+  return rows(
+    connection,
+    `WITH a AS (SELECT mi.unique_id, mv.macro_version_id, mv.package_name, mv.macro_sql, mv.description
+                FROM macro_invocation mi JOIN macro_version mv ON mv.macro_version_id = mi.macro_version_id WHERE mi.invocation_id = $1),
+          b AS (SELECT mi.unique_id, mv.macro_version_id, mv.package_name, mv.macro_sql, mv.description
+                FROM macro_invocation mi JOIN macro_version mv ON mv.macro_version_id = mi.macro_version_id WHERE mi.invocation_id = $2)
+     SELECT coalesce(b.unique_id, a.unique_id) AS unique_id, coalesce(b.package_name, a.package_name) AS package_name,
+            CASE WHEN a.unique_id IS NULL THEN 'added' WHEN b.unique_id IS NULL THEN 'removed'
+                 WHEN a.macro_sql IS DISTINCT FROM b.macro_sql THEN 'code'
+                 WHEN a.description IS DISTINCT FROM b.description THEN 'docs' ELSE 'other' END AS change
+     FROM a FULL JOIN b ON a.unique_id = b.unique_id
+     WHERE a.macro_version_id IS DISTINCT FROM b.macro_version_id
+       AND $1 IN (SELECT invocation_id FROM macro_invocation) AND $2 IN (SELECT invocation_id FROM macro_invocation)
+     ORDER BY change, unique_id`,
+    [a, b],
+  );
+}

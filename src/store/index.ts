@@ -14,5 +14,5 @@ export { readStoreFigures, type StoreFigures } from './figures.js';
 export type { CatchUpReport } from './catch-up.js';
 export type { IngestProblem } from './ingest.js';
 export { branchBaseReader, catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore } from './project-store.js';
-export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvocation, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
+export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvocation, compareMacros, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type Triplet } from './reports.js';

@@ -56,3 +56,24 @@ describe('capture with a catalog URI that carries credentials', () => {
     expect(existsSync(path.join(project.dir, '.dbtattic', 'archive', 'records'))).toBe(true);
   });
 });
+
+describe('the target of an invocation whose artifacts do not name one', () => {
+  it("is the profile's default target, or DBT_TARGET, with where it came from", async () => {
+    const project = makeProject();
+    made.push(project.dir);
+    writeFileSync(path.join(project.dir, 'profiles.yml'), 'attic_test:\n  target: staging\n  outputs: {staging: {type: duckdb}}\n');
+    const profiles = path.join(project.dir, 'profiles.yml');
+    writeSyntheticTarget({ invocationId: '7a7a7a7a-0000-4000-8000-000000000001', command: 'build' }, project.target);
+    expect((await runCli(['capture', '--quiet'], { cwd: project.dir })).exitCode).toBe(0);
+    writeSyntheticTarget({ invocationId: '7a7a7a7a-0000-4000-8000-000000000002', command: 'build', generatedAt: '2026-01-03T00:00:00Z' }, project.target);
+    expect((await runCli(['capture', '--quiet'], { cwd: project.dir, env: { DBT_TARGET: 'ci' } })).exitCode).toBe(0);
+    writeSyntheticTarget({ invocationId: '7a7a7a7a-0000-4000-8000-000000000003', command: 'build', target: 'prod', generatedAt: '2026-01-04T00:00:00Z' }, project.target);
+    expect((await runCli(['capture', '--quiet'], { cwd: project.dir, env: { DBT_TARGET: 'ci' } })).exitCode).toBe(0);
+    const rows = await runCli(['query', '--json', 'select invocation_id, target, target_source from invocation order by invocation_id'], { cwd: project.dir });
+    expect(JSON.parse(rows.stdout)).toEqual([
+      { invocation_id: '7a7a7a7a-0000-4000-8000-000000000001', target: 'staging', target_source: profiles },
+      { invocation_id: '7a7a7a7a-0000-4000-8000-000000000002', target: 'ci', target_source: 'env:DBT_TARGET' },
+      { invocation_id: '7a7a7a7a-0000-4000-8000-000000000003', target: 'prod', target_source: 'run_results args' },
+    ]);
+  });
+});
