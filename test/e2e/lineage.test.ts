@@ -182,7 +182,8 @@ describe('the fixture history replayed through dbtattic run', () => {
     const changes = diff(nine.invocation_id, ten.invocation_id);
     expect(changes.nodes.map((n) => [n.unique_id, n.change, n.aspects.includes('macros')])).toEqual(callers.map((id) => [id, 'semantic', true]));
     // diff lists the macro itself, as the manifests' macro_sql says, and nothing added or removed.
-    const [nineMacros, tenMacros] = [nine, ten].map((step) => Object.keys((manifestOf(step)!.macros ?? {}) as Record<string, unknown>));
+    const macroIds = (step: Step): string[] => Object.keys((manifestOf(step)!.macros ?? {}) as Record<string, unknown>);
+    const [nineMacros, tenMacros] = [macroIds(nine), macroIds(ten)];
     expect(changes.macros.filter((m) => m.change === 'code').map((m) => m.unique_id)).toEqual(changedMacros(manifestOf(nine)!, manifestOf(ten)!).sort());
     expect(changes.macros.filter((m) => m.change === 'added').map((m) => m.unique_id)).toEqual(tenMacros.filter((id) => !nineMacros.includes(id)).sort());
     expect(changes.macros.filter((m) => m.change === 'removed').map((m) => m.unique_id)).toEqual(nineMacros.filter((id) => !tenMacros.includes(id)).sort());
