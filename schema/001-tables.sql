@@ -19,13 +19,13 @@ CREATE TABLE IF NOT EXISTS invocation (
   project_id         VARCHAR,
   dbt_version        VARCHAR,
   adapter_type       VARCHAR,
-  command            VARCHAR,      -- args.which (run, build, test, generate, ...)
+  command            VARCHAR,      -- as typed: build, run, test, docs generate, source freshness, ... (src/extract/command-name.ts)
   selection          JSON,         -- args.select (or models before 1.0)
   exclusion          JSON,         -- args.exclude
   selector           VARCHAR,
   resource_types     JSON,
   full_refresh       BOOLEAN,
-  target             VARCHAR,      -- only when --target was given
+  target             VARCHAR,      -- args.target, else as dbt resolved it when captured (target_source)
   vars               JSON,
   invocation_command VARCHAR,      -- dbt 1.5+: the command line as dbt saw it
   args               JSON,         -- all of run_results args
@@ -54,7 +54,8 @@ CREATE TABLE IF NOT EXISTS invocation (
   catalog_status      VARCHAR,
   catalog_snapshot_id VARCHAR,
   catalog_atomic      BOOLEAN,
-  catalog_detail      JSON
+  catalog_detail      JSON,
+  target_source       VARCHAR      -- run_results args, command line, env:DBT_TARGET, or the profiles.yml read
 );
 
 -- Grain: one artifact version filed for an invocation, as the archive's artifact records say

@@ -100,6 +100,23 @@ export async function createBranch(backend: Backend, name: string, base: Branch[
   return branch;
 }
 
+/**
+ * Removes a branch's ref: its name, head and base. The captures filed on it stay, as history
+ * does; a later capture filed on the name starts it again.
+ */
+export async function deleteBranch(backend: Backend, name: string): Promise<Branch> {
+  if (!backend.capabilities.compareAndSwap) {
+    throw new AtticError('usage', `Branch heads in ${backend.location} are written once and never removed (no conditional writes), so branch '${name}' cannot be deleted there.`);
+  }
+  let deleted: Branch | null = null;
+  await updateRef(backend, NAMESPACE, name, (current) => {
+    if (current === undefined) throw new AtticError('not-found', `No branch '${name}'. See dbtattic branch list.`);
+    deleted = parseBranch(current);
+    return undefined;
+  });
+  return deleted!;
+}
+
 function serialise(branch: Branch): string {
   return `${JSON.stringify(branch, null, 2)}\n`;
 }

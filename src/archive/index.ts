@@ -17,6 +17,6 @@ export { listJournalIds, putJournalEntry, readJournalEntries, type JournalEntry 
 export { readRef, updateRef, listRefs } from './refs.js';
 export { verifyArchive, type VerifyReport, type Problem } from './verify.js';
 export { summarizeArchive, type ArchiveSummary } from './summary.js';
-export { advanceBranch, checkBranchName, createBranch, listBranches, readBranch, type Branch } from './branches.js';
+export { advanceBranch, checkBranchName, createBranch, deleteBranch, listBranches, readBranch, type Branch } from './branches.js';
 export { transferArchive, divergedBranches, type TransferReport } from './transfer.js';
 export { PLAN_RECORDS_PREFIX, planRecordKey, putPlanRecord, listPlanRecords } from './plans.js';

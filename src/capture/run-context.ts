@@ -2,6 +2,8 @@ import path from 'node:path';
 import type { AtticConfig } from '../config/resolve.js';
 import { objectMembers, parseMember } from '../json/scan.js';
 import { parseCatalogConfig, readCatalogSnapshot, type CatalogSnapshot, type CatalogTable } from './catalog/index.js';
+import { readDbtProject } from '../config/dbt-project.js';
+import { resolveDbtTarget, type DbtTarget } from './dbt-target.js';
 import { readGitContext, type GitContext } from './git-context.js';
 import { readRegularFile } from './regular-file.js';
 
@@ -16,12 +18,16 @@ export interface RunContext {
   taken_at: string;
   git: GitContext;
   catalog: CatalogSnapshot | null;
+  /** The dbt target as dbt would resolve it, for artifacts that do not name theirs. */
+  target: DbtTarget | null;
 }
 
-export async function takeRunContext(config: AtticConfig, env: Record<string, string | undefined>, taken: RunContext['taken']): Promise<RunContext> {
+export async function takeRunContext(config: AtticConfig, env: Record<string, string | undefined>, taken: RunContext['taken'], argv: readonly string[] = []): Promise<RunContext> {
   const cwd = config.projectDir?.value ?? process.cwd();
   const [git, catalog] = await Promise.all([readGitContext(cwd, env, { exclude: outputPaths(config, cwd) }), readCatalog(config, env)]);
-  return { taken, taken_at: new Date().toISOString(), git, catalog };
+  const projectDir = config.projectDir?.value ?? null;
+  const target = resolveDbtTarget({ argv, env, projectDir, profile: projectDir ? readDbtProject(projectDir).profile : null });
+  return { taken, taken_at: new Date().toISOString(), git, catalog, target };
 }
 
 /** target/ and the store, where they sit inside the project. */

@@ -33,7 +33,7 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
   const pre = targetExists ? await attempt('pre-run', () => captureProject(config, { phase: 'pre', toolVersion, env })) : null;
   const cwd = config.projectDir?.value ?? process.cwd();
   // The context of the moment dbt starts, not of when it ends: the tree may change meanwhile.
-  const context = await takeRunContext(config, env, 'run-start');
+  const context = await takeRunContext(config, env, 'run-start', argv);
   // Never fatal, but said now: otherwise a broken `catalog:` only shows in `info` and `inspect`.
   if (context.catalog?.provider === 'invalid') warnings.push(`no catalog snapshot taken: ${context.catalog.reason ?? 'the catalog: section of dbtattic.yml is invalid'}`);
   const command = await runCommand(argv, { cwd, env });

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import type TableType from 'cli-table3';
 import type { CliIo } from './io.js';
 import { escapeControls } from './terminal-text.js';
+import { fitColumns } from './table-width.js';
 
 /** Human byte counts: 1.2 MB, 340 B. */
 export function formatBytes(bytes: number | null | undefined): string {
@@ -34,9 +35,16 @@ export function printTable(io: CliIo, head: string[], rows: (string | number)[][
   }
   // Loaded on first use: most runs print to a pipe or not at all, and start-up matters here.
   const Table = createRequire(import.meta.url)('cli-table3') as typeof TableType;
-  const table = new Table({ head: head.map((h) => io.color.bold(h)), style: { head: [], border: [] }, chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' } });
+  const cells = rows.map((row) => row.map(String));
+  const colWidths = fitColumns(head, cells, io.columns);
+  const table = new Table({
+    head: head.map((h) => io.color.bold(h)),
+    style: { head: [], border: [] },
+    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
+    ...(colWidths ? { colWidths } : {}),
+  });
   // Cells may hold our colours; the terminal writer (io.ts) escapes every other control.
-  table.push(...rows.map((row) => row.map(String)));
+  table.push(...cells);
   io.stdout(`${table.toString()}\n`);
 }
 

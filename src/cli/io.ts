@@ -13,6 +13,9 @@ export interface CliIo {
   /** Colour, tables and progress only on a terminal. */
   isTTY: boolean;
   stderrIsTTY: boolean;
+  /** The terminal's size when stdout is one; 0 when unknown. */
+  columns: number;
+  rows: number;
   color: ChalkInstance;
 }
 
@@ -32,6 +35,8 @@ export function processIo(): CliIo {
     stderr: (text) => process.stderr.write(process.stderr.isTTY ? escapeForTerminal(text) : escapeControls(text)),
     isTTY,
     stderrIsTTY: Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0,
+    columns: isTTY ? (process.stdout.columns ?? 0) : 0,
+    rows: isTTY ? (process.stdout.rows ?? 0) : 0,
     color: isTTY && !noColor ? chalk : new Chalk({ level: 0 }),
   };
 }

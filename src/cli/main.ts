@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { ExitCode, isAtticError } from '../errors.js';
 import { CAPTURE_PHASES } from '../vocab/index.js';
 import { printJson, processIo, type CliIo } from './io.js';
+import { startPaging } from './pager.js';
 import { TOOL_VERSION } from './version.js';
 
 /**
@@ -54,6 +55,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--command <names>', 'which dbt commands count as a success (comma-separated)', 'build,run')
     .option('--branch <name>', "only this line of history; falls back to the branch's base")
     .option('--out <dir>', 'where to write it (default: <store>/state/<invocation>)')
+    .option('--artifacts <names>', 'which archived artifacts to write (comma-separated; default: manifest,run_results,sources)')
     .option('--json', 'print what was chosen as JSON')
     .action(run(() => import('./commands/state.js')));
 
@@ -90,6 +92,10 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--command <name>', 'only this dbt command (build, run, test, ...)')
     .addOption(new Option('--status <outcome>', 'ok: results, none failed; failed: some error or fail; none: no results').choices(['ok', 'failed', 'none']))
     .option('--branch <name>', 'only this line of history')
+    .option('--since <time>', 'only invocations at or after this time (ISO 8601; a date alone: from its start)')
+    .option('--until <time>', 'only invocations at or before this time (ISO 8601; a date alone: to its end)')
+    .option('--node <name>', "one model's or test's runs: its name or unique id")
+    .option('--failed', "only failed invocations, one line per failed node with dbt's message")
     .option('--json', 'print as JSON')
     .action(run(() => import('./commands/history.js')));
 
@@ -124,7 +130,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--json', 'print as JSON')
     .action(run(() => import('./commands/diff.js')));
 
-  const branch = program.command('branch').description('Lines of history: list them, or start one at a past run');
+  const branch = program.command('branch').description('Lines of history: list them, start one at a past run, or delete one');
   branch
     .command('list')
     .description('Every branch with its head and, for branches made with create, its base')
@@ -138,6 +144,12 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--allow-failed', 'allow a base run that failed or has no results')
     .option('--json', 'print the new branch as JSON')
     .action(run(() => import('./commands/branch.js'), 'create'));
+  branch
+    .command('delete')
+    .description("Remove a branch's name, head and base; the captures filed on it stay in history")
+    .argument('<name>', 'the branch')
+    .option('--json', 'print the deleted branch as JSON')
+    .action(run(() => import('./commands/branch.js'), 'remove'));
 
   program
     .command('sync')
@@ -180,6 +192,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
 function addGlobalOptions(command: Command): void {
   command.addOption(new Option('--store <dir>', 'the dbtattic store: a directory or s3://bucket/prefix (default: .dbtattic in the dbt project)').helpGroup('Global options:'));
   command.addOption(new Option('--project-dir <dir>', 'the dbt project (default: the nearest dbt_project.yml above the working directory)').helpGroup('Global options:'));
+  command.addOption(new Option('--no-pager', 'never send long output on a terminal through the pager').helpGroup('Global options:'));
   command.addOption(new Option('--target-path <dir>', "dbt's target directory, relative to the project (default: target-path of dbt_project.yml, else target)").helpGroup('Global options:'));
   command.addOption(new Option('--offline', 'reading commands use the local store as it is, without catching up with the archive first').helpGroup('Global options:'));
   for (const sub of command.commands) addGlobalOptions(sub);
@@ -200,8 +213,10 @@ function positiveInt(value: string): number {
   return n;
 }
 
-export async function main(argv: string[], io: CliIo = processIo()): Promise<number> {
+export async function main(argv: string[], terminalIo: CliIo = processIo()): Promise<number> {
   let exitCode: number = ExitCode.ok;
+  const paging = startPaging(terminalIo, terminalIo.stdout, !argv.includes('--no-pager'));
+  const io = paging.io;
   const program = buildProgram(io, (code) => {
     exitCode = code;
   });
@@ -210,6 +225,8 @@ export async function main(argv: string[], io: CliIo = processIo()): Promise<num
     return exitCode;
   } catch (error) {
     return reportError(io, error, argv.includes('--json'));
+  } finally {
+    await paging.finish();
   }
 }
 

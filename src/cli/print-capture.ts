@@ -16,7 +16,9 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
   const dryRun = outcome.record === null;
   if (options.json) {
     const written = rows.some((r) => r.status === 'captured');
-    printJson(io, { capture_id: written ? (outcome.record?.capture_id ?? null) : null, dry_run: outcome.record === null, artifacts: rows });
+    // A dry run captured nothing: it says so in JSON as in the table.
+    const artifacts = dryRun ? rows.map((r) => (r.status === 'captured' ? { ...r, status: 'would capture' } : r)) : rows;
+    printJson(io, { capture_id: written && !dryRun ? (outcome.record?.capture_id ?? null) : null, dry_run: dryRun, artifacts });
     return failed;
   }
   const othersKept = rows.some((r) => r.status === 'captured' || r.status === 'unchanged');

@@ -11,6 +11,7 @@ export function printChanges(io: CliIo, changes: Changes): void {
     const aspects = Array.isArray(node.aspects) && node.aspects.length > 1 ? io.color.dim(` (${node.aspects.join(', ')})`) : '';
     line(`  ${colourKind(io, String(node.change)).padEnd(10 + kindPadding(io))} ${node.unique_id}${aspects}`);
   }
+  printMacros(io, changes);
   line(`code        ${changes.same_code === null ? 'fingerprint unknown' : changes.same_code ? 'same code fingerprint' : 'code fingerprint changed'}` +
     `${changes.git.range ? `; git ${shortSha(changes.git.from)}..${shortSha(changes.git.to)}` : changes.git.from ? `; same commit ${shortSha(changes.git.from)}` : ''}`);
   line(`data        ${changes.catalog.changed === null ? 'no catalog snapshot on one side or both' : changes.catalog.changed ? `snapshot ${changes.catalog.from} → ${changes.catalog.to}` : `same snapshot ${changes.catalog.to}`}`);
@@ -19,6 +20,16 @@ export function printChanges(io: CliIo, changes: Changes): void {
   const moved = changes.runtimes.filter((r) => Math.abs(Number(r.delta_s)) >= 0.01);
   if (moved.length > 0) line('runtimes    biggest changes');
   for (const r of moved.slice(0, 5)) line(`  ${r.unique_id}: ${r.from_s}s → ${r.to_s}s (${Number(r.delta_s) > 0 ? '+' : ''}${r.delta_s}s)`);
+}
+
+/** dbt's own macros change by the hundred with a dbt upgrade: the first few, then a count. */
+const MACROS_LISTED = 20;
+
+function printMacros(io: CliIo, changes: Changes): void {
+  const counts = Object.entries(changes.macro_counts).map(([kind, n]) => `${n} ${kind}`).join(', ');
+  io.stdout(`macros      ${counts || 'no change'}\n`);
+  for (const macro of changes.macros.slice(0, MACROS_LISTED)) io.stdout(`  ${String(macro.change).padEnd(10)} ${macro.unique_id}\n`);
+  if (changes.macros.length > MACROS_LISTED) io.stdout(`  … and ${changes.macros.length - MACROS_LISTED} more (--json lists them all)\n`);
 }
 
 function shortSha(sha: unknown): string {

@@ -27,3 +27,13 @@ export function startProgress(io: CliIo, label: string): Progress {
     },
   };
 }
+
+/** Runs `work` with the counter drawn while it reports progress, and cleared however it ends. */
+export async function withProgress<T>(io: CliIo, label: string, work: (update: Progress['update']) => Promise<T>): Promise<T> {
+  const progress = startProgress(io, label);
+  try {
+    return await work(progress.update);
+  } finally {
+    progress.stop();
+  }
+}

@@ -10,6 +10,8 @@ export const ATTIC_CONFIG_FILE = 'dbtattic.yml';
 export interface DbtProject {
   name: string | null;
   targetPath: string | null;
+  /** `profile:`: which entry of profiles.yml the project connects with. */
+  profile: string | null;
   /** `vars.dbtattic` */
   atticVars: Record<string, unknown>;
 }
@@ -28,6 +30,7 @@ export function readDbtProject(projectDir: string): DbtProject {
   return {
     name: typeof raw.name === 'string' ? raw.name : null,
     targetPath: typeof raw['target-path'] === 'string' ? raw['target-path'] : null,
+    profile: typeof raw.profile === 'string' ? raw.profile : null,
     atticVars: asMapping(vars.dbtattic),
   };
 }

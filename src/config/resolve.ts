@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { AtticError } from '../errors.js';
-import { ARTIFACT_TYPES, isArtifactType, type ArtifactType } from '../vocab/index.js';
+import { ARTIFACT_TYPES, isArtifactType, nearestName, type ArtifactType } from '../vocab/index.js';
 import { asMapping, ATTIC_CONFIG_FILE, findProjectDir, readDbtProject, readYamlMapping } from './dbt-project.js';
 import { isRemoteUri, resolveRemote, type RemoteStore } from './remote.js';
 
@@ -41,11 +41,26 @@ export interface AtticConfig {
 
 const DEFAULT_STORE_DIR = '.dbtattic';
 
+/** What dbtattic.yml may hold. Anything else is a typo to point out, never a setting to ignore. */
+export const ATTIC_CONFIG_KEYS: readonly string[] = ['store', 'artifacts', 'branch', 'catalog', 's3', 'cache', 'remote'];
+
+function refuseUnknownKeys(attic: Record<string, unknown>): void {
+  const unknown = Object.keys(attic).find((key) => !ATTIC_CONFIG_KEYS.includes(key));
+  if (unknown === undefined) return;
+  const nearest = nearestName(unknown, ATTIC_CONFIG_KEYS);
+  throw new AtticError(
+    'config',
+    `'${unknown}' in ${ATTIC_CONFIG_FILE} is not a dbtattic setting${nearest ? `; did you mean '${nearest}'?` : '.'} Its settings are: ${ATTIC_CONFIG_KEYS.join(', ')}.`,
+    { key: unknown },
+  );
+}
+
 /** One function decides every value, highest precedence first; tests pass env and cwd in. */
 export function resolveConfig(input: ConfigInput): AtticConfig {
   const projectDir = resolveProjectDir(input);
   const project = projectDir ? readDbtProject(projectDir.value) : null;
   const attic = projectDir ? readYamlMapping(path.join(projectDir.value, ATTIC_CONFIG_FILE)) ?? {} : {};
+  refuseUnknownKeys(attic);
   const store = resolveStore(input, projectDir?.value ?? null, attic, project?.atticVars ?? {});
   const remote = isRemoteUri(store.value) ? resolveRemote(store.value, attic, input.env, input.cwd, projectDir?.value ?? null) : null;
   const localDir = remote ? remote.cacheDir.value : store.value;

@@ -29,7 +29,8 @@ export function extractCatalog(buf: Buffer, options: ReadOptions = {}): CatalogE
   const { header, invocationId } = openArtifact(buf, 'catalog', options);
   return {
     header,
-    invocation: metadataFacts(header, invocationId),
+    // Only `dbt docs generate` writes catalog.json: a catalog alone still names its command.
+    invocation: { ...metadataFacts(header, invocationId), command: 'docs generate' },
     entries: () => guardScan('catalog', catalogEntries(buf, invocationId)),
   };
 }

@@ -4,6 +4,7 @@ import { metadataFacts, timingFacts } from './invocation.js';
 import type { InvocationFacts, RunResultRow } from './rows.js';
 import { redactCommandLine, redactNested } from '../vocab/index.js';
 import { scanResults } from './results-file.js';
+import { commandName } from './command-name.js';
 import { countStatuses, normaliseLegacyResult, normaliseStatus } from './status.js';
 
 /**
@@ -86,7 +87,7 @@ function argsFacts(value: unknown): Partial<InvocationFacts> {
   const args = asObject(value);
   if (!args) return {};
   return {
-    command: str(args.which) ?? str(args.command) ?? str(args.rpc_method),
+    command: commandName(args),
     selection: json(args.select ?? args.models),
     exclusion: json(args.exclude),
     selector: str(args.selector) ?? str(args.selector_name),

@@ -109,7 +109,7 @@ function skipContainer(buf: Buffer, pos: number, end: number): number {
     }
     pos++;
   }
-  throw new JsonScanError('truncated', end, `${stack.length} unclosed bracket(s)`);
+  throw new JsonScanError('truncated', end, `${stack.length} unclosed ${stack.length === 1 ? 'bracket' : 'brackets'}`);
 }
 
 /**

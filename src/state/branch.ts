@@ -1,6 +1,6 @@
 import { createBranch, listCaptureRecords, type Backend, type Branch } from '../archive/index.js';
 import { AtticError } from '../errors.js';
-import { resolvePrefix } from '../vocab/index.js';
+import { countOf, resolvePrefix } from '../vocab/index.js';
 import { listArchivedInvocations } from './invocations.js';
 import { isSuccess } from './last-success.js';
 import { readRunSummary } from './run-summary.js';
@@ -17,7 +17,7 @@ export async function createBranchFrom(backend: Backend, name: string, from: str
   const results = invocation.artifacts.run_results;
   const summary = results ? await readRunSummary(backend, results) : null;
   if (!allowFailed && (!summary || !isSuccess(summary))) {
-    const why = summary ? `it has ${summary.failed} failed result(s) of ${summary.total}` : 'it has no run results';
+    const why = summary ? `${summary.failed} of its ${countOf(summary.total, 'result')} failed` : 'it has no run results';
     throw new AtticError('usage', `Invocation ${id} is not a success (${why}). Pass --allow-failed to branch from it anyway.`);
   }
   return createBranch(backend, name, { invocation_id: id, branch: await branchOfInvocation(backend, id) }, now);

@@ -7,7 +7,7 @@
  */
 export { chooseState, isSuccess, DEPLOY_COMMANDS, type StateQuery, type ChosenState } from './last-success.js';
 export { listArchivedInvocations, type ArchivedInvocation } from './invocations.js';
-export { checkStateDir, STATE_DIR_MARKER, writeStateDir } from './materialize.js';
+export { checkStateDir, STATE_ARTIFACTS, STATE_DIR_MARKER, writeStateDir } from './materialize.js';
 export { readRunSummary, FAILED_STATUSES, type RunSummary } from './run-summary.js';
 export { createBranchFrom } from './branch.js';
 export { synthesizePerNodeState, writePerNodeState, type PerNodeState } from './synthesize.js';

@@ -42,7 +42,7 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
   }
   const invocations = (await listArchivedInvocations(backend)).filter((inv) => inv.artifacts.manifest);
   if (query.invocation) {
-    const id = resolvePrefix(query.invocation, invocations.map((inv) => inv.invocationId), 'invocation with a manifest');
+    const id = resolvePrefix(query.invocation, invocations.map((inv) => inv.invocationId), 'invocation with a manifest', 'invocations with a manifest');
     const invocation = invocations.find((inv) => inv.invocationId === id)!;
     return { invocation, summary: await summaryOf(backend, invocation) };
   }

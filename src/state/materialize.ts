@@ -7,7 +7,7 @@ import { artifactFileName, type ArtifactType } from '../vocab/index.js';
 import type { ArchivedInvocation } from './invocations.js';
 
 /** What dbt's --state reads: the manifest for state:, results for result:, sources for source_status:. */
-const STATE_ARTIFACTS: ArtifactType[] = ['manifest', 'run_results', 'sources'];
+export const STATE_ARTIFACTS: readonly ArtifactType[] = ['manifest', 'run_results', 'sources'];
 
 /**
  * Marks a directory as one dbtattic writes state into: only such a directory, or an empty one,
@@ -32,14 +32,15 @@ export async function checkStateDir(dir: string): Promise<void> {
 }
 
 /**
- * Writes the invocation's archived artifacts, byte for byte, into `dir`. Each file goes to a
+ * Writes the invocation's archived artifacts (those `--state` reads unless others are asked
+ * for), byte for byte, into `dir`. Each file goes to a
  * temp name and is renamed into place, so dbt never reads half a file; a file already holding
  * the right bytes is left alone, so repeated calls are cheap and safe to run concurrently.
  */
-export async function writeStateDir(backend: Backend, invocation: ArchivedInvocation, dir: string): Promise<string[]> {
+export async function writeStateDir(backend: Backend, invocation: ArchivedInvocation, dir: string, artifacts: readonly ArtifactType[] = STATE_ARTIFACTS): Promise<string[]> {
   await markStateDir(dir);
   const written: string[] = [];
-  for (const artifact of STATE_ARTIFACTS) {
+  for (const artifact of artifacts) {
     const record = invocation.artifacts[artifact];
     const file = path.join(dir, artifactFileName(artifact));
     if (!record) {

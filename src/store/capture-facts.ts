@@ -10,6 +10,8 @@ export interface CaptureFacts {
   git: { sha: string | null; branch: string | null; branchSource: string | null; dirty: boolean | null; diffHash: string | null; remoteUrl: string | null };
   catalog: { provider: string | null; status: string | null; snapshotId: string | null; atomic: boolean | null; detail: string | null };
   run: { commandLine: string; exitCode: number; dbtCommand: string | null } | null;
+  /** The target dbt resolved (command line, DBT_TARGET, profiles.yml), where the artifacts do not say. */
+  target: { name: string; source: string } | null;
 }
 
 const NO_GIT = { sha: null, branch: null, branchSource: null, dirty: null, diffHash: null, remoteUrl: null };
@@ -24,7 +26,7 @@ export function captureFacts(invocationId: string, records: readonly ArtifactRec
   const filing = ordered.filter((c) => c.artifacts.some((a) => a.invocation_id === invocationId && a.status === 'captured'));
   const runCapture = filing.find((c) => c.run !== null);
   const chosen = runCapture ?? filing[0] ?? ordered[0];
-  const context = (chosen?.context ?? {}) as { taken?: string; git?: Partial<CaptureFacts['git']>; catalog?: Record<string, unknown> | null };
+  const context = (chosen?.context ?? {}) as { taken?: string; git?: Partial<CaptureFacts['git']>; catalog?: Record<string, unknown> | null; target?: unknown };
   const git = applyArtifactGitEnv({ ...NO_GIT, ...context.git }, readArtifactGitEnv(parseJson(facts?.env ?? null)));
   return {
     capture_phases: JSON.stringify([...new Set(records.map((r) => r.phase))].sort()),
@@ -33,8 +35,14 @@ export function captureFacts(invocationId: string, records: readonly ArtifactRec
     context_taken: context.taken ?? null,
     git,
     catalog: catalogFacts(context.catalog ?? null),
+    target: targetFacts(context.target),
     run: runCapture?.run ? { commandLine: runCapture.run.argv.map(quoteArg).join(' '), exitCode: runCapture.run.exit_code, dbtCommand: dbtCommandOf(runCapture.run.argv) } : null,
   };
+}
+
+function targetFacts(target: unknown): CaptureFacts['target'] {
+  const { name, source } = (target && typeof target === 'object' ? target : {}) as Record<string, unknown>;
+  return typeof name === 'string' && typeof source === 'string' ? { name, source } : null;
 }
 
 function catalogFacts(catalog: Record<string, unknown> | null): CaptureFacts['catalog'] {

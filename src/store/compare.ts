@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
-import { resolvePrefix } from '../vocab/index.js';
+import { parseTimeArgument, resolvePrefix, spanLastIso } from '../vocab/index.js';
 import { plainResult } from './plain-rows.js';
 
 /**
@@ -14,24 +14,38 @@ async function rows(connection: DuckDBConnection, sql: string, params: (string |
   return plainResult(await connection.runAndReadAll(sql, params)).rows;
 }
 
-/** An id, a unique prefix, `@branch` (its latest invocation), or `--at` a time (the latest before it). */
-export async function resolveInvocationRef(connection: DuckDBConnection, ref: { id?: string; at?: string }): Promise<string> {
+/** How a reference is named: `baseOf` gives the run a branch made with `branch create` starts at. */
+export interface InvocationRef {
+  id?: string;
+  at?: string;
+  baseOf?: (branch: string) => Promise<string | null>;
+}
+
+/**
+ * An id, a unique prefix, `@branch` (its latest invocation; for a new branch with none of its
+ * own yet, the run it was created from), or `--at` a time (the latest before it).
+ */
+export async function resolveInvocationRef(connection: DuckDBConnection, ref: InvocationRef): Promise<string> {
   if (ref.at !== undefined) return latestBefore(connection, ref.at);
   const id = ref.id ?? '';
-  if (id.startsWith('@')) return latestOnBranch(connection, id.slice(1));
+  if (id.startsWith('@')) return (await latestOnBranch(connection, id.slice(1))) ?? (await ref.baseOf?.(id.slice(1))) ?? noneOnBranch(id.slice(1));
   const all = (await rows(connection, 'SELECT invocation_id FROM invocation')).map((r) => String(r.invocation_id));
   return resolvePrefix(id, all, 'invocation');
 }
 
-async function latestOnBranch(connection: DuckDBConnection, branch: string): Promise<string> {
+async function latestOnBranch(connection: DuckDBConnection, branch: string): Promise<string | null> {
   const found = await rows(connection, `SELECT invocation_id FROM invocation WHERE branch = $1 ORDER BY ${WHEN} DESC NULLS LAST, run_id DESC LIMIT 1`, [branch]);
-  if (!found[0]) throw new AtticError('not-found', `No invocation on branch '${branch}'. See dbtattic branch list.`);
-  return String(found[0].invocation_id);
+  return found[0] ? String(found[0].invocation_id) : null;
+}
+
+function noneOnBranch(branch: string): never {
+  throw new AtticError('not-found', `No invocation on branch '${branch}'. See dbtattic branch list.`);
 }
 
 async function latestBefore(connection: DuckDBConnection, at: string): Promise<string> {
-  if (Number.isNaN(Date.parse(at))) throw new AtticError('usage', `'${at}' is not a time: use ISO 8601, e.g. 2026-01-31T12:00:00Z.`);
-  const found = await rows(connection, `SELECT invocation_id FROM invocation WHERE ${WHEN} <= $1::TIMESTAMPTZ ORDER BY ${WHEN} DESC, run_id DESC LIMIT 1`, [at]);
+  // Parsed here, not by DuckDB's cast, which refuses `12:00Z` and dates alone; a date means its whole day.
+  const last = spanLastIso(parseTimeArgument(at));
+  const found = await rows(connection, `SELECT invocation_id FROM invocation WHERE ${WHEN} <= $1::TIMESTAMPTZ ORDER BY ${WHEN} DESC, run_id DESC LIMIT 1`, [last]);
   if (!found[0]) throw new AtticError('not-found', `No invocation at or before ${at}.`);
   return String(found[0].invocation_id);
 }
@@ -111,5 +125,28 @@ export async function compareRuntimes(connection: DuckDBConnection, a: string, b
      WHERE a.invocation_id = $1 AND b.invocation_id = $2 AND a.execution_time IS NOT NULL AND b.execution_time IS NOT NULL
      ORDER BY abs(b.execution_time - a.execution_time) DESC, b.unique_id LIMIT $3`,
     [a, b, limit],
+  );
+}
+/**
+ * Macros added, removed and changed from `a` to `b`: `code` when the SQL differs, `docs` when
+ * only the description does, `other` for the rest (path, arguments, meta). Empty when either
+ * invocation has no manifest.
+ */
+export async function compareMacros(connection: DuckDBConnection, a: string, b: string): Promise<Row[]> {
+  return rows(
+    connection,
+    `WITH a AS (SELECT mi.unique_id, mv.macro_version_id, mv.package_name, mv.macro_sql, mv.description
+                FROM macro_invocation mi JOIN macro_version mv ON mv.macro_version_id = mi.macro_version_id WHERE mi.invocation_id = $1),
+          b AS (SELECT mi.unique_id, mv.macro_version_id, mv.package_name, mv.macro_sql, mv.description
+                FROM macro_invocation mi JOIN macro_version mv ON mv.macro_version_id = mi.macro_version_id WHERE mi.invocation_id = $2)
+     SELECT coalesce(b.unique_id, a.unique_id) AS unique_id, coalesce(b.package_name, a.package_name) AS package_name,
+            CASE WHEN a.unique_id IS NULL THEN 'added' WHEN b.unique_id IS NULL THEN 'removed'
+                 WHEN a.macro_sql IS DISTINCT FROM b.macro_sql THEN 'code'
+                 WHEN a.description IS DISTINCT FROM b.description THEN 'docs' ELSE 'other' END AS change
+     FROM a FULL JOIN b ON a.unique_id = b.unique_id
+     WHERE a.macro_version_id IS DISTINCT FROM b.macro_version_id
+       AND $1 IN (SELECT invocation_id FROM macro_invocation) AND $2 IN (SELECT invocation_id FROM macro_invocation)
+     ORDER BY change, unique_id`,
+    [a, b],
   );
 }

@@ -9,11 +9,11 @@
 export { syncStore, rebuildStore, type SyncReport, type BusyPolicy } from './sync.js';
 export { openDatabase, type Database } from './database.js';
 export { runReadOnlyQuery, type QueryResult } from './query.js';
-export { readHistory, type HistoryFilter, type HistoryRow } from './history.js';
+export { readHistory, type History, type HistoryFilter, type HistoryRow, type NodeResult } from './history.js';
 export { readStoreFigures, type StoreFigures } from './figures.js';
 export type { CatchUpReport } from './catch-up.js';
 export type { IngestProblem } from './ingest.js';
-export { catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore } from './project-store.js';
-export { resolveInvocationRef, readInvocation, previousInvocation, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
+export { branchBaseReader, catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore } from './project-store.js';
+export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvocation, compareMacros, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type Triplet } from './reports.js';
 export { readPlanFacts, type PlanFacts, type PlanScope, type CurrentNode, type BuildAfter, type FreshnessCheck, type BuildFact, type CatalogFact, type NodeBuilds, type ScopedBuilds } from './plan-facts.js';

@@ -8,6 +8,10 @@ export async function writeInvocationRow(connection: DuckDBConnection, invocatio
     ...(facts ?? {}),
     invocation_id: invocationId,
     command: facts?.command ?? capture.run?.dbtCommand ?? null,
+    // dbt writes the target into run_results only when --target was typed; else it is the one
+    // dbt resolved when the capture (or `run`) read the context.
+    target: facts?.target ?? capture.target?.name ?? null,
+    target_source: facts?.target ? 'run_results args' : (capture.target?.source ?? null),
     capture_phases: capture.capture_phases,
     git_sha: capture.git.sha,
     git_branch: capture.git.branch,

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { openArchive } from '../archive/index.js';
+import { openArchive, readBranch } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import type { AtticConfig } from '../config/resolve.js';
 import type { ProgressFn } from './catch-up.js';
@@ -42,3 +42,10 @@ export async function rebuildProjectStore(config: AtticConfig, onProgress?: Prog
   return rebuildStore(backend, config.databaseFile, onProgress);
 }
 
+/** The run a branch made with `branch create` starts at, read from its ref in the archive. */
+export function branchBaseReader(config: AtticConfig): (branch: string) => Promise<string | null> {
+  return async (branch) => {
+    const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
+    return (await readBranch(backend, branch))?.base?.invocation_id ?? null;
+  };
+}

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { compareNodes, compareRuntimes, compareStatuses, previousInvocation, readInvocation, type Row } from './compare.js';
+import { compareMacros, compareNodes, compareRuntimes, compareStatuses, previousInvocation, readInvocation, type Row } from './compare.js';
 
 /**
  * Everything one command needs to explain a run, or what changed between two: the triplet
@@ -20,6 +20,9 @@ export interface Changes {
   catalog: { from: unknown; to: unknown; changed: boolean | null };
   nodes: Row[];
   node_counts: Record<string, number>;
+  /** Macros added, removed or changed (`code`, `docs`, `other`): a changed macro changes every model that calls it. */
+  macros: Row[];
+  macro_counts: Record<string, number>;
   statuses: Row[];
   runtimes: Row[];
 }
@@ -59,6 +62,7 @@ export async function inspectInvocation(connection: DuckDBConnection, id: string
 export async function diffInvocations(connection: DuckDBConnection, a: string, b: string, bRow?: Row): Promise<Changes> {
   const [from, to] = await Promise.all([readInvocation(connection, a), bRow ?? readInvocation(connection, b)]);
   const nodes = await compareNodes(connection, a, b);
+  const macros = await compareMacros(connection, a, b);
   return {
     from: a,
     to: b,
@@ -71,6 +75,8 @@ export async function diffInvocations(connection: DuckDBConnection, a: string, b
     },
     nodes,
     node_counts: countBy(nodes, 'change'),
+    macros,
+    macro_counts: countBy(macros, 'change'),
     statuses: await compareStatuses(connection, a, b),
     runtimes: await compareRuntimes(connection, a, b),
   };

@@ -12,3 +12,6 @@ export * from './time-id.js';
 export * from './parallel.js';
 export * from './secret-words.js';
 export * from './commands.js';
+export * from './time-argument.js';
+export * from './count.js';
+export * from './nearest-name.js';

@@ -4,7 +4,7 @@ import { AtticError } from '../errors.js';
  * Resolves a unique prefix the way git does: an exact match wins, one prefix match is taken,
  * several are refused with the candidates listed.
  */
-export function resolvePrefix(prefix: string, candidates: Iterable<string>, what: string): string {
+export function resolvePrefix(prefix: string, candidates: Iterable<string>, what: string, whatPlural = `${what}s`): string {
   const matches = new Set<string>();
   for (const candidate of candidates) {
     if (candidate === prefix) return candidate;
@@ -17,7 +17,7 @@ export function resolvePrefix(prefix: string, candidates: Iterable<string>, what
   const listed = [...matches].sort();
   throw new AtticError(
     'ambiguous-id',
-    `'${prefix}' matches ${listed.length} ${what}s: ${listed.slice(0, 10).join(', ')}${listed.length > 10 ? ', …' : ''}. Give more characters.`,
+    `'${prefix}' matches ${listed.length} ${whatPlural}: ${listed.slice(0, 10).join(', ')}${listed.length > 10 ? ', …' : ''}. Give more characters.`,
     { candidates: listed },
   );
 }

@@ -14,7 +14,7 @@ afterAll(() => {
   rmSync(elsewhere, { recursive: true, force: true });
 });
 
-const LEAVES = ['capture', 'run', 'state', 'history', 'query', 'rebuild', 'inspect', 'diff', 'branch list', 'branch create', 'verify', 'info'];
+const LEAVES = ['capture', 'run', 'state', 'history', 'query', 'rebuild', 'inspect', 'diff', 'branch list', 'branch create', 'branch delete', 'verify', 'info'];
 
 describe('global flags', () => {
   it('are accepted after the subcommand, from any directory', async () => {

@@ -1,7 +1,10 @@
+import { readFileSync } from 'node:fs';
+import yaml from 'js-yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Step } from '../../fixtures/generate.mjs';
 import {
   changedMacroNames,
+  changedMacros,
   compareManifests,
   countStatuses,
   enabledNodes,
@@ -24,6 +27,7 @@ interface NodeChange {
   aspects: string[];
 }
 interface Changes {
+  macros: { unique_id: string; change: string }[];
   from: string;
   to: string;
   same_code: boolean | null;
@@ -58,10 +62,16 @@ function fingerprints(n: number): Map<string, string> {
 }
 
 /** The target a step ran against, as its own run_results says; null when it wrote none. */
+/** The project's profile, read from the fixture's own profiles.yml: dbt's target when --target is not typed. */
+const PROFILE_TARGET = (yaml.load(readFileSync(new URL('../../fixtures/project/profiles.yml', import.meta.url), 'utf8')) as { attic_shop: { target: string } }).attic_shop.target;
+
 function targetOf(step: Step): string | null {
   const args = replay.artifactOf(step, 'run_results.json')?.args as { target?: string } | undefined;
-  return args?.target ?? null;
+  return args?.target ?? PROFILE_TARGET;
 }
+
+/** dbt's `which`, named as its users type the command. */
+const TYPED_COMMAND: Record<string, string> = { generate: 'docs generate' };
 
 /** The run inspect compares with: the latest earlier manifest on the branch, of the same target (any, when the target is unknown). */
 function expectedPrevious(step: Step): Step | null {
@@ -110,7 +120,7 @@ describe('the fixture history replayed through dbtattic run', () => {
         dbt_version: metadataOf(manifest).dbt_version,
         adapter_type: metadataOf(manifest).adapter_type,
         target: targetOf(step),
-        command: runArgs?.which ?? step.command.replace(/^dbt /, ''),
+        command: runArgs?.which ? (TYPED_COMMAND[runArgs.which] ?? runArgs.which) : step.command.replace(/^dbt /, ''),
         run_command_line: step.command,
         run_exit_code: step.exit_code,
         branch: 'main',
@@ -171,6 +181,13 @@ describe('the fixture history replayed through dbtattic run', () => {
     expect([...after.keys()].filter((id) => after.get(id) !== before.get(id)).sort()).toEqual(callers);
     const changes = diff(nine.invocation_id, ten.invocation_id);
     expect(changes.nodes.map((n) => [n.unique_id, n.change, n.aspects.includes('macros')])).toEqual(callers.map((id) => [id, 'semantic', true]));
+    // diff lists the macro itself, as the manifests' macro_sql says, and nothing added or removed.
+    const macroIds = (step: Step): string[] => Object.keys((manifestOf(step)!.macros ?? {}) as Record<string, unknown>);
+    const [nineMacros, tenMacros] = [macroIds(nine), macroIds(ten)];
+    expect(changes.macros.filter((m) => m.change === 'code').map((m) => m.unique_id)).toEqual(changedMacros(manifestOf(nine)!, manifestOf(ten)!).sort());
+    expect(changes.macros.filter((m) => m.change === 'added').map((m) => m.unique_id)).toEqual(tenMacros.filter((id) => !nineMacros.includes(id)).sort());
+    expect(changes.macros.filter((m) => m.change === 'removed').map((m) => m.unique_id)).toEqual(nineMacros.filter((id) => !tenMacros.includes(id)).sort());
+    expect(replay.attic(['diff', nine.invocation_id, ten.invocation_id]).stdout).toMatch(/^macros {6}1 code\n {2}code {7}macro\.attic_shop\.cents_to_dollars\n/m);
   });
 
   it('a seed keeps its fingerprint exactly while its file checksum is unchanged (step 06 changes it)', () => {

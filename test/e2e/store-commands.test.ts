@@ -170,8 +170,50 @@ describe('history', () => {
   it('prints a tab-separated table when not on a terminal', async () => {
     const result = await cli('history', '--limit', '1');
     expect(result.exitCode).toBe(0);
-    expect(result.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\ttarget\tresults\ttook\tgit\tbranch');
-    expect(result.stdout.split('\n')[1]).toMatch(/^2026-01-05 10:00\t5e1ec7ed\t-\t-\t-\t-\t-\tmain$/);
+    expect(result.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\ttarget\tresults\ttook\texit\tgit\tbranch');
+    expect(result.stdout.split('\n')[1]).toMatch(/^2026-01-05 10:00\t5e1ec7ed\t-\t-\t-\t-\t-\t-\tmain$/);
+  });
+
+  it('says why nothing is listed when filters exclude everything, and when the limit cut rows', async () => {
+    const none = await cli('history', '--target', 'staging');
+    expect(none).toMatchObject({ exitCode: 0, stdout: '' });
+    expect(none.stderr).toBe('No invocations match these filters; the store holds 5 invocations. Widen or drop a filter.\n');
+    const cut = await cli('history', '--limit', '2');
+    expect(cut.stderr).toBe('(showing the newest 2 of 5 matching invocations; raise --limit for more)\n');
+    expect((await cli('history', '--limit', '5')).stderr).toBe('');
+  });
+
+  it('filters by --since and --until, inclusive, a date alone meaning its whole day', async () => {
+    expect(await ids('--since', '2026-01-02', '--until', '2026-01-03')).toEqual([uuid(3), uuid(2)]);
+    expect(await ids('--since', '2026-01-03T10:00Z')).toEqual([uuid(5), uuid(4), uuid(3)]);
+    expect(await ids('--until', '2026-01-02T11:59+02:00')).toEqual([uuid(1)]);
+    expect((await cli('history', '--since', 'monday')).exitCode).toBe(2);
+  });
+
+  it("follows one node's runs by name or unique id with --node", async () => {
+    // m1 has a result in every invocation with run results and at least two statuses.
+    const ran = (i: number): boolean => !INVOCATIONS[i]!.manifestOnly && (INVOCATIONS[i]!.statuses ?? []).length > 1;
+    const expected = INVOCATIONS.filter((_, i) => ran(i)).map((inv) => inv.invocationId).reverse();
+    expect(await ids('--node', 'm1')).toEqual(expected);
+    expect(await ids('--node', 'model.synthetic.m1')).toEqual(expected);
+    const rows = json<{ invocation_id: string; node_results: { unique_id: string; status: string }[] }[]>(await cli('history', '--json', '--node', 'm1'));
+    expect(rows.map((row) => row.node_results.map((r) => `${r.unique_id} ${r.status}`))).toEqual(
+      INVOCATIONS.filter((_, i) => ran(i)).reverse().map((inv) => [`model.synthetic.m1 ${inv.statuses![1]}`]),
+    );
+    const human = await cli('history', '--node', 'm2');
+    expect(human.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\ttarget\tnode\tstatus\ttook\tbranch');
+    expect(human.stdout.split('\n').slice(1).filter(Boolean)).toEqual([expect.stringMatching(/^2026-01-03 10:00\t5e1ec7ed\ttest\tprod\tmodel\.synthetic\.m2\twarn\t0\.0s\tmain$/)]);
+  });
+
+  it("lists failed runs' failed nodes with dbt's messages with --failed", async () => {
+    const rows = json<{ invocation_id: string; failures: { unique_id: string; status: string; message: string }[] }[]>(await cli('history', '--json', '--failed'));
+    expect(rows.map((row) => [row.invocation_id, row.failures.map((f) => `${f.unique_id} ${f.status} ${f.message}`)])).toEqual([
+      [uuid(3), ['model.synthetic.m1 fail OK']],
+      [uuid(2), ['model.synthetic.m1 error synthetic failure']],
+    ]);
+    const human = await cli('history', '--failed');
+    expect(human.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\tnode\tstatus\tmessage');
+    expect(human.stdout).toContain('\trun\tmodel.synthetic.m1\terror\tsynthetic failure\n');
   });
 });
 

@@ -46,6 +46,8 @@ async function cli(cwd: string, args: string[]): Promise<Outcome> {
     stderr: (text) => void (stderr += text),
     isTTY: false,
     stderrIsTTY: false,
+    columns: 0,
+    rows: 0,
     color: new Chalk({ level: 0 }),
   };
   let timer: NodeJS.Timeout | undefined;

@@ -1,5 +1,5 @@
 import { AtticError } from '../../errors.js';
-import { looksLikeSecretValue } from '../../vocab/index.js';
+import { looksLikeSecretValue, nearestName } from '../../vocab/index.js';
 
 /**
  * Readers for the keys under `catalog:` in dbtattic.yml. Each failure names the key and the
@@ -96,7 +96,8 @@ export function readHttpUri(raw: RawSection, key: string): string {
 export function refuseUnknownKeys(raw: RawSection, allowed: readonly string[], provider: string): void {
   const unknown = Object.keys(raw).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
-    fail(unknown[0]!, `is not a setting of the ${provider} provider; its settings are: ${allowed.join(', ')}.`);
+    const nearest = nearestName(unknown[0]!, allowed);
+    fail(unknown[0]!, `is not a setting of the ${provider} provider${nearest ? `; did you mean catalog.${nearest}?` : '.'} Its settings are: ${allowed.join(', ')}.`);
   }
 }
 

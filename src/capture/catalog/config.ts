@@ -1,4 +1,4 @@
-import { AtticError } from '../../errors.js';
+import { AtticError, isAtticError } from '../../errors.js';
 import {
   readArgv,
   readBoolean,
@@ -96,6 +96,17 @@ const ALLOWED_KEYS: Record<CatalogProvider, readonly string[]> = {
   command: [...COMMON_KEYS, 'command', 'atomic'],
   env: [...COMMON_KEYS, 'variable', 'atomic'],
 };
+
+/** Why the `catalog:` section cannot be used (its first problem), or null when it can. */
+export function catalogConfigProblem(raw: unknown): string | null {
+  try {
+    parseCatalogConfig(raw);
+    return null;
+  } catch (error) {
+    if (isAtticError(error)) return error.message;
+    throw error;
+  }
+}
 
 /** Validates and normalises the raw YAML value; undefined when there is no `catalog:` section. */
 export function parseCatalogConfig(raw: unknown): CatalogConfig | undefined {

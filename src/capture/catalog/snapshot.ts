@@ -36,9 +36,6 @@ export interface ReadCatalogOptions {
   tables?: readonly CatalogTable[];
 }
 
-/** The provider's own failures arrive within the timeout; this margin only guards against a bug that ignores it. */
-const DEADLINE_MARGIN_MS = 250;
-
 export async function readCatalogSnapshot(config: CatalogConfig, options: ReadCatalogOptions): Promise<CatalogSnapshot> {
   const mask = new SecretMask();
   const timeoutMs = options.timeoutMs ?? config.timeoutMs;
@@ -53,7 +50,8 @@ export async function readCatalogSnapshot(config: CatalogConfig, options: ReadCa
       tables: options.tables ?? [],
       mask,
     };
-    const reading = await withDeadline(readProvider(config, ctx), timeoutMs + DEADLINE_MARGIN_MS);
+    // timeout_ms bounds the whole reading exactly: whatever a provider still waits for is left behind.
+    const reading = await withDeadline(readProvider(config, ctx), timeoutMs);
     return maskSnapshot({ provider, status: 'ok', snapshotId: reading.snapshotId, ...where, ...optional(reading) }, mask);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);

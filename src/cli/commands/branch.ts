@@ -1,4 +1,4 @@
-import { listBranches, openArchive } from '../../archive/index.js';
+import { deleteBranch, listBranches, openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
 import { createBranchFrom } from '../../state/index.js';
 import { shortId, timeOfTimeId } from '../../vocab/index.js';
@@ -34,5 +34,14 @@ export async function create(io: CliIo, flags: BranchFlags): Promise<number> {
   const branch = await createBranchFrom(backend, name, flags.from ?? '', flags.allowFailed ?? false);
   if (flags.json) printJson(io, branch);
   else io.stderr(`created branch ${branch.name} from invocation ${shortId(branch.base?.invocation_id ?? '')}\n`);
+  return ExitCode.ok;
+}
+
+export async function remove(io: CliIo, flags: BranchFlags): Promise<number> {
+  const name = flags.args?.[0] ?? '';
+  const config = loadConfig(io, flags);
+  const branch = await deleteBranch(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), name);
+  if (flags.json) printJson(io, branch);
+  else io.stderr(`deleted branch ${branch.name}${branch.head_invocation_id ? ` (was at ${shortId(branch.head_invocation_id)})` : ''}; its captures stay in history\n`);
   return ExitCode.ok;
 }

@@ -1,5 +1,7 @@
+import { catalogConfigProblem } from '../../capture/catalog/config.js';
 import { captureProject } from '../../capture/session.js';
 import { ExitCode } from '../../errors.js';
+import { findProjectDir } from '../../config/dbt-project.js';
 import { isCapturePhase } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import type { CliIo } from '../io.js';
@@ -15,12 +17,30 @@ interface CaptureFlags extends GlobalFlags {
 }
 
 export default async function capture(io: CliIo, flags: CaptureFlags): Promise<number> {
-  const config = loadConfig(io, flags);
   const phase = flags.phase && isCapturePhase(flags.phase) ? flags.phase : 'manual';
+  if (phase === 'pre' && outsideAnyProject(io, flags)) return ExitCode.ok;
+  const config = loadConfig(io, flags);
+  // A broken `catalog:` (a URI with credentials, say) is an error, said at every capture; the
+  // artifacts are still kept, since target/ will not wait for the fix.
+  const catalogProblem = config.catalog ? catalogConfigProblem(config.catalog.value) : null;
   const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env });
   // A pre capture runs in front of dbt (the shell wrapper): it only reads and archives bytes.
   // Ingest, which parses and fingerprints, is left to the next read or the next capture after dbt.
   if (!flags.dryRun && phase !== 'pre') await updateStoreAfter(io, config, [outcome], flags.quiet ?? false);
   const failed = printCaptureResult(io, outcome, { json: flags.json ?? false, quiet: flags.quiet ?? false });
+  if (catalogProblem) {
+    io.stderr(`${io.color.red('error:')} ${catalogProblem} The artifacts were captured without a catalog snapshot; fix dbtattic.yml.\n`);
+    return ExitCode.usage;
+  }
   return failed ? ExitCode.partial : ExitCode.ok;
+}
+
+/**
+ * A shell wrapper captures before every dbt call, also `dbt init` or `dbt --version` outside any
+ * project: nothing to capture there, and nothing to say. A project named by flag or environment
+ * that is not one is still an error.
+ */
+function outsideAnyProject(io: CliIo, flags: CaptureFlags): boolean {
+  if (flags.projectDir || io.env.DBT_PROJECT_DIR) return false;
+  return findProjectDir(io.cwd) === null;
 }

@@ -1,35 +1,73 @@
 import { ExitCode } from '../../errors.js';
-import { readHistory, withCurrentStore, type HistoryRow } from '../../store/index.js';
-import { shortId } from '../../vocab/index.js';
+import { typedCommandName } from '../../extract/index.js';
+import { readHistory, withCurrentStore, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
+import { countOf, parseTimeArgument, shortId, spanLastIso, spanStartIso } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatDuration, formatTime, printTable } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
-import { startProgress } from '../progress.js';
+import { withProgress } from '../progress.js';
 
 interface HistoryFlags extends GlobalFlags {
   limit?: number;
   target?: string;
   command?: string;
   status?: string;
+  since?: string;
+  until?: string;
+  node?: string;
+  failed?: boolean;
   json?: boolean;
 }
 
 export default async function history(io: CliIo, flags: HistoryFlags): Promise<number> {
+  const filter = filterOf(flags);
   const config = loadConfig(io, flags);
-  const progress = startProgress(io, 'catching up');
-  const rows = await withCurrentStore(
-    config,
-    (db) => readHistory(db.connection, { limit: flags.limit ?? 20, target: flags.target, command: flags.command, status: parseStatus(flags.status), branch: flags.branch }),
-    progress.update,
-  ).finally(progress.stop);
-  if (flags.json) printJson(io, rows);
-  else if (rows.length === 0) io.stderr('No invocations match. Capture some with dbtattic capture or dbtattic run -- dbt build.\n');
-  else printTable(io, ['when', 'invocation', 'command', 'target', 'results', 'took', 'git', 'branch'], rows.map((row) => humanRow(io, row)));
+  const found = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) => readHistory(db.connection, filter, flags.failed ?? false), update));
+  if (flags.json) printJson(io, found.rows);
+  else if (found.rows.length > 0) printRows(io, found.rows, flags);
+  sayWhatWasLeftOut(io, found);
   return ExitCode.ok;
 }
 
+function filterOf(flags: HistoryFlags): HistoryFilter {
+  return {
+    limit: flags.limit ?? 20,
+    target: flags.target,
+    command: flags.command === undefined ? undefined : typedCommandName(flags.command),
+    // A run's failed nodes are listed for runs that failed.
+    status: flags.failed ? 'failed' : parseStatus(flags.status),
+    branch: flags.branch,
+    since: flags.since === undefined ? undefined : spanStartIso(parseTimeArgument(flags.since)),
+    until: flags.until === undefined ? undefined : spanLastIso(parseTimeArgument(flags.until)),
+    node: flags.node,
+  };
+}
+
+function printRows(io: CliIo, rows: HistoryRow[], flags: HistoryFlags): void {
+  if (flags.failed) {
+    printTable(io, ['when', 'invocation', 'command', 'node', 'status', 'message'], rows.flatMap((row) =>
+      (row.failures ?? []).map((f) => [formatTime(row.at), shortId(row.invocation_id), row.command ?? '-', f.unique_id, io.color.red(f.status ?? '-'), f.message ?? '-'])));
+  } else if (flags.node) {
+    printTable(io, ['when', 'invocation', 'command', 'target', 'node', 'status', 'took', 'branch'], rows.flatMap((row) =>
+      (row.node_results ?? []).map((r) => [formatTime(row.at), shortId(row.invocation_id), row.command ?? '-', row.target ?? '-', r.unique_id, colourStatus(io, r.status ?? '-'), formatDuration(r.execution_time), branchOf(row)])));
+  } else {
+    printTable(io, ['when', 'invocation', 'command', 'target', 'results', 'took', 'exit', 'git', 'branch'], rows.map((row) => humanRow(io, row)));
+  }
+}
+
+/** Talk on stderr: why nothing is listed, or that the limit cut the list. */
+function sayWhatWasLeftOut(io: CliIo, found: History): void {
+  if (found.stored === 0) {
+    io.stderr('No invocations yet. Capture some with dbtattic capture or dbtattic run -- dbt build.\n');
+  } else if (found.matched === 0) {
+    io.stderr(`No invocations match these filters; the store holds ${countOf(found.stored, 'invocation')}. Widen or drop a filter.\n`);
+  } else if (found.matched > found.rows.length) {
+    io.stderr(`(showing the newest ${found.rows.length} of ${countOf(found.matched, 'matching invocation')}; raise --limit for more)\n`);
+  }
+}
+
 function humanRow(io: CliIo, row: HistoryRow): string[] {
-  const counts = Object.entries(row.status_counts ?? {}).map(([status, n]) => colourCount(io, status, n)).join(' ');
+  const counts = Object.entries(row.status_counts ?? {}).map(([status, n]) => colourStatus(io, status, `${n} ${status}`)).join(' ');
   return [
     formatTime(row.at),
     shortId(row.invocation_id),
@@ -37,13 +75,17 @@ function humanRow(io: CliIo, row: HistoryRow): string[] {
     row.target ?? '-',
     counts || '-',
     formatDuration(row.elapsed_s),
+    row.run_exit_code === null ? '-' : String(row.run_exit_code),
     row.git_sha ? shortId(row.git_sha, 7) : '-',
-    row.branch ?? row.git_branch ?? '-',
+    branchOf(row),
   ];
 }
 
-function colourCount(io: CliIo, status: string, n: number): string {
-  const text = `${n} ${status}`;
+function branchOf(row: HistoryRow): string {
+  return row.branch ?? row.git_branch ?? '-';
+}
+
+function colourStatus(io: CliIo, status: string, text = status): string {
   if (['error', 'fail', 'runtime error', 'partial success'].includes(status)) return io.color.red(text);
   if (status === 'warn' || status === 'skipped') return io.color.yellow(text);
   return io.color.green(text);

@@ -7,7 +7,9 @@ import type { StoreFigures } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
+import { withProgress } from '../progress.js';
 import { TOOL_VERSION } from '../version.js';
+import { countOf } from '../../vocab/index.js';
 
 interface InfoFlags extends GlobalFlags {
   json?: boolean;
@@ -17,7 +19,7 @@ export default async function info(io: CliIo, flags: InfoFlags): Promise<number>
   const config = loadConfig(io, flags);
   const backend = config.remote || existsSync(config.archiveLocation) ? await openIfPresent(config) : null;
   const archive = backend ? await summarizeArchive(backend) : null;
-  const store = archive ? await storeFigures(config) : null;
+  const store = archive ? await withProgress(io, 'catching up', (update) => storeFigures(config, update)) : null;
   const remote = config.remote && backend ? remoteView(config, backend) : null;
   if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), remote, archive, store });
   else printHuman(io, config, archive, store, remote);
@@ -54,10 +56,10 @@ function remoteView(config: AtticConfig, backend: Backend): RemoteView {
 type StoreView = StoreFigures | { busy: string };
 
 /** Store figures after catching up; a busy store is reported, not fatal: info must always answer. */
-async function storeFigures(config: AtticConfig): Promise<StoreView> {
+async function storeFigures(config: AtticConfig, onProgress: (done: number, total: number) => void): Promise<StoreView> {
   const { withCurrentStore, readStoreFigures } = await import('../../store/index.js');
   try {
-    return await withCurrentStore(config, (db) => readStoreFigures(db.connection));
+    return await withCurrentStore(config, (db) => readStoreFigures(db.connection), onProgress);
   } catch (error) {
     if (isAtticError(error) && error.code === 'store-busy') return { busy: error.message };
     throw error;
@@ -110,7 +112,7 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
     return;
   }
   line('invocations', String(archive.invocations));
-  line('archived', `${archive.artifactRecords} records of ${archive.files} distinct files, ${archive.chunks} chunks`);
+  line('archived', `${countOf(archive.artifactRecords, 'record')} of ${countOf(archive.files, 'distinct file')}, ${countOf(archive.chunks, 'chunk')}`);
   const ratio = archive.storedBytes > 0 ? (archive.logicalBytes / archive.storedBytes).toFixed(1) : '-';
   line('size', `${formatBytes(archive.logicalBytes)} of artifacts in ${formatBytes(archive.storedBytes)} stored (${ratio}x)`);
   if (!store) return;
@@ -120,8 +122,8 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
     return;
   }
   const dedup = store.nodeVersions > 0 ? (store.nodeRows / store.nodeVersions).toFixed(1) : '-';
-  line('node versions', `${store.nodeVersions} distinct definitions for ${store.nodeRows} node rows (${dedup}x)`);
-  if (store.problems > 0) line('problems', `${store.problems} artifact(s) could not be read into rows: dbtattic query "select * from ingest_problem"`);
+  line('node versions', `${countOf(store.nodeVersions, 'distinct definition')} for ${countOf(store.nodeRows, 'node row')} (${dedup}x)`);
+  if (store.problems > 0) line('problems', `${countOf(store.problems, 'artifact')} could not be read into rows: dbtattic query "select * from ingest_problem"`);
   line('rows', Object.entries(store.rows).filter(([table]) => table !== 'store_meta').map(([table, rows]) => `${table} ${rows}`).join(', '));
 }
 

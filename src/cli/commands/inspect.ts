@@ -1,11 +1,12 @@
 import { listPlanRecords, openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
-import { inspectInvocation, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
+import { branchBaseReader, inspectInvocation, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
 import { shortId } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatDuration, formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
+import { withProgress } from '../progress.js';
 
 interface InspectFlags extends GlobalFlags {
   args?: string[];
@@ -20,8 +21,13 @@ export default async function inspect(io: CliIo, flags: InspectFlags): Promise<n
     io.stderr('error: name an invocation (id, unique prefix or @branch) or give --at TIME\n');
     return ExitCode.usage;
   }
+  if (ref && flags.at) {
+    io.stderr('error: give an invocation or --at TIME, not both (--at chooses the invocation)\n');
+    return ExitCode.usage;
+  }
   const config = loadConfig(io, flags);
-  const report = await withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at })));
+  const report = await withProgress(io, 'catching up', (update) =>
+    withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) })), update));
   const plans = (await listPlanRecords(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), String(report.invocation.invocation_id))).map(planSummary);
   if (flags.json) printJson(io, { ...report, plans });
   else {
@@ -52,7 +58,7 @@ function printInspect(io: CliIo, report: InspectReport): void {
   const { code, data } = report.triplet;
   const line = (key: string, value: string): void => io.stdout(`${key.padEnd(12)}${value}\n`);
   line('invocation', `${i.invocation_id}${i.run_id ? io.color.dim(`  (run ${i.run_id})`) : ''}`);
-  line('command', [i.run_command_line ?? (i.command ? `dbt ${i.command}` : '-'), hasSelection(i.selection) ? `select ${JSON.stringify(i.selection)}` : '', i.target ? `target ${i.target}` : '', i.branch ? `branch ${i.branch}` : ''].filter(Boolean).join('   '));
+  line('command', [i.run_command_line ?? (i.command ? `dbt ${i.command}` : '-'), hasSelection(i.selection) ? `select ${JSON.stringify(i.selection)}` : '', i.target ? `target ${i.target}${i.target_source && i.target_source !== 'run_results args' ? io.color.dim(` (from ${String(i.target_source)})`) : ''}` : '', i.branch ? `branch ${i.branch}` : ''].filter(Boolean).join('   '));
   line('dbt', `${i.dbt_version ?? '?'}${i.adapter_type ? ` (${i.adapter_type})` : ''}${i.project_name ? `, project ${i.project_name}` : ''}`);
   line('when', `${formatTime(String(i.started_at ?? i.generated_at ?? ''))} → ${formatTime(String(i.completed_at ?? ''))} (${formatDuration(typeof i.elapsed_s === 'number' ? i.elapsed_s : null)})`);
   line('results', i.status_counts ? Object.entries(i.status_counts as Record<string, number>).map(([s, n]) => `${n} ${s}`).join(', ') : 'none');

@@ -4,6 +4,8 @@ import { loadConfig, type GlobalFlags } from '../context.js';
 import { printTable } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { readStdin } from '../stdin.js';
+import { withProgress } from '../progress.js';
+import { countOf } from '../../vocab/index.js';
 
 interface QueryFlags extends GlobalFlags {
   args?: string[];
@@ -19,10 +21,10 @@ export default async function query(io: CliIo, flags: QueryFlags): Promise<numbe
     return ExitCode.usage;
   }
   const config = loadConfig(io, flags);
-  await syncForReading(config);
+  await withProgress(io, 'catching up', (update) => syncForReading(config, update));
   const result = await runReadOnlyQuery(config.databaseFile, sql, flags.limit ?? null);
   printResult(io, result, flags.json ? 'json' : (flags.format ?? 'table'));
-  if (result.truncated) io.stderr(`(showing the first ${flags.limit} rows; raise --limit for more)\n`);
+  if (result.truncated) io.stderr(`(showing the first ${countOf(flags.limit ?? 0, 'row')}; raise --limit for more)\n`);
   return ExitCode.ok;
 }
 

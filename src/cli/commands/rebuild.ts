@@ -3,6 +3,7 @@ import { rebuildProjectStore } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
+import { countOf } from '../../vocab/index.js';
 
 interface RebuildFlags extends GlobalFlags {
   json?: boolean;
@@ -16,7 +17,7 @@ export default async function rebuild(io: CliIo, flags: RebuildFlags): Promise<n
   if (flags.json) {
     printJson(io, { store: config.databaseFile, ...report });
   } else {
-    io.stderr(`rebuilt ${config.databaseFile}: ${report.invocations} invocations from ${report.captures} captures\n`);
+    io.stderr(`rebuilt ${config.databaseFile}: ${countOf(report.invocations, 'invocation')} from ${countOf(report.captures, 'capture')}\n`);
     for (const p of report.problems) io.stderr(`${io.color.yellow('warning:')} ${p.artifact_type} of ${p.invocation_id} left out: ${p.message}\n`);
   }
   return ExitCode.ok;

@@ -1,8 +1,10 @@
 import path from 'node:path';
 import { keySegment, openArchive } from '../../archive/index.js';
-import { ExitCode } from '../../errors.js';
+import { AtticError, ExitCode } from '../../errors.js';
+import { typedCommandName } from '../../extract/index.js';
 import type { Backend } from '../../archive/index.js';
-import { checkStateDir, chooseState, synthesizePerNodeState, writePerNodeState, writeStateDir } from '../../state/index.js';
+import { checkStateDir, chooseState, STATE_ARTIFACTS, synthesizePerNodeState, writePerNodeState, writeStateDir } from '../../state/index.js';
+import { ARTIFACT_TYPES, artifactFileName, isArtifactType, type ArtifactType } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 
@@ -13,24 +15,30 @@ interface StateFlags extends GlobalFlags {
   target?: string;
   command?: string;
   out?: string;
+  artifacts?: string;
   json?: boolean;
 }
 
 /** Prints only the directory's path: `dbt build --state "$(dbtattic state --last-success)"`. */
 export default async function state(io: CliIo, flags: StateFlags): Promise<number> {
+  const artifacts = flags.artifacts === undefined ? STATE_ARTIFACTS : parseArtifacts(flags.artifacts);
   const config = loadConfig(io, flags);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
-  if (flags.perNode) return statePerNode(io, backend, flags, path.join(config.store.value, 'state', perNodeDirName(flags)));
+  if (flags.perNode) return statePerNode(io, backend, flags, path.join(config.localDir, 'state', perNodeDirName(flags)));
   const chosen = await chooseState(backend, {
     invocation: flags.invocation,
     target: flags.target,
     branch: flags.branch,
     walk: config.remote !== null,
-    commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean),
+    commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean).map(typedCommandName),
   });
   const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.localDir, 'state', keySegment(chosen.invocation.invocationId));
   if (flags.out) await checkStateDir(dir);
-  const files = await writeStateDir(backend, chosen.invocation, dir);
+  const files = await writeStateDir(backend, chosen.invocation, dir, artifacts);
+  const missing = artifacts.filter((a) => !files.some((f) => path.basename(f) === artifactFileName(a)));
+  if (flags.artifacts !== undefined && missing.length > 0) {
+    io.stderr(`note: invocation ${chosen.invocation.invocationId} has no ${missing.map(artifactFileName).join(', ')} in the archive\n`);
+  }
   if (flags.json) {
     printJson(io, {
       path: dir,
@@ -65,4 +73,14 @@ async function statePerNode(io: CliIo, backend: Backend, flags: StateFlags, defa
 
 function perNodeDirName(flags: StateFlags): string {
   return ['per-node', flags.branch, flags.target].filter(Boolean).map((part) => keySegment(part!)).join('-');
+}
+
+/** `--artifacts catalog,semantic_manifest` (or with .json): which archived artifacts to restore. */
+function parseArtifacts(list: string): ArtifactType[] {
+  const names = list.split(',').map((n) => n.trim().replace(/\.json$/, '')).filter(Boolean);
+  const unknown = names.filter((n) => !isArtifactType(n));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new AtticError('usage', `--artifacts takes a comma-separated list of ${ARTIFACT_TYPES.join(', ')}${unknown.length ? ` (not: ${unknown.join(', ')})` : ''}.`);
+  }
+  return [...new Set(names.filter(isArtifactType))];
 }

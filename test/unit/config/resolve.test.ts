@@ -60,6 +60,13 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ flags: {}, env: {}, cwd: project({ 'dbtattic.yml': 'store: [unclosed\n' }) })).toThrow(/is not valid YAML/);
   });
 
+  it('refuses a key dbtattic.yml does not know, naming the nearest valid one', () => {
+    const typo = project({ 'dbtattic.yml': 'store: .attic\nbranh: main\n' });
+    expect(() => resolveConfig({ flags: {}, env: {}, cwd: typo })).toThrow(expect.objectContaining({ code: 'config', message: expect.stringMatching(/'branh' in dbtattic\.yml is not a dbtattic setting; did you mean 'branch'\?/) }));
+    const unlike = project({ 'dbtattic.yml': 'warehouse: x\n' });
+    expect(() => resolveConfig({ flags: {}, env: {}, cwd: unlike })).toThrow(expect.objectContaining({ code: 'config', message: expect.not.stringContaining('did you mean') }));
+  });
+
   it('works outside a project when the store is given', () => {
     const outside = mkdtempSync(path.join(os.tmpdir(), 'attic-none-'));
     const config = resolveConfig({ flags: {}, env: { DBTATTIC_STORE: '/srv/attic' }, cwd: outside });

@@ -2,6 +2,7 @@ import { execa } from 'execa';
 import { AtticError } from '../../../errors.js';
 import type { CommandConfig, EnvConfig } from '../config.js';
 import type { ProviderContext, ProviderReading } from '../provider.js';
+import { countOf } from '../../../vocab/index.js';
 
 /**
  * For catalogs we do not speak to: a command the user names (run without a shell, so no
@@ -20,7 +21,8 @@ export async function readCommandSnapshot(config: CommandConfig, ctx: ProviderCo
     extendEnv: false,
     timeout: ctx.timeoutMs,
     cancelSignal: ctx.signal,
-    forceKillAfterDelay: 500,
+    // A command that ignores SIGTERM must not stretch timeout_ms: it is killed outright.
+    killSignal: 'SIGKILL',
     reject: false,
     stdin: 'ignore',
     maxBuffer: 1024 * 1024,
@@ -42,7 +44,7 @@ export function readEnvSnapshot(config: EnvConfig, ctx: ProviderContext): Provid
 function validateId(id: string, what: string): string {
   if (id === '') throw new AtticError('catalog', `${what}: printed nothing; it should print the snapshot id.`);
   if (id.includes('\n') || id.length > MAX_ID_LENGTH) {
-    throw new AtticError('catalog', `${what}: expected one snapshot id of at most ${MAX_ID_LENGTH} characters on one line, got ${id.split('\n').length} line(s), ${id.length} characters.`);
+    throw new AtticError('catalog', `${what}: expected one snapshot id of at most ${MAX_ID_LENGTH} characters on one line, got ${countOf(id.split('\n').length, 'line')}, ${countOf(id.length, 'character')}.`);
   }
   return id;
 }

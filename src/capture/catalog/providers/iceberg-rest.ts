@@ -1,3 +1,4 @@
+import { countOf } from '../../../vocab/count.js';
 import { mapLimited } from '../../../vocab/parallel.js';
 import { AtticError } from '../../../errors.js';
 import type { IcebergRestConfig } from '../config.js';
@@ -40,7 +41,7 @@ export async function readIcebergRestSnapshot(config: IcebergRestConfig, ctx: Pr
     else perTable[table.key] = table.id;
   }
   if (absent.length === found.length) {
-    throw new AtticError('catalog', `iceberg-rest: none of the ${found.length} tables is in the catalog (first: ${absent[0]}); check catalog.warehouse, catalog.prefix and the sources' schema names.`);
+    throw new AtticError('catalog', `iceberg-rest: ${found.length === 1 ? 'the one table is not' : `none of the ${found.length} tables is`} in the catalog (first: ${absent[0]}); check catalog.warehouse, catalog.prefix and the sources' schema names.`);
   }
   return { snapshotId: combineSnapshotIds(hashed), perTable, note: describeAbsent(absent, found.length) };
 }
@@ -48,7 +49,7 @@ export async function readIcebergRestSnapshot(config: IcebergRestConfig, ctx: Pr
 function describeAbsent(absent: readonly string[], total: number): string | undefined {
   if (absent.length === 0) return undefined;
   const listed = absent.slice(0, 5).join(', ') + (absent.length > 5 ? ', …' : '');
-  return `${absent.length} of ${total} tables are not in the catalog (recorded as absent): ${listed}`;
+  return `${absent.length} of ${countOf(total, 'table')} ${absent.length === 1 ? 'is' : 'are'} not in the catalog (recorded as absent): ${listed}`;
 }
 
 function tableKey(table: CatalogTable): string {

@@ -38,7 +38,7 @@ describe('command provider', () => {
     const empty = await readCatalogSnapshot(command(['-e', '']), { env });
     expect(empty.reason).toContain('printed nothing');
     const log = await readCatalogSnapshot(command(['-e', 'console.log("a\\nb")']), { env });
-    expect(log.reason).toContain('2 line(s)');
+    expect(log.reason).toContain('got 2 lines,');
   });
 
   it('is killed at the timeout', async () => {
@@ -55,5 +55,14 @@ describe('env provider', () => {
     const unset = await readCatalogSnapshot(config, { env: {} });
     expect(unset).toMatchObject({ status: 'unknown', snapshotId: null });
     expect(unset.reason).toContain('SNAP');
+  });
+});
+
+describe('catalog.timeout_ms', () => {
+  it('is the bound on the reading, even for a command that ignores SIGTERM', async () => {
+    const stubborn = command(['-e', 'process.on("SIGTERM", () => {}); setTimeout(() => {}, 60000)'], { timeout_ms: 300 });
+    const snapshot = await readCatalogSnapshot(stubborn, { env });
+    expect(snapshot.status).toBe('unknown');
+    expect(snapshot.reason).toMatch(/no answer within 300 ms/);
   });
 });

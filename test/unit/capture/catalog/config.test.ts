@@ -55,7 +55,7 @@ describe('parseCatalogConfig', () => {
     const cases: [unknown, RegExp][] = [
       ['nessie', /^catalog must be a mapping/],
       [{ uri: 'http://x' }, /^catalog\.provider must be one of: nessie, lakefs, iceberg-rest, command, env\./],
-      [{ provider: 'nessie', uri: 'http://x', tokenenv: 'T' }, /^catalog\.tokenenv is not a setting of the nessie provider; its settings are: provider, timeout_ms, uri, ref/],
+      [{ provider: 'nessie', uri: 'http://x', tokenenv: 'T' }, /^catalog\.tokenenv is not a setting of the nessie provider; did you mean catalog\.token_env\? Its settings are: provider, timeout_ms, uri, ref/],
       [{ provider: 'nessie' }, /^catalog\.uri is required/],
       [{ provider: 'nessie', uri: 'localhost:19120' }, /^catalog\.uri must be an http:\/\/ or https:\/\/ URL/],
       [{ provider: 'nessie', uri: 'not a url' }, /^catalog\.uri is not a valid URL/],

@@ -99,11 +99,11 @@ describe('iceberg-rest provider', () => {
     const withMissing = await readCatalogSnapshot(iceberg(server.url), { env: {}, tables: [...tables, { namespace: ['raw'], name: 'gone' }] });
     expect(withMissing.status).toBe('ok');
     expect(withMissing.perTable).not.toHaveProperty('raw.gone');
-    expect(withMissing.reason).toContain('1 of 4 tables are not in the catalog (recorded as absent): raw.gone');
+    expect(withMissing.reason).toContain('1 of 4 tables is not in the catalog (recorded as absent): raw.gone');
     expect(withMissing.snapshotId).not.toBe(expectedId);
     const none = await readCatalogSnapshot(iceberg(server.url), { env: {}, tables: [{ namespace: ['x'], name: 'y' }] });
     expect(none).toMatchObject({ status: 'unknown', snapshotId: null });
-    expect(none.reason).toContain('none of the 1 tables is in the catalog');
+    expect(none.reason).toContain('the one table is not in the catalog');
   });
 
   it('is unknown with no tables to read', async () => {
