@@ -19,3 +19,6 @@ export { verifyArchive, type VerifyReport, type Problem } from './verify.js';
 export { summarizeArchive, type ArchiveSummary } from './summary.js';
 export { advanceBranch, checkBranchName, createBranch, listBranches, readBranch, type Branch } from './branches.js';
 export { transferArchive, divergedBranches, type TransferReport } from './transfer.js';
+export { OUTPUT_KINDS, authoritativeOutput, hasOutputRecord, listOutputRecordKeys, parseOutputRecord, putOutputRecord, readOutputRecords, type OutputKind, type OutputRecord } from './outputs.js';
+export { MAX_TREE_DEPTH, planSqlTree, putSqlTree, readSqlTree, type SqlFile, type SqlFiles, type SqlTreeBase, type SqlTreeDocument } from './sql-tree.js';
+export { outputRecordKey } from './layout.js';

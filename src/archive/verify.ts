@@ -10,8 +10,12 @@ import {
   FORMAT_KEY,
   idOfObjectKey,
   INVOCATION_RECORDS_PREFIX,
+  OUTPUT_RECORDS_PREFIX,
+  outputRecordKey,
 } from './layout.js';
-import { readChunk, readFileIndex } from './objects.js';
+import { readBlob, readChunk, readFileIndex } from './objects.js';
+import { parseOutputRecord } from './outputs.js';
+import { parseSqlTree } from './sql-tree.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import { parseArtifactRecord, parseCaptureRecord } from './records.js';
 
@@ -19,7 +23,8 @@ import { parseArtifactRecord, parseCaptureRecord } from './records.js';
  * Checks every promise the archive format makes, as `restic check --read-data` does:
  * every chunk decompresses to bytes with its hash; every file index names chunks that exist and
  * whose concatenation has the file's hash and size; every record parses, sits under the key its
- * content implies, and points at a file that exists; every capture record's artifacts have records.
+ * content implies, and points at a file that exists; every capture record's artifacts have records;
+ * every output record's blob exists, and a SQL tree's files and bases too.
  */
 export type ProblemKind = 'format' | 'corrupt-object' | 'bad-record' | 'dangling-record';
 
@@ -50,6 +55,7 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   const goodFiles = await checkFiles(backend, files.map((f) => f.key), goodChunks, report, tick);
   const artifactKeys = await checkArtifactRecords(backend, goodFiles, report);
   const captureCount = await checkCaptureRecords(backend, artifactKeys, report);
+  await checkOutputRecords(backend, goodFiles, report);
   return {
     ok: problems.length === 0,
     checked: { chunks: chunks.length, files: files.length, artifactRecords: artifactKeys.size, captureRecords: captureCount },
@@ -132,6 +138,27 @@ async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, 
     }, key, 'bad-record', report);
   });
   return entries.length;
+}
+
+/** An output record points at a blob that is whole; a SQL tree's files and bases are whole too. */
+async function checkOutputRecords(backend: Backend, goodFiles: Set<string>, report: Report): Promise<void> {
+  const entries = await backend.list(OUTPUT_RECORDS_PREFIX);
+  await forEachLimited(entries, 8, async ({ key }) => {
+    const bytes = await backend.get(key);
+    await ok(async () => {
+      const record = parseOutputRecord(key, bytes ?? Buffer.alloc(0));
+      if (outputRecordKey(record.invocation_id, record.output, record.sha256) !== key) throw new Error('its content does not match its key');
+      if (!goodFiles.has(record.sha256)) return report('dangling-record', key, `points at ${record.output} ${record.sha256}, which is missing or damaged`);
+      if (record.output !== 'sql') return;
+      for (let at: string | null = record.sha256; at !== null; ) {
+        if (!goodFiles.has(at)) return report('dangling-record', key, `its tree's base ${at} is missing or damaged`);
+        const doc = parseSqlTree(at, await readBlob(backend, at));
+        const missing = Object.entries(doc.files).find(([, [id]]) => !goodFiles.has(id));
+        if (missing) return report('dangling-record', key, `its tree names ${missing[0]} as ${missing[1][0]}, which is missing or damaged`);
+        at = doc.base;
+      }
+    }, key, 'bad-record', report);
+  });
 }
 
 async function ok(check: () => Promise<unknown>, key: string, kind: ProblemKind, report: Report): Promise<boolean> {

@@ -10,6 +10,8 @@ export const ATTIC_CONFIG_FILE = 'dbtattic.yml';
 export interface DbtProject {
   name: string | null;
   targetPath: string | null;
+  /** `log-path:` (deprecated by dbt 1.5 in favour of the flag and DBT_LOG_PATH, still read). */
+  logPath: string | null;
   /** `vars.dbtattic` */
   atticVars: Record<string, unknown>;
 }
@@ -28,6 +30,7 @@ export function readDbtProject(projectDir: string): DbtProject {
   return {
     name: typeof raw.name === 'string' ? raw.name : null,
     targetPath: typeof raw['target-path'] === 'string' ? raw['target-path'] : null,
+    logPath: typeof raw['log-path'] === 'string' ? raw['log-path'] : null,
     atticVars: asMapping(vars.dbtattic),
   };
 }

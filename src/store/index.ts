@@ -16,3 +16,4 @@ export type { IngestProblem } from './ingest.js';
 export { catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore } from './project-store.js';
 export { resolveInvocationRef, readInvocation, previousInvocation, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type Triplet } from './reports.js';
+export { readNodeOutput, type NodeOutput, type NodeOutputRef } from './node-output.js';
