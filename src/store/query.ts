@@ -16,7 +16,8 @@ export async function runReadOnlyQuery(file: string, sql: string, limit: number 
   try {
     await db.connection.run('SET enable_external_access = false');
     await db.connection.run('SET lock_configuration = true');
-    const reader = limit === null ? await db.connection.runAndReadAll(sql).catch(refuse) : await db.connection.runAndReadUntil(sql, limit + 1).catch(refuse);
+    const refused = (error: unknown): never => refuse(error, sql);
+    const reader = limit === null ? await db.connection.runAndReadAll(sql).catch(refused) : await db.connection.runAndReadUntil(sql, limit + 1).catch(refused);
     const result = plainResult(reader);
     const truncated = limit !== null && result.rows.length > limit;
     return { ...result, rows: truncated ? result.rows.slice(0, limit!) : result.rows, truncated };
@@ -25,10 +26,11 @@ export async function runReadOnlyQuery(file: string, sql: string, limit: number 
   }
 }
 
-function refuse(error: unknown): never {
+function refuse(error: unknown, sql: string): never {
   const message = error instanceof Error ? error.message : String(error);
-  // duckdb_extensions() reads DuckDB's extension directory: a file access like any other, though it looks like a catalog lookup.
-  if (/Cannot access directory .*extensions/i.test(message)) {
+  // duckdb_extensions() reads DuckDB's extension directory: a file access like any other, though
+  // it looks like a catalog lookup. INSTALL touches that directory too, and is a write like any other.
+  if (/Cannot access directory .*extensions/i.test(message) && /duckdb_extensions/i.test(sql)) {
     throw new AtticError('query-refused', "duckdb_extensions() reads DuckDB's extension directory, and queries may not touch files; the extensions queries can use are built in: json, parquet, icu.");
   }
   if (/read-only|external access|disabled (by|through) configuration|lock_configuration|Cannot change configuration/i.test(message)) {
