@@ -26,6 +26,12 @@ CREATE OR REPLACE MACRO node_change_aspects(f, t, from_fp, to_fp, changed_macros
   CASE WHEN f.declared_columns IS DISTINCT FROM t.declared_columns THEN 'columns' END
 ] IF aspect IS NOT NULL];
 
+-- The aspect of a node's compiled SQL as dbt wrote it under target/compiled (node_sql, not the
+-- manifest's compiled_code): changed when both invocations compiled the node to different files.
+-- A var, an env var or the target can change what the same code compiles to.
+CREATE OR REPLACE MACRO compiled_sql_aspect(from_object, to_object) AS
+  CASE WHEN from_object IS NOT NULL AND to_object IS NOT NULL AND from_object <> to_object THEN ['compiled_sql'] ELSE [] END;
+
 -- The one kind that names a change, weightiest first:
 --   semantic  the fingerprint changed along with the code (raw_code, checksum: a seed's file) or
 --             a called macro, or with nothing that config or relation explains; also a code
@@ -33,6 +39,8 @@ CREATE OR REPLACE MACRO node_change_aspects(f, t, from_fp, to_fp, changed_macros
 --   relation  database, schema or identifier
 --   config    config, unrendered_config, materialization or contract
 --   cosmetic  the code changed, the fingerprint did not (comments, whitespace, keyword case)
+--   compiled  only the compiled SQL changed (compiled_sql): the same code, the same fingerprint,
+--             built something else (a var, an env var, the target); dbt's state:modified misses it
 --   docs      description, meta, tags, declared columns; a doc block's text
 --   other     something else in the definition (path, fqn, depends_on, ...)
 -- The fingerprint covers build config and relation too; a change there alone is named config
@@ -46,6 +54,7 @@ CREATE OR REPLACE MACRO node_change_kind(aspects, resource_type, fingerprints_kn
   WHEN list_contains(aspects, 'relation') THEN 'relation'
   WHEN list_has_any(aspects, ['config', 'unrendered_config', 'materialization', 'contract']) THEN 'config'
   WHEN list_has_any(aspects, ['raw_code', 'checksum', 'macros']) THEN 'cosmetic'
+  WHEN list_contains(aspects, 'compiled_sql') THEN 'compiled'
   WHEN list_has_any(aspects, ['description', 'tags', 'meta', 'columns']) THEN 'docs'
   ELSE 'other' END;
 

@@ -268,11 +268,25 @@ appearance AS (
     lag(m.invocation_id) OVER w AS prev_invocation_id,
     lag(n.node_version_id) OVER w AS prev_version_id,
     lag(n.fingerprint) OVER w AS prev_fingerprint,
-    lead(m.k) OVER w AS next_k
+    lead(m.k) OVER w AS next_k,
+    -- Compiled SQL: the file of this invocation, and the last one an earlier invocation wrote
+    -- (a parse or a seed between two builds compiles nothing), with the definition it was
+    -- compiled from: a change of code since then is reported where the code changed.
+    c.object_id AS compiled_object,
+    last_value(CASE WHEN c.object_id IS NOT NULL THEN {'object_id': c.object_id, 'version_id': n.node_version_id, 'fingerprint': n.fingerprint} END IGNORE NULLS)
+      OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_compiled
   FROM node AS n
   JOIN manifest AS m ON m.invocation_id = n.invocation_id
+  LEFT JOIN node_sql AS c ON c.invocation_id = n.invocation_id AND c.unique_id = n.unique_id AND c.kind = 'compiled'
   WHERE NOT n.disabled
   WINDOW w AS (PARTITION BY m.project_key, m.branch_key, n.unique_id ORDER BY m.k)
+),
+compiled AS (
+  -- The earlier compiled SQL counts only if the node's definition and fingerprint are those it
+  -- was compiled from.
+  SELECT a.*, CASE WHEN a.prev_compiled.version_id = a.node_version_id AND a.prev_compiled.fingerprint IS NOT DISTINCT FROM a.fingerprint
+                   THEN a.prev_compiled.object_id END AS prev_compiled_same_code
+  FROM appearance AS a
 ),
 macro_use AS (
   SELECT d.invocation_id, d.unique_id, d.depends_on_id AS macro_id, mi.macro_version_id
@@ -296,13 +310,14 @@ changed AS (
     a.unique_id, a.prev_invocation_id AS from_invocation, a.invocation_id AS to_invocation,
     f.node_version_id AS from_version, t.node_version_id AS to_version, t.resource_type, mc.changed_macros,
     a.prev_fingerprint IS NOT NULL AND a.fingerprint IS NOT NULL AS fingerprints_known,
-    node_change_aspects(f, t, a.prev_fingerprint, a.fingerprint, mc.changed_macros) AS aspects
-  FROM appearance AS a
+    list_concat(node_change_aspects(f, t, a.prev_fingerprint, a.fingerprint, mc.changed_macros), compiled_sql_aspect(a.prev_compiled_same_code, a.compiled_object)) AS aspects
+  FROM compiled AS a
   JOIN node_version AS f ON f.node_version_id = a.prev_version_id
   JOIN node_version AS t ON t.node_version_id = a.node_version_id
   LEFT JOIN macro_change AS mc ON mc.invocation_id = a.invocation_id AND mc.unique_id = a.unique_id
   WHERE a.prev_k = a.k - 1
-    AND (a.prev_version_id <> a.node_version_id OR mc.changed_macros IS NOT NULL OR a.prev_fingerprint IS DISTINCT FROM a.fingerprint)
+    AND (a.prev_version_id <> a.node_version_id OR mc.changed_macros IS NOT NULL OR a.prev_fingerprint IS DISTINCT FROM a.fingerprint
+         OR len(compiled_sql_aspect(a.prev_compiled_same_code, a.compiled_object)) > 0)
 ),
 kinded AS (
   SELECT

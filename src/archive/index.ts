@@ -20,3 +20,6 @@ export { summarizeArchive, type ArchiveSummary } from './summary.js';
 export { advanceBranch, checkBranchName, createBranch, deleteBranch, listBranches, readBranch, type Branch } from './branches.js';
 export { transferArchive, divergedBranches, type TransferReport } from './transfer.js';
 export { PLAN_RECORDS_PREFIX, planRecordKey, putPlanRecord, listPlanRecords } from './plans.js';
+export { OUTPUT_KINDS, authoritativeOutput, hasOutputRecord, listOutputRecordKeys, parseOutputRecord, putOutputRecord, readOutputRecords, type OutputKind, type OutputRecord } from './outputs.js';
+export { MAX_TREE_DEPTH, planSqlTree, putSqlTree, readSqlTree, type SqlFile, type SqlFiles, type SqlTreeBase, type SqlTreeDocument } from './sql-tree.js';
+export { outputRecordKey } from './layout.js';

@@ -11,6 +11,7 @@ export const FILES_PREFIX = 'files/';
 export const INVOCATION_RECORDS_PREFIX = 'records/invocations/';
 export const CAPTURE_RECORDS_PREFIX = 'records/captures/';
 export const JOURNAL_PREFIX = 'records/journal/';
+export const OUTPUT_RECORDS_PREFIX = 'records/outputs/';
 export const REFS_PREFIX = 'refs/';
 
 export function chunkKey(id: ObjectId): string {
@@ -45,6 +46,11 @@ export function invocationIdProblem(id: string): string | null {
 
 export function artifactRecordKey(invocationId: string, artifact: ArtifactType, sha: ObjectId): string {
   return `${INVOCATION_RECORDS_PREFIX}${keySegment(invocationId)}/${artifact}-${sha}.json`;
+}
+
+/** What an invocation wrote besides artifacts (its SQL tree, its slice of dbt.log). */
+export function outputRecordKey(invocationId: string, output: string, sha: ObjectId): string {
+  return `${OUTPUT_RECORDS_PREFIX}${keySegment(invocationId)}/${output}-${sha}.json`;
 }
 
 export function captureRecordKey(captureId: string): string {

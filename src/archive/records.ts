@@ -62,6 +62,20 @@ export interface CaptureRecord {
   context: Record<string, unknown>;
   run: RunInfo | null;
   artifacts: CapturedArtifact[];
+  /** What dbt wrote besides artifacts (outputs.ts); absent in captures before outputs existed. */
+  outputs?: CapturedOutput[];
+}
+
+/** One output a capture saw: an invocation's SQL tree or log slice. */
+export interface CapturedOutput {
+  output: 'sql' | 'log';
+  status: 'captured' | 'unchanged' | 'error';
+  invocation_id: string | null;
+  sha256: ObjectId | null;
+  size: number | null;
+  entries: number;
+  stored_bytes: number;
+  error?: string;
 }
 
 /**
@@ -172,6 +186,7 @@ export function parseCaptureRecord(key: string, bytes: Buffer): CaptureRecord {
     context: r.object('context'),
     run: r.raw.run ? (r.raw.run as RunInfo) : null,
     artifacts: r.raw.artifacts as CapturedArtifact[],
+    ...(Array.isArray(r.raw.outputs) ? { outputs: r.raw.outputs as CapturedOutput[] } : {}),
   };
 }
 

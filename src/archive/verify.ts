@@ -10,8 +10,12 @@ import {
   FORMAT_KEY,
   idOfObjectKey,
   INVOCATION_RECORDS_PREFIX,
+  OUTPUT_RECORDS_PREFIX,
+  outputRecordKey,
 } from './layout.js';
-import { readChunk, readFileIndex } from './objects.js';
+import { readBlob, readChunk, readFileIndex } from './objects.js';
+import { parseOutputRecord } from './outputs.js';
+import { parseSqlTree } from './sql-tree.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import { parseArtifactRecord, parseCaptureRecord } from './records.js';
 import { parsePlanRecord, PLAN_RECORDS_PREFIX } from './plans.js';
@@ -21,7 +25,8 @@ import { parsePlanRecord, PLAN_RECORDS_PREFIX } from './plans.js';
  * every chunk decompresses to bytes with its hash; every file index names chunks that exist and
  * whose concatenation has the file's hash and size; every record parses, sits under the key its
  * content implies, and points at a file that exists; every capture record's artifacts have records;
- * every plan record sits under its own key, beside an invocation the archive has.
+ * every plan record sits under its own key, beside an invocation the archive has; every output
+ * record's blob exists, and a SQL tree's files and bases too.
  */
 export type ProblemKind = 'format' | 'corrupt-object' | 'bad-record' | 'dangling-record';
 
@@ -53,6 +58,7 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   const artifactKeys = await checkArtifactRecords(backend, goodFiles, report);
   const captureCount = await checkCaptureRecords(backend, artifactKeys, report);
   await checkPlanRecords(backend, artifactKeys, report);
+  await checkOutputRecords(backend, goodFiles, report);
   return {
     ok: problems.length === 0,
     checked: { chunks: chunks.length, files: files.length, artifactRecords: artifactKeys.size, captureRecords: captureCount },
@@ -146,6 +152,23 @@ async function checkPlanRecords(backend: Backend, artifactKeys: Set<string>, rep
     await ok(async () => {
       const plan = parsePlanRecord(key, bytes ?? Buffer.alloc(0));
       if (!invocations.has(key.split('/')[2])) report('dangling-record', key, `is a plan for invocation ${plan.invocation_id}, which has no artifact records`);
+/** An output record points at a blob that is whole; a SQL tree's files and bases are whole too. */
+async function checkOutputRecords(backend: Backend, goodFiles: Set<string>, report: Report): Promise<void> {
+  const entries = await backend.list(OUTPUT_RECORDS_PREFIX);
+  await forEachLimited(entries, 8, async ({ key }) => {
+    const bytes = await backend.get(key);
+    await ok(async () => {
+      const record = parseOutputRecord(key, bytes ?? Buffer.alloc(0));
+      if (outputRecordKey(record.invocation_id, record.output, record.sha256) !== key) throw new Error('its content does not match its key');
+      if (!goodFiles.has(record.sha256)) return report('dangling-record', key, `points at ${record.output} ${record.sha256}, which is missing or damaged`);
+      if (record.output !== 'sql') return;
+      for (let at: string | null = record.sha256; at !== null; ) {
+        if (!goodFiles.has(at)) return report('dangling-record', key, `its tree's base ${at} is missing or damaged`);
+        const doc = parseSqlTree(at, await readBlob(backend, at));
+        const missing = Object.entries(doc.files).find(([, [id]]) => !goodFiles.has(id));
+        if (missing) return report('dangling-record', key, `its tree names ${missing[0]} as ${missing[1][0]}, which is missing or damaged`);
+        at = doc.base;
+      }
     }, key, 'bad-record', report);
   });
 }

@@ -7,6 +7,7 @@ import {
   type ArtifactRecord,
   type Backend,
   type CapturedArtifact,
+  type CapturedOutput,
   type CaptureRecord,
   type RunInfo,
 } from '../archive/index.js';
@@ -25,6 +26,8 @@ export interface CaptureMeta {
   branch: string | null;
   context: Record<string, unknown>;
   run: RunInfo | null;
+  /** Outputs already filed (outputs.ts), listed in the capture record. */
+  outputs?: CapturedOutput[];
 }
 
 /**
@@ -56,11 +59,13 @@ export async function applyCapture(backend: Backend, plan: CapturePlan, meta: Ca
     context: meta.context,
     run: meta.run,
     artifacts,
+    ...(meta.outputs && meta.outputs.length > 0 ? { outputs: meta.outputs } : {}),
   };
   // A capture that found nothing new leaves no trace, so capturing an unchanged target/ stores
   // nothing; a `run` is always recorded, since its command and exit code are news.
   const captured = artifacts.filter((a) => a.status === 'captured');
-  if (captured.length > 0 || meta.run) await putCaptureRecord(backend, record);
+  const outputsNew = (meta.outputs ?? []).some((o) => o.status === 'captured');
+  if (captured.length > 0 || outputsNew || meta.run) await putCaptureRecord(backend, record);
   if (captured.length > 0 && meta.branch) await advanceBranch(backend, meta.branch, meta.captureId, headInvocation(captured), meta.capturedAt);
   return record;
 }

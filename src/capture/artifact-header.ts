@@ -15,6 +15,8 @@ export interface ArtifactHeader {
   dbtSchemaVersion: string | null;
   dbtVersion: string | null;
   generatedAt: string | null;
+  /** metadata.invocation_started_at (dbt 1.9+, Fusion): when the invocation began. */
+  startedAt?: string | null;
 }
 
 export function readArtifactHeader(type: ArtifactType, bytes: Buffer): ArtifactHeader {
@@ -30,6 +32,7 @@ export function readArtifactHeader(type: ArtifactType, bytes: Buffer): ArtifactH
     dbtSchemaVersion: header.schemaUrl,
     dbtVersion: text(header.metadata.dbt_version),
     generatedAt: header.generatedAt,
+    startedAt: text(header.metadata.invocation_started_at),
   };
 }
 

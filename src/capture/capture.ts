@@ -4,6 +4,8 @@ import { AtticError } from '../errors.js';
 import { newTimeId, type ArtifactType, type CapturePhase } from '../vocab/index.js';
 import { applyCapture } from './apply.js';
 import { planCapture, type CapturePlan } from './plan.js';
+import { attributeOutputs } from './attribution.js';
+import { captureOutputs, type OutputOptions } from './outputs.js';
 import { StatCache } from './stat-cache.js';
 import { inspectTarget, type PresentArtifact } from './target.js';
 
@@ -26,6 +28,8 @@ export interface CaptureOptions {
    * each question is a request (an unchanged target/ then costs one request, not six).
    */
   rememberArchived?: boolean;
+  /** What dbt wrote besides artifacts, to capture too (outputs.ts); none: artifacts only. */
+  outputs?: Omit<OutputOptions, 'targetDir'>;
 }
 
 export interface CaptureOutcome {
@@ -49,11 +53,18 @@ export async function captureTarget(backend: Backend, options: CaptureOptions): 
   const archived = await archivedSet(backend, inspected.filter((a): a is PresentArtifact => a.state === 'present'), known);
   const plan = planCapture(inspected, (item) => archived.has(item));
   if (options.dryRun) return { plan, record: null };
-  await cache?.save();
   const capturedAt = options.now ?? new Date();
-  const context = !plan.nothingNew || options.run ? ((await options.context?.()) ?? {}) : {};
+  const captureId = newTimeId(capturedAt);
+  const present = inspected.filter((a): a is PresentArtifact => a.state === 'present');
+  const outputs = options.outputs
+    ? await captureOutputs(backend, attributeOutputs(present, options.run ?? null), { ...options.outputs, targetDir: options.targetDir }, cache, { captureId, capturedAt, phase: options.phase })
+    : [];
+  await cache?.save();
+  const outputsNew = outputs.some((o) => o.status === 'captured');
+  const context = !plan.nothingNew || outputsNew || options.run ? ((await options.context?.()) ?? {}) : {};
   const record = await applyCapture(backend, plan, {
-    captureId: newTimeId(capturedAt),
+    captureId,
+    outputs,
     phase: options.phase,
     capturedAt,
     toolVersion: options.toolVersion,

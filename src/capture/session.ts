@@ -38,5 +38,11 @@ export async function captureProject(config: AtticConfig, options: SessionOption
     dryRun: options.dryRun ?? false,
     statCacheFile: path.join(config.localDir, 'capture-cache.json'),
     rememberArchived: config.remote !== null,
+    outputs: {
+      sql: config.capture.sql.value,
+      logs: config.capture.logs.value,
+      logDir: config.logDir?.value ?? null,
+      sqlCacheFile: path.join(config.localDir, 'capture-cache-sql.json'),
+    },
   });
 }

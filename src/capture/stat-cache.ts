@@ -36,14 +36,15 @@ export class StatCache {
     private readonly entries: Record<string, Entry>,
     /** Artifact records known to be in the archive: asking a remote store costs a request each. */
     private readonly archived: Set<string>,
+    private readonly memos: Record<string, unknown> = {},
   ) {}
 
   static async load(file: string): Promise<StatCache> {
     try {
       const parsed: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
-      const entries = parsed && typeof parsed === 'object' && 'entries' in parsed ? (parsed as { entries: Record<string, Entry> }).entries : {};
-      const archived = parsed && typeof parsed === 'object' && Array.isArray((parsed as { archived?: unknown }).archived) ? (parsed as { archived: string[] }).archived : [];
-      return new StatCache(file, entries ?? {}, new Set(archived));
+      const held = parsed && typeof parsed === 'object' ? (parsed as { entries?: Record<string, Entry>; archived?: unknown; memos?: Record<string, unknown> }) : {};
+      const archived = Array.isArray(held.archived) ? (held.archived as string[]) : [];
+      return new StatCache(file, held.entries ?? {}, new Set(archived), held.memos ?? {});
     } catch {
       return new StatCache(file, {}, new Set());
     }
@@ -72,6 +73,18 @@ export class StatCache {
     this.entries[filePath] = { identity: identityOf(stat), ...inspection };
   }
 
+  /**
+   * What an earlier capture concluded about something other than an artifact file (the SQL tree
+   * of an invocation, dbt.log's identity), so that an unchanged one is not even listed again.
+   */
+  memo(key: string): unknown {
+    return this.memos[key];
+  }
+
+  setMemo(key: string, value: unknown): void {
+    this.memos[key] = value;
+  }
+
   /** Written to a temp file and renamed: two captures at once each leave a whole cache. */
   async save(): Promise<void> {
     await fs.mkdir(path.dirname(this.file), { recursive: true });
@@ -79,7 +92,7 @@ export class StatCache {
     // Only what target/ holds now matters: forget records of files no longer there.
     const current = new Set(Object.values(this.entries).map((e) => e.sha256));
     const archived = [...this.archived].filter((key) => current.has(key.slice(-64)));
-    await fs.writeFile(temp, JSON.stringify({ format: 1, entries: this.entries, archived }));
+    await fs.writeFile(temp, JSON.stringify({ format: 1, entries: this.entries, archived, memos: this.memos }));
     await fs.rename(temp, this.file);
   }
 }

@@ -22,6 +22,8 @@ export type InspectedArtifact =
       header: ArtifactHeader;
       invocationId: string;
       invocationIdSource: 'metadata' | 'content' | 'manifest';
+      /** The file's modification time: whether dbt wrote it during a given run. */
+      modifiedMs?: number;
     };
 
 /**
@@ -43,7 +45,7 @@ export async function inspectArtifact(file: string, artifact: ArtifactType, cach
     const notRegular = notRegularReason(stat);
     if (notRegular) return { artifact, path: file, state: 'error', error: notRegular };
     const cached = cache?.lookup(file, stat);
-    if (cached) return { artifact, path: file, state: 'present', bytes: null, ...cached };
+    if (cached) return { artifact, path: file, state: 'present', bytes: null, ...cached, modifiedMs: Number(stat.mtimeNs / 1_000_000n) };
     bytes = await readRegularFile(file);
   } catch (error) {
     if (isAtticError(error)) return { artifact, path: file, state: 'error', error: error.message };
@@ -65,7 +67,7 @@ export async function inspectArtifact(file: string, artifact: ArtifactType, cach
     };
     // A file that changed while we read it must not be remembered under its old identity.
     if (bytes.length === Number(stat.size)) cache?.remember(file, stat, inspection);
-    return { artifact, path: file, state: 'present', bytes, ...inspection };
+    return { artifact, path: file, state: 'present', bytes, ...inspection, modifiedMs: Number(stat.mtimeNs / 1_000_000n) };
   } catch (error) {
     if (!isAtticError(error)) throw error;
     return { artifact, path: file, state: 'error', error: error.message };

@@ -123,6 +123,18 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .action(run(() => import('./commands/inspect.js')));
 
   program
+    .command('show')
+    .description('What a node ran: its compiled SQL, the statement dbt executed, and its lines of dbt.log')
+    .argument('<node>', 'a unique_id, or a node name')
+    .option('--invocation <id>', 'this invocation (id, unique prefix or @branch) instead of the latest that ran the node')
+    .option('--at <time>', 'the latest invocation at or before this time (ISO 8601)')
+    .option('--compiled', 'only the compiled SQL (target/compiled), as written')
+    .option('--run', 'only the executed statement (target/run), as written')
+    .option('--log', "only the node's lines of dbt.log")
+    .option('--json', 'print as JSON')
+    .action(run(() => import('./commands/show.js')));
+
+  program
     .command('diff')
     .description('What changed between two invocations: nodes, statuses, runtimes, git range, catalog snapshot')
     .argument('<from>', 'an id, a unique prefix, or @branch')

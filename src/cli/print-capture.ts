@@ -16,12 +16,17 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
   const dryRun = outcome.record === null;
   if (options.json) {
     const written = rows.some((r) => r.status === 'captured');
+    const outputs = outcome.record?.outputs ?? [];
+    const filed = written || outputs.some((o) => o.status === 'captured');
     // A dry run captured nothing: it says so in JSON as in the table.
     const artifacts = dryRun ? rows.map((r) => (r.status === 'captured' ? { ...r, status: 'would capture' } : r)) : rows;
-    printJson(io, { capture_id: written && !dryRun ? (outcome.record?.capture_id ?? null) : null, dry_run: dryRun, artifacts });
+    printJson(io, { capture_id: filed && !dryRun ? (outcome.record?.capture_id ?? null) : null, dry_run: dryRun, artifacts, outputs });
     return failed;
   }
   const othersKept = rows.some((r) => r.status === 'captured' || r.status === 'unchanged');
+  for (const output of (outcome.record?.outputs ?? []).filter((o) => o.status === 'error')) {
+    io.stderr(`${io.color.yellow('warning:')} ${output.output} of invocation ${output.invocation_id}: ${output.error}\n`);
+  }
   for (const row of rows.filter((r) => r.status === 'error')) {
     io.stderr(`${io.color.red('error:')} ${row.path}: ${row.error} — left out${othersKept ? '; the other artifacts were captured' : ''}.\n`);
   }
@@ -29,7 +34,12 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
   printTable(
     io,
     ['artifact', 'invocation', 'status', 'size', 'new bytes'],
-    rows.map((r) => [r.artifact, r.invocation_id ? shortId(r.invocation_id, r.invocation_id.startsWith('content-') ? 16 : 8) : '-', dryRun && r.status === 'captured' ? 'would capture' : colourStatus(io, r.status), formatBytes(r.size), formatBytes(r.stored_bytes)]),
+    [
+      ...rows.map((r) => [r.artifact, r.invocation_id ? shortId(r.invocation_id, r.invocation_id.startsWith('content-') ? 16 : 8) : '-', dryRun && r.status === 'captured' ? 'would capture' : colourStatus(io, r.status), formatBytes(r.size), formatBytes(r.stored_bytes)]),
+      ...(outcome.record?.outputs ?? []).map((o) => [
+        o.output === 'sql' ? `sql (${o.entries} files)` : `log (${o.entries} lines)`, o.invocation_id ? shortId(o.invocation_id, 8) : '-', colourStatus(io, o.status), formatBytes(o.size), formatBytes(o.stored_bytes),
+      ]),
+    ],
   );
   if (rows.some((r) => r.invocation_id?.startsWith('content-'))) {
     io.stderr('note: artifacts from before dbt 0.19 carry no invocation id; they are filed under one derived from their content (content-…).\n');

@@ -12,6 +12,8 @@ export interface DbtProject {
   targetPath: string | null;
   /** `profile:`: which entry of profiles.yml the project connects with. */
   profile: string | null;
+  /** `log-path:` (deprecated by dbt 1.5 in favour of the flag and DBT_LOG_PATH, still read). */
+  logPath: string | null;
   /** `vars.dbtattic` */
   atticVars: Record<string, unknown>;
 }
@@ -31,6 +33,7 @@ export function readDbtProject(projectDir: string): DbtProject {
     name: typeof raw.name === 'string' ? raw.name : null,
     targetPath: typeof raw['target-path'] === 'string' ? raw['target-path'] : null,
     profile: typeof raw.profile === 'string' ? raw.profile : null,
+    logPath: typeof raw['log-path'] === 'string' ? raw['log-path'] : null,
     atticVars: asMapping(vars.dbtattic),
   };
 }

@@ -23,6 +23,10 @@ export interface AtticConfig {
   projectName: string | null;
   store: Resolved<string>;
   targetDir: Resolved<string> | null;
+  /** Where dbt writes dbt.log: --log-path, DBT_LOG_PATH, log-path of dbt_project.yml, else logs/. */
+  logDir: Resolved<string> | null;
+  /** What capture keeps besides artifacts (`capture:` in dbtattic.yml): compiled/run SQL, dbt's log. */
+  capture: { sql: Resolved<boolean>; logs: Resolved<boolean> };
   artifacts: Resolved<ArtifactType[]>;
   branch: Resolved<string> | null;
   /** The raw `catalog:` mapping of dbtattic.yml, parsed by the capture layer. */
@@ -69,6 +73,8 @@ export function resolveConfig(input: ConfigInput): AtticConfig {
     projectName: project?.name ?? null,
     store,
     targetDir: projectDir ? resolveTargetDir(input, projectDir.value, project?.targetPath ?? null) : null,
+    logDir: projectDir ? resolveLogDir(input, projectDir.value, project?.logPath ?? null) : null,
+    capture: resolveCaptureSwitches(attic.capture),
     artifacts: resolveArtifacts(attic.artifacts),
     branch: firstOf<string>([
       [input.flags.branch, 'flag'],
@@ -147,6 +153,29 @@ function resolveTargetDir(input: ConfigInput, projectDir: string, fromProject: s
   ]) ?? { value: 'target', source: 'default' as const };
   // dbt resolves a relative --target-path against the project, not the shell's directory.
   return { value: path.resolve(projectDir, chosen.value), source: chosen.source };
+}
+
+function resolveLogDir(input: ConfigInput, projectDir: string, fromProject: string | null): Resolved<string> {
+  const chosen = firstOf<string>([
+    [input.env.DBT_LOG_PATH, 'env:DBT_LOG_PATH'],
+    [fromProject ?? undefined, 'dbt_project.yml'],
+  ]) ?? { value: 'logs', source: 'default' as const };
+  return { value: path.resolve(projectDir, chosen.value), source: chosen.source };
+}
+
+/** `capture: {sql: false}` keeps compiled and run SQL out of the archive; `logs: false` keeps dbt.log out. */
+function resolveCaptureSwitches(raw: unknown): AtticConfig['capture'] {
+  const on = (key: 'sql' | 'logs'): Resolved<boolean> => {
+    if (raw === undefined || raw === null) return { value: true, source: 'default' };
+    const value = asMapping(raw)[key];
+    if (typeof raw !== 'object' || Array.isArray(raw) || (value !== undefined && typeof value !== 'boolean')) {
+      throw new AtticError('config', `'capture' in ${ATTIC_CONFIG_FILE} must be a mapping like {sql: true, logs: false}.`);
+    }
+    return value === undefined ? { value: true, source: 'default' } : { value, source: ATTIC_CONFIG_FILE };
+  };
+  const unknown = raw && typeof raw === 'object' ? Object.keys(raw).filter((k) => k !== 'sql' && k !== 'logs') : [];
+  if (unknown.length > 0) throw new AtticError('config', `'capture' in ${ATTIC_CONFIG_FILE} knows only sql and logs (unknown: ${unknown.join(', ')}).`);
+  return { sql: on('sql'), logs: on('logs') };
 }
 
 function resolveArtifacts(raw: unknown): Resolved<ArtifactType[]> {

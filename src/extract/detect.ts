@@ -27,6 +27,7 @@ export const KNOWN_SCHEMA_VERSIONS: Record<ArtifactType, readonly number[]> = {
   sources: [1, 2, 3],
   catalog: [1],
   semantic_manifest: [],
+  freshness: [0],
 };
 
 const FAMILY_TYPES: Record<string, ArtifactType> = {
@@ -35,6 +36,7 @@ const FAMILY_TYPES: Record<string, ArtifactType> = {
   sources: 'sources',
   catalog: 'catalog',
   'semantic-manifest': 'semantic_manifest',
+  freshness: 'freshness',
 };
 
 export interface ReadOptions {

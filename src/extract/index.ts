@@ -38,7 +38,7 @@ export { EXCLUDED_MACRO_FIELDS, EXCLUDED_NODE_FIELDS, macroVersionId, nodeVersio
 export type * from './rows.js';
 export { extractRunResults, type RunResultsExtract } from './run-results.js';
 export { extractSemanticManifest, type SemanticManifestExtract } from './semantic-manifest.js';
-export { extractSources, type SourcesExtract } from './sources.js';
+export { extractFreshness, extractSources, type SourcesExtract } from './sources.js';
 export { KNOWN_STATUSES, normaliseStatus, type KnownStatus } from './status.js';
 export { readArtifactGitEnv, applyArtifactGitEnv, type ArtifactGitEnv, type GitFields } from './artifact-git-env.js';
 export { fingerprintNode, fingerprintProject, describeFingerprint, FINGERPRINT_VERSION } from './node-fingerprint.js';

@@ -70,6 +70,7 @@ const PRIORITY: Record<ArtifactType, number> = {
   run_results: 0,
   manifest: 1,
   sources: 2,
+  freshness: 2,
   catalog: 3,
   semantic_manifest: 4,
 };

@@ -17,12 +17,26 @@ export interface SourcesExtract {
 }
 
 export function extractSources(buf: Buffer, options: ReadOptions = {}): SourcesExtract {
-  const { header, invocationId } = openArtifact(buf, 'sources', options);
+  return extractFreshnessResults(buf, 'sources', options);
+}
+
+/**
+ * freshness.json (dbt v2 `dbt freshness`, schema freshness/v0) has the results of sources.json v3
+ * plus `resource_type`: models with a freshness config are checked too. Same rows, the unique_id
+ * telling a model from a source.
+ */
+export function extractFreshness(buf: Buffer, options: ReadOptions = {}): SourcesExtract {
+  return extractFreshnessResults(buf, 'freshness', options);
+}
+
+function extractFreshnessResults(buf: Buffer, type: 'sources' | 'freshness', options: ReadOptions): SourcesExtract {
+  const { header, invocationId } = openArtifact(buf, type, options);
   const legacy = header.schemaVersion === null;
-  const { results, top } = scanResults(buf, 'sources', (result) => freshnessRow(result, invocationId, legacy));
+  const { results, top } = scanResults(buf, type, (result) => freshnessRow(result, invocationId, legacy));
   const facts = timingFacts(metadataFacts(header, invocationId), top.elapsed_time);
-  // Only `dbt source freshness` writes sources.json, and the file does not record its args.
-  return { header, invocation: { ...facts, command: 'source freshness', result_count: results.length, status_counts: countStatuses(results) }, freshness: results };
+  // Only a freshness command writes these files, and they do not record its args.
+  const command = type === 'sources' ? 'source freshness' : 'freshness';
+  return { header, invocation: { ...facts, command, result_count: results.length, status_counts: countStatuses(results) }, freshness: results };
 }
 
 function freshnessRow(result: JsonObject, invocationId: string, legacy: boolean): SourceFreshnessRow | null {

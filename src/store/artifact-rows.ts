@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { readBlob, type ArtifactRecord, type Backend } from '../archive/index.js';
 import {
   extractCatalog,
+  extractFreshness,
   extractManifest,
   extractRunResults,
   extractSemanticManifest,
@@ -65,6 +66,11 @@ export async function appendArtifactRows(backend: Backend, record: ArtifactRecor
       const sources = extractSources(bytes, options);
       for (const row of sources.freshness) out.source_freshness.append(row);
       return { from: 'sources', facts: sources.invocation };
+    }
+    case 'freshness': {
+      const freshness = extractFreshness(bytes, options);
+      for (const row of freshness.freshness) out.source_freshness.append(row);
+      return { from: 'freshness', facts: freshness.invocation };
     }
     case 'catalog': {
       const catalog = extractCatalog(bytes, options);

@@ -5,6 +5,10 @@ import {
   listArtifactRecordKeys,
   listCaptureRecordKeys,
   listInvocationRecords,
+  listOutputRecordKeys,
+  outputRecordKey,
+  readOutputRecords,
+  type OutputRecord,
   readArtifactRecords,
   readCaptureRecords,
   type ArtifactRecord,
@@ -40,8 +44,10 @@ export type CatchUpScope = { all: true } | { captureIds: readonly string[] } | {
 export async function catchUp(db: Database, backend: Backend, onProgress?: ProgressFn, scope: CatchUpScope = { all: true }): Promise<CatchUpReport> {
   const connection = db.connection;
   const [newArtifacts, newCaptures] = await unseenRecords(connection, backend, scope);
+  // Output records are found through the captures that filed them; a full catch-up also lists them.
+  const newOutputs = 'all' in scope ? await unseenOutputRecords(connection, backend) : [];
   if (newCaptures.length > 0) await inTransaction(connection, () => writeCaptureRows(connection, newCaptures));
-  const touched = touchedInvocations(newArtifacts, newCaptures);
+  const touched = touchedInvocations(newArtifacts, newCaptures, newOutputs);
   const problems: IngestProblem[] = [];
   const versions = touched.length > 0 ? await VersionWriter.open(await db.connect()) : null;
   let done = 0;
@@ -71,6 +77,12 @@ async function unseenArtifactRecords(connection: DuckDBConnection, backend: Back
   return readArtifactRecords(backend, [...new Set(candidates)].filter((key) => !seen.has(key)));
 }
 
+async function unseenOutputRecords(connection: DuckDBConnection, backend: Backend): Promise<OutputRecord[]> {
+  const rows = (await connection.runAndReadAll('SELECT invocation_id, output, object_id FROM invocation_output')).getRows();
+  const seen = new Set(rows.map(([invocationId, output, objectId]) => outputRecordKey(String(invocationId), String(output), String(objectId))));
+  return readOutputRecords(backend, (await listOutputRecordKeys(backend)).filter((key) => !seen.has(key)));
+}
+
 async function unseenCaptureRecords(connection: DuckDBConnection, backend: Backend): Promise<CaptureRecord[]> {
   return unseenOf(connection, backend, await listCaptureRecordKeys(backend));
 }
@@ -82,13 +94,14 @@ async function unseenOf(connection: DuckDBConnection, backend: Backend, keys: re
 }
 
 /** In the order they were first captured, so fill-in columns come out as they would live. */
-function touchedInvocations(artifacts: readonly ArtifactRecord[], captures: readonly CaptureRecord[]): string[] {
+function touchedInvocations(artifacts: readonly ArtifactRecord[], captures: readonly CaptureRecord[], outputs: readonly OutputRecord[]): string[] {
   const first = new Map<string, string>();
   const note = (id: string, at: string): void => {
     const held = first.get(id);
     if (held === undefined || at < held) first.set(id, at);
   };
   for (const r of artifacts) note(r.invocation_id, r.captured_at);
-  for (const c of captures) for (const a of c.artifacts) if (a.invocation_id && a.status === 'captured') note(a.invocation_id, c.captured_at);
+  for (const c of captures) for (const a of [...c.artifacts, ...(c.outputs ?? [])]) if (a.invocation_id && a.status === 'captured') note(a.invocation_id, c.captured_at);
+  for (const r of outputs) note(r.invocation_id, r.captured_at);
   return [...first.entries()].sort((a, b) => a[1].localeCompare(b[1]) || a[0].localeCompare(b[0])).map(([id]) => id);
 }

@@ -79,7 +79,8 @@ export async function previousInvocation(connection: DuckDBConnection, id: strin
 
 /**
  * Nodes added, removed and changed from `a` to `b`, classified by the same macros as
- * v_node_changes. Empty when either invocation has no manifest.
+ * v_node_changes (compiled SQL: the files under target/compiled, when both runs compiled the
+ * node). Empty when either invocation has no manifest.
  */
 export async function compareNodes(connection: DuckDBConnection, a: string, b: string): Promise<Row[]> {
   return rows(
@@ -89,10 +90,13 @@ export async function compareNodes(connection: DuckDBConnection, a: string, b: s
           paired AS (
             SELECT coalesce(t.unique_id, f.unique_id) AS unique_id, coalesce(t.resource_type, f.resource_type) AS resource_type,
                    CASE WHEN f.unique_id IS NULL THEN ['added'] WHEN t.unique_id IS NULL THEN ['removed']
-                        ELSE node_change_aspects(f, t, a.fingerprint, b.fingerprint, changed_called_macros($1, $2, t.unique_id)) END AS aspects,
+                        ELSE list_concat(node_change_aspects(f, t, a.fingerprint, b.fingerprint, changed_called_macros($1, $2, t.unique_id)),
+                                         compiled_sql_aspect(ca.object_id, cb.object_id)) END AS aspects,
                    a.fingerprint IS NOT NULL AND b.fingerprint IS NOT NULL AS fingerprints_known
             FROM (a JOIN node_version AS f ON f.node_version_id = a.node_version_id AND NOT f.disabled)
-            FULL JOIN (b JOIN node_version AS t ON t.node_version_id = b.node_version_id AND NOT t.disabled) ON f.unique_id = t.unique_id)
+            FULL JOIN (b JOIN node_version AS t ON t.node_version_id = b.node_version_id AND NOT t.disabled) ON f.unique_id = t.unique_id
+            LEFT JOIN node_sql AS ca ON ca.invocation_id = $1 AND ca.unique_id = f.unique_id AND ca.kind = 'compiled'
+            LEFT JOIN node_sql AS cb ON cb.invocation_id = $2 AND cb.unique_id = t.unique_id AND cb.kind = 'compiled')
      SELECT unique_id, resource_type,
             CASE WHEN aspects[1] IN ('added', 'removed') THEN aspects[1] ELSE node_change_kind(aspects, resource_type, fingerprints_known) END AS change,
             aspects

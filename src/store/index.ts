@@ -17,3 +17,4 @@ export { branchBaseReader, catchUpAfterCapture, syncForReading, withCurrentStore
 export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvocation, compareMacros, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type Triplet } from './reports.js';
 export { readPlanFacts, type PlanFacts, type PlanScope, type CurrentNode, type BuildAfter, type FreshnessCheck, type BuildFact, type CatalogFact, type NodeBuilds, type ScopedBuilds } from './plan-facts.js';
+export { readNodeOutput, type NodeOutput, type NodeOutputRef } from './node-output.js';

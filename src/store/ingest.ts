@@ -7,6 +7,7 @@ import { appendArtifactRows, closeAppenders, openAppenders, PER_INVOCATION_TABLE
 import { captureFacts } from './capture-facts.js';
 import { inTransaction, WRITE_MEMORY_LIMIT } from './database.js';
 import { writeInvocationRow } from './invocation-row.js';
+import { writeOutputRows } from './output-rows.js';
 import type { VersionWriter } from './version-writer.js';
 
 /**
@@ -50,6 +51,9 @@ export async function ingestInvocation(connection: DuckDBConnection, versions: V
     }
   }
   await recordProblems(connection, input.invocationId, problems);
+  // After the invocation's transaction: node versions are committed beside it, on their own
+  // connection, and a file is matched to its node through them.
+  await inTransaction(connection, () => writeOutputRows(connection, backend, input.invocationId));
   if (manifestReplaced) await dropUnheldVersions(connection);
   return problems;
 }
@@ -84,6 +88,8 @@ async function replacesManifest(connection: DuckDBConnection, input: InvocationI
 }
 
 async function writeInvocation(connection: DuckDBConnection, versions: VersionWriter, backend: Backend, input: InvocationInput, skip: Set<string>): Promise<void> {
+  // An invocation known only from dbt.log (a `dbt debug`) has outputs (below) and no invocation row.
+  if (input.records.length === 0) return;
   for (const table of [...PER_INVOCATION_TABLES, 'artifact_capture', 'invocation']) {
     await connection.run(`DELETE FROM ${table} WHERE invocation_id = $1`, [input.invocationId]);
   }

@@ -5,6 +5,8 @@ export const ARTIFACT_TYPES = [
   'sources',
   'catalog',
   'semantic_manifest',
+  // dbt v2 (Fusion) `dbt freshness`: sources and models, schema freshness/v0.
+  'freshness',
 ] as const;
 export type ArtifactType = (typeof ARTIFACT_TYPES)[number];
 

@@ -9,11 +9,19 @@
  *   FAKE_DBT_EXIT      exit code of a completed invocation, instead of the one read from the results
  *   FAKE_DBT_HANG=1    after writing the manifest, hang inside the first node until a signal
  *   FAKE_DBT_ARGS_OUT  file to write the selectors it received to, as JSON (tests of `plan --format selector`)
+ *   DBT_LOG_PATH, DBT_LOG_FORMAT, DBT_LOG_FORMAT_FILE, DBT_LOG_FILE_MAX_BYTES (and their flags)
+ *                      as dbt reads them: the log file (logs/dbt.log) in debug text or JSON lines,
+ *                      rotated as Python's RotatingFileHandler does (five backups)
+ *   FAKE_DBT_LOG_COPY  directory where each invocation's log records are also written, whole
+ * SQL: each node the replayed manifest says was compiled (compiled_path) or run (build_path) gets
+ * its file under target/compiled and target/run, copied from the replay directory as the node
+ * runs; dbt deletes nothing there, so files of earlier invocations stay.
  * Exit codes: 0 success, 1 a result failed, 2 usage error / Ctrl-C (dbt's ExceptionExit),
  * 3 a broken test setup (never produced by dbt). SIGTERM is left to its default: dbt (Python)
  * has no handler for it and dies of the signal.
  */
 import { existsSync, readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
+import { openLog } from './fake-dbt-log.mjs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -37,6 +45,7 @@ const VALUE_FLAGS = new Set([
   '--selector', '--profiles-dir', '--profile', '--vars', '--threads', '--state', '--log-format',
   '--log-level', '--log-path', '--resource-type', '--output', '--defer-state', '--indirect-selection',
   '--event-time-start', '--event-time-end', '--warn-error-options', '--printer-width',
+  '--log-format-file', '--log-file-max-bytes',
 ]);
 const MULTI_FLAGS = new Set(['--select', '-s', '--models', '-m', '--exclude', '--resource-type']);
 const FAILED = new Set(['error', 'fail', 'runtime error', 'partial success', 'skipped']);
@@ -52,8 +61,13 @@ class UsageError extends Error {
 /** `--quiet` / `-q` silences all but errors, as in dbt: tests use it to keep their output clean. */
 const quiet = process.argv.includes('--quiet') || process.argv.includes('-q');
 const clock = () => new Date().toTimeString().slice(0, 8);
-const sayError = (line = '') => process.stdout.write(`${clock()}  ${line}\n`);
-const say = (line = '') => quiet || sayError(line);
+/** dbt's log file, once the invocation is known: every console line goes there too, quiet or not. */
+let log;
+const sayError = (line = '', level = 'error') => {
+  log?.write(level, line);
+  process.stdout.write(`${clock()}  ${line}\n`);
+};
+const say = (line = '') => (quiet ? log?.write('info', line) : sayError(line, 'info'));
 
 function parseArgs(argv) {
   const flags = { select: [] };
@@ -91,7 +105,9 @@ function resolvePaths(flags, env) {
   const projectFile = path.join(projectDir, 'dbt_project.yml');
   const fromProject = existsSync(projectFile) ? readFileSync(projectFile, 'utf8').match(/^target-path:\s*["']?([^"'#\r\n]+?)["']?\s*(#.*)?$/m)?.[1] : undefined;
   const targetPath = flags['target-path'] ?? env.DBT_TARGET_PATH ?? fromProject ?? 'target';
-  return { projectDir, projectFile, targetDir: path.resolve(projectDir, targetPath) };
+  const logPathOfProject = existsSync(projectFile) ? readFileSync(projectFile, 'utf8').match(/^log-path:\s*["']?([^"'#\r\n]+?)["']?\s*(#.*)?$/m)?.[1] : undefined;
+  const logDir = path.resolve(projectDir, flags['log-path'] ?? env.DBT_LOG_PATH ?? logPathOfProject ?? 'logs');
+  return { projectDir, projectFile, targetDir: path.resolve(projectDir, targetPath), logDir };
 }
 
 /** The replayed artifacts' bytes, read once before anything is written. */
@@ -122,7 +138,7 @@ function describeResult(result) {
     status = result.error ? 'error' : result.fail ? 'fail' : result.skip ? 'skipped' : 'success';
   }
   const seconds = typeof result.execution_time === 'number' ? result.execution_time : 0;
-  return { id, status, seconds };
+  return { id, status, seconds, message: typeof result.message === 'string' ? result.message : null };
 }
 
 const LABEL = { success: 'OK', pass: 'PASS', warn: 'WARN', error: 'ERROR', fail: 'FAIL', 'runtime error': 'ERROR', skipped: 'SKIP', 'partial success': 'PARTIAL SUCCESS', 'no-op': 'NO-OP', reused: 'REUSED' };
@@ -199,12 +215,16 @@ async function executeResults(state, wait) {
   for (const [i, result] of results.entries()) {
     state.running = result.id;
     say(statusLine(`${i + 1} of ${results.length} START ${result.id}`, 'RUN'));
+    log?.write('debug', `Began running node ${result.id}`);
+    writeNodeSql(state, result.id);
     if (process.env.FAKE_DBT_HANG === '1') await wait(2 ** 31 - 1);
     await wait(state.delayMs);
     state.finished.push(result);
     state.running = undefined;
     const label = LABEL[result.status] ?? 'OK';
     say(statusLine(`${i + 1} of ${results.length} ${label} ${result.id}`, `${label} in ${result.seconds.toFixed(2)}s`));
+    if (result.message && FAILED.has(result.status) && result.status !== 'skipped') log?.write('error', `Failure in ${result.id}\n  ${result.message}`);
+    log?.write('debug', `Finished running node ${result.id}`);
   }
   state.executing = false;
   if (results.length === 0 && process.env.FAKE_DBT_HANG === '1') await wait(2 ** 31 - 1);
@@ -212,8 +232,40 @@ async function executeResults(state, wait) {
   return results.some((r) => FAILED.has(r.status)) ? 1 : 0;
 }
 
+/** The manifest's nodes by unique_id, for their compiled_path and build_path. */
+function replayedNodes(replay) {
+  const bytes = replay.files.get('manifest.json');
+  try {
+    return bytes ? JSON.parse(bytes.toString('utf8')).nodes ?? {} : {};
+  } catch {
+    return {}; // a test replaying a broken manifest: no SQL to write
+  }
+}
+
+/** dbt writes a node's compiled SQL when it compiles it and its run statement when it runs it. */
+function writeNodeSql(state, id) {
+  const node = state.nodes[id];
+  for (const rel of [node?.compiled_path, node?.build_path]) {
+    if (typeof rel !== 'string' || !rel.startsWith('target/')) continue;
+    const from = path.join(state.replay.dir, rel.slice('target/'.length));
+    if (!existsSync(from)) continue;
+    const to = path.join(state.targetDir, rel.slice('target/'.length));
+    mkdirSync(path.dirname(to), { recursive: true });
+    writeFileSync(to, readFileSync(from));
+  }
+}
+
+function invocationIdOf(files) {
+  for (const bytes of files.values()) {
+    const found = bytes.subarray(0, 65536).toString('utf8').match(/"invocation_id"\s*:\s*"([^"]+)"/);
+    if (found) return found[1];
+  }
+  return crypto.randomUUID();
+}
+
 async function invoke(state, wait) {
   const { command, replay } = state;
+  log = openLog({ dir: state.logDir, flags: state.flags, env: process.env, invocationId: invocationIdOf(replay.files) });
   say(`Running with dbt=${dbtVersionOf(replay.files)}`);
   if (COMMANDS[command].noManifest) {
     say('All checks passed!');
@@ -227,6 +279,7 @@ async function invoke(state, wait) {
   await wait(0);
   say(`Found the artifacts of ${replay.dir} (fake dbt: replaying, not running)`);
   mkdirSync(state.targetDir, { recursive: true });
+  state.nodes = replayedNodes(replay);
   copyArtifact(state, 'manifest.json');
   copyArtifact(state, 'semantic_manifest.json');
   if (!state.resultsFile) {
@@ -276,7 +329,7 @@ async function main() {
   const wait = (ms) => sleep(ms, undefined, { signal: interrupt.signal });
   const state = {
     ...parsed, ...resolvePaths(parsed.flags, process.env), replay,
-    resultsFile: COMMANDS[parsed.command].results, delayMs: Number(process.env.FAKE_DBT_DELAY_MS ?? 50),
+    nodes: {}, resultsFile: COMMANDS[parsed.command].results, delayMs: Number(process.env.FAKE_DBT_DELAY_MS ?? 50),
     startedMs: Date.now(), finished: [], executing: false, running: undefined,
   };
   let code;

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Step } from '../../fixtures/generate.mjs';
+import type { Step, StepDefinition } from '../../fixtures/generate.mjs';
 import { prepareReplay, type Replay, type ReplayResult } from '../../fixtures/replay.mjs';
 import { readJson, type Json } from './artifact-facts.js';
 import { runCli, type CliResult } from './cli.js';
@@ -31,9 +31,9 @@ export function cleanEnv(extra: Record<string, string> = {}): Record<string, str
   return { ...env, ...extra };
 }
 
-export function startReplay(): ReplayedHistory {
+export function startReplay(stepDefs?: StepDefinition[]): ReplayedHistory {
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'attic-replay-'));
-  const replay = prepareReplay(workDir, { env: cleanEnv() });
+  const replay = prepareReplay(workDir, { env: cleanEnv(), stepDefs });
   const shaAfter = new Map<number, string>();
   const parsed = new Map<string, Json>();
   const readOnce = (file: string): Json => parsed.get(file) ?? parsed.set(file, readJson(file)).get(file)!;

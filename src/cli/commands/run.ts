@@ -24,13 +24,17 @@ export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
   for (const warning of outcome.warnings) io.stderr(`${io.color.yellow('dbtattic warning:')} ${warning}\n`);
   if (outcome.command.spawnError) io.stderr(`${io.color.red('dbtattic:')} ${outcome.command.spawnError}\n`);
   const captured = outcome.post?.record?.artifacts.filter((a) => a.status === 'captured') ?? [];
+  const outputs = outcome.post?.record?.outputs ?? [];
   // A file left unreadable before the run (say, by a killed dbt) is as much a loss as one after it.
   const failed = [outcome.pre, outcome.post].flatMap((c) => c?.record?.artifacts.filter((a) => a.status === 'error') ?? []);
   for (const a of failed) io.stderr(`${io.color.yellow('dbtattic warning:')} ${a.path}: ${a.error}\n`);
+  for (const o of outputs.filter((x) => x.status === 'error')) io.stderr(`${io.color.yellow('dbtattic warning:')} ${o.output}: ${o.error}\n`);
   if (!flags.quiet && captured.length > 0) {
     const invocations = [...new Set(captured.map((a) => shortId(a.invocation_id ?? '')))].join(', ');
-    const bytes = captured.reduce((sum, a) => sum + a.stored_bytes, 0);
-    io.stderr(io.color.dim(`dbtattic: captured ${captured.map((a) => a.artifact).join(', ')} of invocation ${invocations} (${formatBytes(bytes)} new)\n`));
+    const mine = outputs.filter((o) => o.status === 'captured' && captured.some((a) => a.invocation_id === o.invocation_id));
+    const bytes = [...captured, ...mine].reduce((sum, a) => sum + a.stored_bytes, 0);
+    const also = mine.map((o) => (o.output === 'sql' ? `its SQL (${o.entries} files)` : 'its log')).join(' and ');
+    io.stderr(io.color.dim(`dbtattic: captured ${captured.map((a) => a.artifact).join(', ')} of invocation ${invocations}${also ? `, ${also}` : ''} (${formatBytes(bytes)} new)\n`));
   }
   await updateStoreAfter(io, config, [outcome.pre, outcome.post], flags.quiet ?? false);
   return outcome.command.exitCode;

@@ -21,7 +21,9 @@ describe('resolveConfig', () => {
     expect(config.store).toEqual({ value: path.join(dir, '.dbtattic'), source: 'default' });
     expect(config.targetDir).toEqual({ value: path.join(dir, 'target'), source: 'default' });
     expect(config.projectName).toBe('shop');
-    expect(config.artifacts.value).toEqual(['manifest', 'run_results', 'sources', 'catalog', 'semantic_manifest']);
+    expect(config.artifacts.value).toEqual(['manifest', 'run_results', 'sources', 'catalog', 'semantic_manifest', 'freshness']);
+    expect(config.logDir).toEqual({ value: path.join(dir, 'logs'), source: 'default' });
+    expect(config.capture).toEqual({ sql: { value: true, source: 'default' }, logs: { value: true, source: 'default' } });
   });
 
   it('takes the store from flag, then env, then dbtattic.yml, then vars.dbtattic, then the default', () => {
@@ -50,6 +52,20 @@ describe('resolveConfig', () => {
     const config = resolveConfig({ flags: {}, env: {}, cwd: dir });
     expect(config.branch).toEqual({ value: 'yml-branch', source: 'dbtattic.yml' });
     expect(config.artifacts).toEqual({ value: ['manifest', 'run_results'], source: 'dbtattic.yml' });
+  });
+
+  it("finds dbt's log as dbt does: DBT_LOG_PATH, then log-path, against the project", () => {
+    const dir = project({ 'dbt_project.yml': 'name: shop\nlog-path: dbt-logs\n' });
+    expect(resolveConfig({ flags: {}, env: {}, cwd: dir }).logDir).toEqual({ value: path.join(dir, 'dbt-logs'), source: 'dbt_project.yml' });
+    expect(resolveConfig({ flags: {}, env: { DBT_LOG_PATH: '/var/log/dbt' }, cwd: dir }).logDir).toEqual({ value: '/var/log/dbt', source: 'env:DBT_LOG_PATH' });
+  });
+
+  it('switches SQL and log capture off from dbtattic.yml, and refuses a malformed capture:', () => {
+    const dir = project({ 'dbtattic.yml': 'capture:\n  sql: false\n' });
+    expect(resolveConfig({ flags: {}, env: {}, cwd: dir }).capture).toEqual({ sql: { value: false, source: 'dbtattic.yml' }, logs: { value: true, source: 'default' } });
+    for (const bad of ['capture: false\n', 'capture:\n  sql: "no"\n', 'capture:\n  compiled: false\n']) {
+      expect(() => resolveConfig({ flags: {}, env: {}, cwd: project({ 'dbtattic.yml': bad }) }), bad).toThrow(/'capture' in dbtattic.yml/);
+    }
   });
 
   it('refuses what it cannot use, saying what to fix', () => {

@@ -8,6 +8,7 @@ import {
   extractManifest,
   extractRunResults,
   extractSemanticManifest,
+  extractFreshness,
   extractSources,
   readHeader,
   type Cell,
@@ -50,8 +51,9 @@ function rowsOf(type: ArtifactType, buf: Buffer): Rows {
       extract.results.forEach((row) => add(rows, 'run_result', row));
       return rows;
     }
-    case 'sources': {
-      const extract = extractSources(buf, options);
+    case 'sources':
+    case 'freshness': {
+      const extract = type === 'sources' ? extractSources(buf, options) : extractFreshness(buf, options);
       add(rows, 'invocation', extract.invocation);
       extract.freshness.forEach((row) => add(rows, 'source_freshness', row));
       return rows;

@@ -1,0 +1,59 @@
+import { openArchive } from '../../archive/index.js';
+import { ExitCode } from '../../errors.js';
+import { readNodeOutput, withCurrentStore, type NodeOutput } from '../../store/index.js';
+import { loadConfig, type GlobalFlags } from '../context.js';
+import { printJson, type CliIo } from '../io.js';
+
+interface ShowFlags extends GlobalFlags {
+  args?: string[];
+  invocation?: string;
+  at?: string;
+  compiled?: boolean;
+  run?: boolean;
+  log?: boolean;
+  json?: boolean;
+}
+
+type Part = 'compiled' | 'run' | 'log';
+
+/**
+ * What a node ran: its compiled SQL, the statement dbt executed and its lines of dbt.log. With
+ * exactly one of --compiled, --run, --log, that text alone, byte for byte (for a pipe).
+ */
+export default async function show(io: CliIo, flags: ShowFlags): Promise<number> {
+  const config = loadConfig(io, flags);
+  const node = flags.args?.[0] ?? '';
+  const backend = await openArchive(config.archiveLocation, { create: false });
+  const output = await withCurrentStore(config, (db) => readNodeOutput(db.connection, backend, { node, invocation: flags.invocation, at: flags.at }));
+  const asked = (['compiled', 'run', 'log'] as const).filter((p) => flags[p]);
+  const parts: Part[] = asked.length > 0 ? asked : ['compiled', 'run', 'log'];
+  if (flags.json) {
+    printJson(io, { invocation_id: output.invocation_id, unique_id: output.unique_id, ...Object.fromEntries(parts.map((p) => [p, output[p]])) });
+    return ExitCode.ok;
+  }
+  if (parts.length === 1) return printOne(io, output, parts[0]!);
+  io.stderr(`${output.unique_id} in invocation ${output.invocation_id}\n`);
+  for (const part of parts) printSection(io, output, part);
+  return ExitCode.ok;
+}
+
+function printOne(io: CliIo, output: NodeOutput, part: Part): number {
+  const text = part === 'log' ? output.log?.map((l) => `${l}\n`).join('') : output[part]?.sql;
+  if (text === undefined) {
+    io.stderr(`error: invocation ${output.invocation_id} has no ${part === 'log' ? 'dbt.log slice' : `${part} SQL`} for ${output.unique_id}.\n`);
+    return ExitCode.notFound;
+  }
+  io.stdout(text);
+  return ExitCode.ok;
+}
+
+function printSection(io: CliIo, output: NodeOutput, part: Part): void {
+  if (part === 'log') {
+    io.stdout(`-- log (dbt.log lines naming ${output.unique_id})\n`);
+    io.stdout(output.log ? output.log.map((l) => `${l}\n`).join('') : '-- (no log captured)\n');
+    return;
+  }
+  const sql = output[part];
+  io.stdout(`-- ${part}: ${sql ? sql.path : '(none)'}\n`);
+  if (sql) io.stdout(sql.sql.endsWith('\n') ? sql.sql : `${sql.sql}\n`);
+}
