@@ -152,6 +152,10 @@ async function checkPlanRecords(backend: Backend, artifactKeys: Set<string>, rep
     await ok(async () => {
       const plan = parsePlanRecord(key, bytes ?? Buffer.alloc(0));
       if (!invocations.has(key.split('/')[2])) report('dangling-record', key, `is a plan for invocation ${plan.invocation_id}, which has no artifact records`);
+    }, key, 'bad-record', report);
+  });
+}
+
 /** An output record points at a blob that is whole; a SQL tree's files and bases are whole too. */
 async function checkOutputRecords(backend: Backend, goodFiles: Set<string>, report: Report): Promise<void> {
   const entries = await backend.list(OUTPUT_RECORDS_PREFIX);
