@@ -66,6 +66,19 @@ describe('fingerprintNode: macros', () => {
     expect(fingerprintWith(afterRun)).toBe(fingerprintWith(callsOuter));
   });
 
+  it('counts a macro the code calls, not one it only mentions or one whose name is part of a longer name', () => {
+    const lists = ['macro.p.outer', 'macro.p.other', 'macro.p.middle', 'macro.p.inner'];
+    const code = [
+      '-- outer is retired; other_v2() replaced other',
+      "select {{ p.other_v2() }}, {{ my_middle() }}, {{ inner ( ) }} from {{ ref('orders') }}",
+    ].join('\n');
+    const node = model({ raw_code: code, depends_on: { macros: lists } });
+    const counted = describeFingerprint(node, createFingerprintContext({ macros })).macros.map(([id]) => id);
+    expect(counted).toEqual(['macro.p.inner']);
+    expect(fingerprintWith(node, { macros: { ...macros, 'macro.p.outer': { ...macros['macro.p.outer'], macro_sql: 'changed' } } })).toBe(fingerprintWith(node));
+    expect(fingerprintWith(node, { macros: edited })).not.toBe(fingerprintWith(node));
+  });
+
   it('changes no model that does not reach it', () => {
     expect(fingerprintWith(callsOther, { macros: edited })).toBe(fingerprintWith(callsOther));
   });
