@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { readBranch } from '../../../src/archive/index.js';
+import { isAtticError } from '../../../src/errors.js';
+import { createBranchFrom } from '../../../src/state/index.js';
+import { file, newArchive } from './archive-builder.js';
+
+const NOW = new Date('2026-02-01T00:00:00Z');
+
+describe('createBranchFrom', () => {
+  it('starts a branch at a successful run, recording the branch that run was on', async () => {
+    const backend = newArchive();
+    await file(backend, { invocationId: 'good-run', branch: 'main' });
+    const branch = await createBranchFrom(backend, 'feature', 'good', false, NOW);
+    expect(branch).toEqual({ name: 'feature', head_capture_id: null, head_invocation_id: 'good-run', base: { invocation_id: 'good-run', branch: 'main' }, created_at: NOW.toISOString() });
+    expect(await readBranch(backend, 'feature')).toEqual(branch);
+  });
+
+  it.each([
+    ['a run with a failed result', { statuses: ['success', 'error'] }, 'it has 1 failed result(s) of 2'],
+    ['a run with no results', { statuses: [] }, 'it has 0 failed result(s) of 0'],
+    ['an invocation without run results', { artifacts: ['manifest' as const] }, 'it has no run results'],
+  ])('refuses %s unless --allow-failed', async (_what, filing, why) => {
+    const backend = newArchive();
+    await file(backend, { invocationId: 'bad-run', ...filing });
+    const error = await createBranchFrom(backend, 'feature', 'bad-run', false, NOW).catch((e: unknown) => e);
+    expect(isAtticError(error) && error.code).toBe('usage');
+    expect((error as Error).message).toBe(`Invocation bad-run is not a success (${why}). Pass --allow-failed to branch from it anyway.`);
+    expect(await readBranch(backend, 'feature')).toBeNull();
+    const forced = await createBranchFrom(backend, 'feature', 'bad-run', true, NOW);
+    expect(forced.base).toEqual({ invocation_id: 'bad-run', branch: null });
+  });
+});
