@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readBranch } from '../../../src/archive/index.js';
 import { isAtticError } from '../../../src/errors.js';
 import { createBranchFrom } from '../../../src/state/index.js';
-import { file, newArchive } from './archive-builder.js';
+import { file, newArchive } from '../../helpers/archive-builder.js';
 
 const NOW = new Date('2026-02-01T00:00:00Z');
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { listArchivedInvocations } from '../../../src/state/index.js';
-import { file, newArchive } from './archive-builder.js';
+import { file, newArchive } from '../../helpers/archive-builder.js';
 
 describe('listArchivedInvocations', () => {
   it('groups records by invocation, newest first by when dbt finished (run_results generated_at)', async () => {

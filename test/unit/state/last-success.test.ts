@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createBranch } from '../../../src/archive/index.js';
 import { isAtticError } from '../../../src/errors.js';
 import { chooseState, DEPLOY_COMMANDS } from '../../../src/state/index.js';
-import { file, newArchive } from './archive-builder.js';
+import { file, newArchive } from '../../helpers/archive-builder.js';
 
 const at = (hour: number): string => `2026-01-02T${String(hour).padStart(2, '0')}:00:00Z`;
 

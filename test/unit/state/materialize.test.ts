@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { listArchivedInvocations, writeStateDir } from '../../../src/state/index.js';
 import { syntheticManifest, syntheticRunResults } from '../../helpers/synthetic-artifacts.js';
-import { file, newArchive } from './archive-builder.js';
+import { file, newArchive } from '../../helpers/archive-builder.js';
 
 describe('writeStateDir', () => {
   it('writes the archived bytes of manifest, run_results and sources, and removes a stale file of one it lacks', async () => {

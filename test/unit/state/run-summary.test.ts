@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FAILED_STATUSES, isSuccess, readRunSummary } from '../../../src/state/index.js';
-import { file, newArchive } from './archive-builder.js';
+import { file, newArchive } from '../../helpers/archive-builder.js';
 
 describe('readRunSummary and isSuccess', () => {
   it('counts results by status and counts error, fail, runtime error and partial success as failed', async () => {

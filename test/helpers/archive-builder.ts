@@ -1,7 +1,7 @@
-import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { putArtifactRecord, putBlob, putCaptureRecord, type ArtifactRecord, type Backend } from '../../../src/archive/index.js';
-import type { ArtifactType } from '../../../src/vocab/index.js';
-import { syntheticManifest, syntheticRunResults, type SyntheticInvocation } from '../../helpers/synthetic-artifacts.js';
+import { MemBackend } from '../../src/archive/backends/mem.js';
+import { putArtifactRecord, putBlob, putCaptureRecord, type ArtifactRecord, type Backend } from '../../src/archive/index.js';
+import type { ArtifactType } from '../../src/vocab/index.js';
+import { syntheticManifest, syntheticRunResults, type SyntheticInvocation } from './synthetic-artifacts.js';
 
 /**
  * Files synthetic invocations straight into an in-memory archive, as capture would (blob,
