@@ -13,6 +13,8 @@ export interface Filing extends SyntheticInvocation {
   /** The capture's time, which also names it. */
   capturedAt?: string;
   branch?: string | null;
+  /** The status the capture record gives each artifact (another capture may have filed it a moment before). */
+  status?: 'captured' | 'unchanged';
 }
 
 export function newArchive(): MemBackend {
@@ -52,7 +54,7 @@ export async function file(backend: Backend, filing: Filing): Promise<Record<str
   }
   await putCaptureRecord(backend, {
     kind: 'capture', format: 1, capture_id: captureId, phase: 'post', captured_at: capturedAt, tool_version: 'test', branch: filing.branch ?? null, context: {}, run: null,
-    artifacts: Object.values(records).map((r) => ({ artifact: r.artifact, status: 'captured', path: `target/${r.artifact}.json`, invocation_id: r.invocation_id, sha256: r.sha256, size: r.size, stored_bytes: 1 })),
+    artifacts: Object.values(records).map((r) => ({ artifact: r.artifact, status: filing.status ?? 'captured', path: `target/${r.artifact}.json`, invocation_id: r.invocation_id, sha256: r.sha256, size: r.size, stored_bytes: 1 })),
   });
   return records;
 }

@@ -15,6 +15,16 @@ describe('createBranchFrom', () => {
     expect(await readBranch(backend, 'feature')).toEqual(branch);
   });
 
+  it('takes the invocation the prefix names among several, on the branch of the capture that filed it', async () => {
+    const backend = newArchive();
+    await file(backend, { invocationId: 'aaa-first', branch: 'main', capturedAt: '2026-01-02T04:00:00.000Z' });
+    await file(backend, { invocationId: 'bbb-second', branch: 'release', status: 'unchanged', capturedAt: '2026-01-02T04:30:00.000Z' });
+    await file(backend, { invocationId: 'bbb-second', branch: 'dev', capturedAt: '2026-01-02T05:00:00.000Z' });
+    expect((await createBranchFrom(backend, 'from-second', 'bbb', false, NOW)).base).toEqual({ invocation_id: 'bbb-second', branch: 'dev' });
+    const error = await createBranchFrom(backend, 'nothing', 'ccc', false, NOW).catch((e: unknown) => e);
+    expect((error as Error).message).toBe("No invocation matches 'ccc'. List them with 'dbtattic history'.");
+  });
+
   it.each([
     ['a run with a failed result', { statuses: ['success', 'error'] }, 'it has 1 failed result(s) of 2'],
     ['a run with no results', { statuses: [] }, 'it has 0 failed result(s) of 0'],

@@ -40,12 +40,22 @@ describe('listArchivedInvocations', () => {
     expect(listed.map((inv) => inv.invocationId)).toEqual(['zulu', 'bare', 'tie-b', 'tie-a']);
   });
 
-  it('keeps the newest record of each artifact', async () => {
+  it.each([true, false])('keeps the newest record of each artifact (newest filed first: %s)', async (newestFirst) => {
     const backend = newArchive();
-    const late = await file(backend, { invocationId: 'inv', generatedAt: '2026-01-02T10:30:00Z', statuses: ['success', 'success'], capturedAt: '2026-01-02T10:31:00.000Z' });
-    await file(backend, { invocationId: 'inv', generatedAt: '2026-01-02T10:00:00Z', capturedAt: '2026-01-02T10:40:00.000Z' });
+    const fileLate = () => file(backend, { invocationId: 'inv', generatedAt: '2026-01-02T10:30:00Z', statuses: ['success', 'success'], capturedAt: '2026-01-02T10:31:00.000Z' });
+    const fileEarly = () => file(backend, { invocationId: 'inv', generatedAt: '2026-01-02T10:00:00Z', capturedAt: '2026-01-02T10:40:00.000Z' });
+    const late = newestFirst ? await fileLate() : (await fileEarly(), await fileLate());
+    if (newestFirst) await fileEarly();
     const [inv] = await listArchivedInvocations(backend);
     expect(inv!.artifacts.manifest!.sha256).toBe(late.manifest!.sha256);
     expect(inv!.artifacts.run_results!.sha256).toBe(late.run_results!.sha256);
+  });
+
+  it('takes the newest artifact time of an invocation without results, whatever the listing order', async () => {
+    const backend = newArchive();
+    await file(backend, { invocationId: 'parse-only', generatedAt: '2026-01-02T12:00:00Z', artifacts: ['sources'] });
+    await file(backend, { invocationId: 'parse-only', generatedAt: '2026-01-02T11:00:00Z', artifacts: ['manifest'] });
+    const [inv] = await listArchivedInvocations(backend);
+    expect(inv!.generatedAt).toBe('2026-01-02T12:00:00Z');
   });
 });

@@ -67,6 +67,15 @@ describe('chooseState on a branch', () => {
     expect(await chosen(backend, { branch: 'feature' })).toBe('on-feature');
   });
 
+  it('takes the branch of the capture that filed the invocation, not of one that found it already filed', async () => {
+    const backend = newArchive();
+    // Two captures a moment apart: the earlier-named one found the records the other had just written.
+    await file(backend, { invocationId: 'raced', generatedAt: at(1), branch: 'main', status: 'unchanged', capturedAt: '2026-01-02T05:00:00.000Z' });
+    await file(backend, { invocationId: 'raced', generatedAt: at(1), branch: 'feature', capturedAt: '2026-01-02T05:00:00.001Z' });
+    expect(await chosen(backend, { branch: 'feature' })).toBe('raced');
+    expect((await refusal(chooseState(backend, { branch: 'main' }))).code).toBe('not-found');
+  });
+
   it("falls back to the run a branch was created from while it has no success of its own", async () => {
     const backend = newArchive();
     await file(backend, { invocationId: 'base-run', generatedAt: at(1), branch: 'main' });
@@ -94,7 +103,7 @@ describe('chooseState --invocation', () => {
     expect(choice.summary).toMatchObject({ failed: 1 });
     expect(await chosen(backend, { invocation: 'abd-222' })).toBe('abd-222');
     expect((await refusal(chooseState(backend, { invocation: 'ab' }))).code).toBe('ambiguous-id');
-    expect((await refusal(chooseState(backend, { invocation: 'abe' }))).code).toBe('not-found');
+    expect(await refusal(chooseState(backend, { invocation: 'abe' }))).toEqual({ code: 'not-found', message: "No invocation with a manifest matches 'abe'. List them with 'dbtattic history'." });
   });
 
   it('gives no summary for an invocation without run results', async () => {
