@@ -57,46 +57,34 @@ async function flaky(): Promise<unknown> {
   return rows[0]?.flaky;
 }
 
+/** A failure an hour after the fixture's last run, then `passes` passing runs, then `after` (a skipped run, say). */
+async function failThenPass(passes: number, after?: string): Promise<unknown> {
+  return fx.withEdits(async () => {
+    await invocationAt('fail', 1);
+    await result('fail', TEST, 'fail');
+    for (let h = 2; h < 2 + passes; h++) {
+      await invocationAt(`pass-${h}`, h);
+      await result(`pass-${h}`, TEST, 'pass');
+    }
+    if (after) {
+      await invocationAt('after', 2 + passes);
+      await result('after', TEST, after);
+    }
+    return flaky();
+  });
+}
+
 describe('v_test_history: flaky means passed and failed within the last 10 runs, definitions unchanged', () => {
   it('holds a failure 10 runs back', async () => {
-    const answer = await fx.withEdits(async () => {
-      await invocationAt('fail', 1);
-      await result('fail', TEST, 'fail');
-      for (let h = 2; h <= 10; h++) {
-        await invocationAt(`pass-${h}`, h);
-        await result(`pass-${h}`, TEST, 'pass');
-      }
-      return flaky();
-    });
-    expect(answer).toBe(true);
+    expect(await failThenPass(9)).toBe(true);
   });
 
   it('lets go of a failure 11 runs back', async () => {
-    const answer = await fx.withEdits(async () => {
-      await invocationAt('fail', 1);
-      await result('fail', TEST, 'fail');
-      for (let h = 2; h <= 11; h++) {
-        await invocationAt(`pass-${h}`, h);
-        await result(`pass-${h}`, TEST, 'pass');
-      }
-      return flaky();
-    });
-    expect(answer).toBe(false);
+    expect(await failThenPass(10)).toBe(false);
   });
 
   it('does not count skipped results as runs of the window', async () => {
-    const answer = await fx.withEdits(async () => {
-      await invocationAt('fail', 1);
-      await result('fail', TEST, 'fail');
-      for (let h = 2; h <= 10; h++) {
-        await invocationAt(`pass-${h}`, h);
-        await result(`pass-${h}`, TEST, 'pass');
-      }
-      await invocationAt('skip', 11);
-      await result('skip', TEST, 'skipped');
-      return flaky();
-    });
-    expect(answer).toBe(true);
+    expect(await failThenPass(9, 'skipped')).toBe(true);
   });
 
   it.each([
