@@ -1,23 +1,41 @@
 /**
- * Mutation testing (`npm run mutate`, not part of `npm test`: it runs the unit tests once per
- * mutant). MUTATE narrows a run to some files (comma-separated globs), e.g.
- * `MUTATE='src/state/**\/*.ts' npm run mutate`; MUTATE_CONCURRENCY sets the test processes (2).
+ * Mutation testing (`npm run mutate`, not part of `npm test`: it runs tests once per mutant).
+ * Each scope pairs the code it mutates with the unit tests written for it, so a mutant costs
+ * seconds, not a whole suite. MUTATE_SCOPE picks scopes (comma-separated; default all), e.g.
+ * `MUTATE_SCOPE=state npm run mutate`; MUTATE_CONCURRENCY sets the test processes (default 2).
  * The corpus is hidden from the tests (DBTATTIC_CORPUS in package.json): a mutant counts as
  * killed only by a test that runs on a fresh clone. Scores and survivors: README, "Mutation testing".
  */
-const scopes = {
-  archive: ['src/archive/**/*.ts'],
-  state: ['src/state/**/*.ts'],
-  fingerprint: ['src/extract/node-fingerprint.ts', 'src/extract/fingerprint-context.ts'],
-  status: ['src/extract/status.ts'],
-  detect: ['src/extract/detect.ts'],
+const SCOPES = {
+  archive: {
+    mutate: ['src/archive/**/*.ts'],
+    tests: ['test/unit/archive/**/*.test.ts', 'test/contract/**/*.test.ts', 'test/unit/state/**/*.test.ts'],
+  },
+  state: { mutate: ['src/state/**/*.ts'], tests: ['test/unit/state/**/*.test.ts'] },
+  fingerprint: {
+    mutate: ['src/extract/node-fingerprint.ts', 'src/extract/fingerprint-context.ts'],
+    tests: ['test/unit/extract/node-fingerprint.test.ts', 'test/unit/extract/manifest.test.ts'],
+  },
+  status: {
+    mutate: ['src/extract/status.ts'],
+    tests: ['test/unit/extract/status.test.ts', 'test/unit/extract/run-results.test.ts', 'test/unit/state/run-summary.test.ts'],
+  },
+  detect: { mutate: ['src/extract/detect.ts'], tests: ['test/unit/extract/detect.test.ts', 'test/unit/extract/run-results.test.ts'] },
 };
+
+const chosen = (process.env.MUTATE_SCOPE ?? Object.keys(SCOPES).join(',')).split(',').map((name) => {
+  const scope = SCOPES[name.trim()];
+  if (!scope) throw new Error(`MUTATE_SCOPE: no scope '${name}' (scopes: ${Object.keys(SCOPES).join(', ')})`);
+  return scope;
+});
+// Read by vitest.mutate.config.ts in the test processes Stryker starts.
+process.env.DBTATTIC_MUTATE_TESTS = [...new Set(chosen.flatMap((s) => s.tests))].join(',');
 
 export default {
   testRunner: 'vitest',
-  vitest: { configFile: 'vitest.mutate.config.ts', related: true },
+  vitest: { configFile: 'vitest.mutate.config.ts', related: false },
   coverageAnalysis: 'perTest',
-  mutate: process.env.MUTATE ? process.env.MUTATE.split(',') : Object.values(scopes).flat(),
+  mutate: chosen.flatMap((s) => s.mutate),
   ignorePatterns: ['dist', 'bench', 'reports', '.dbtattic'],
   concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
   timeoutMS: 30_000,
