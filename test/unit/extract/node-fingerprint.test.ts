@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createFingerprintContext, type FingerprintManifest } from '../../../src/extract/fingerprint-context.js';
 import {
@@ -191,6 +192,10 @@ describe('fingerprintProject', () => {
 
   it('does not depend on order', () => {
     expect(fingerprintProject([...pairs].reverse())).toBe(fingerprintProject(pairs));
+    // Ids and fingerprints sorting in opposite orders: the order is by id first.
+    const crossed: [string, string][] = [['model.p.a', 'f9'], ['model.p.b', 'f1']];
+    expect(fingerprintProject([...crossed].reverse())).toBe(fingerprintProject(crossed));
+    expect(fingerprintProject(crossed)).toBe(sha(JSON.stringify(crossed)));
     expect(fingerprintProject(new Map(pairs))).toBe(fingerprintProject(pairs));
   });
 
@@ -199,5 +204,74 @@ describe('fingerprintProject', () => {
     expect(fingerprintProject([...pairs.slice(0, 2), ['seed.p.c', 'f4']])).not.toBe(base);
     expect(fingerprintProject([...pairs.slice(0, 2), ['seed.p.d', 'f3']])).not.toBe(base);
     expect(fingerprintProject(pairs.slice(0, 2))).not.toBe(base);
+  });
+});
+
+const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** What goes into the hash, part by part, for nodes of each kind: the recipe README describes. */
+describe('describeFingerprint', () => {
+  const context = createFingerprintContext({ metadata: { adapter_type: 'postgres' }, macros });
+
+  it('hashes SQL by its normal form, python by its text, a seed by its checksum', () => {
+    expect(describeFingerprint(model({ raw_code: 'SELECT  1 -- x' }), context).code).toEqual({ kind: 'sql', hash: sha('select 1') });
+    expect(describeFingerprint({ raw_code: null, raw_sql: null }, context).code).toEqual({ kind: 'sql', hash: sha('') });
+    expect(describeFingerprint(model({ language: 'python', raw_code: 'a = 1  \r\rb = 2\t\v\r\n\n' }), context).code).toEqual({ kind: 'python', hash: sha('a = 1\n\nb = 2') });
+    expect(describeFingerprint({ resource_type: 'seed', checksum: { name: 'SHA256', checksum: 'abc' } }, context).code).toEqual({ kind: 'seed', hash: 'abc' });
+    expect(describeFingerprint({ resource_type: 'seed', checksum: { name: 'PATH', checksum: 'seeds/big.csv' } }, context).code).toEqual({ kind: 'seed', hash: 'seeds/big.csv', note: 'file over 1 MiB: dbt stored its path, not its hash' });
+    expect(describeFingerprint({ resource_type: 'seed', checksum: null }, context).code).toEqual({ kind: 'seed', hash: null });
+    expect(describeFingerprint({ resource_type: 'seed', checksum: { name: null, checksum: null } }, context).code).toEqual({ kind: 'seed', hash: null });
+  });
+
+  it('lists an enforced contract, from the node or its config, with columns sorted by name', () => {
+    const columns = {
+      b: { name: 'b', data_type: 'int', constraints: [{ type: 'not_null' }] },
+      a: { data_type: 'text' },
+      junk: 5,
+    } as unknown as FingerprintInput['columns'];
+    const expected = { alias_types: true, columns: [['b', 'int', [{ type: 'not_null' }]], [null, 'text', []]], constraints: [] };
+    expect(describeFingerprint(model({ contract: { enforced: true }, columns }), context).contract).toEqual(expected);
+    const viaConfig = model({ columns, config: { ...model().config, contract: { enforced: true } } });
+    expect(describeFingerprint(viaConfig, context).contract).toEqual(expected);
+    expect(describeFingerprint(model({ columns, config: { ...model().config, contract: { enforced: false } } }), context).contract).toBeNull();
+    expect(describeFingerprint(model({ columns, config: { ...model().config, contract: 'yes' } }), context).contract).toBeNull();
+    const aliasOff = describeFingerprint(model({ contract: { enforced: true, alias_types: false }, columns: {}, constraints: [{ type: 'primary_key', columns: ['b'] }] }), context);
+    expect(aliasOff.contract).toEqual({ alias_types: false, columns: [], constraints: [{ type: 'primary_key', columns: ['b'] }] });
+  });
+
+  it("counts a generic test's own macro even where its code does not name it, and what the test checks", () => {
+    const test: FingerprintInput = {
+      resource_type: 'test',
+      raw_code: '',
+      depends_on: { macros: ['macro.dbt.test_unique', 7, 'macro.dbt.get_where_subquery'] as unknown as string[] },
+      test_metadata: { name: 'unique', namespace: 'dbt', kwargs: { column_name: 'id' } },
+    };
+    const parts = describeFingerprint(test, context);
+    expect(parts.macros).toEqual([['macro.dbt.test_unique', null]]);
+    expect(parts.test).toEqual({ name: 'unique', namespace: 'dbt', kwargs: { column_name: 'id' } });
+    expect(describeFingerprint({ ...test, test_metadata: {} }, context).test).toEqual({ name: null, namespace: null, kwargs: null });
+    expect(describeFingerprint({ ...test, test_metadata: null }, context).macros).toEqual([]);
+    expect(describeFingerprint(model(), context).test).toBeNull();
+  });
+
+  it('finds a call to a macro whose name holds a character regular expressions treat specially', () => {
+    const node = model({ raw_code: 'select {{ cost$usd() }}', depends_on: { macros: ['macro.p.cost$usd', 'macro.p.costXusd'] } });
+    expect(describeFingerprint(node, context).macros.map(([id]) => id)).toEqual(['macro.p.cost$usd']);
+  });
+
+  it('lists the macro closure sorted, whatever order it was reached in, and macros without depends_on', () => {
+    const manifest = {
+      macros: {
+        'macro.p.z': { macro_sql: 'z', depends_on: { macros: ['macro.p.b', 9] as unknown as string[] } },
+        'macro.p.b': { macro_sql: 'b', depends_on: { macros: ['macro.p.a'] } },
+        'macro.p.a': { macro_sql: 'a', depends_on: null },
+      },
+    };
+    const parts = describeFingerprint(model({ raw_code: 'select {{ z() }}', depends_on: { macros: ['macro.p.z'] } }), createFingerprintContext(manifest));
+    expect(parts.macros).toEqual([
+      ['macro.p.a', sha('a')],
+      ['macro.p.b', sha('b')],
+      ['macro.p.z', sha('z')],
+    ]);
   });
 });
