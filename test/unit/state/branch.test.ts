@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readBranch } from '../../../src/archive/index.js';
+import { readBranch, type ArtifactRecord } from '../../../src/archive/index.js';
 import { isAtticError } from '../../../src/errors.js';
 import { createBranchFrom } from '../../../src/state/index.js';
 import { file, newArchive } from '../../helpers/archive-builder.js';
@@ -15,12 +15,18 @@ describe('createBranchFrom', () => {
     expect(await readBranch(backend, 'feature')).toEqual(branch);
   });
 
-  it('takes the invocation the prefix names among several, on the branch of the capture that filed it', async () => {
+  it('takes the invocation the prefix names among several, on the branch of the first capture that filed it', async () => {
     const backend = newArchive();
-    await file(backend, { invocationId: 'aaa-first', branch: 'main', capturedAt: '2026-01-02T04:00:00.000Z' });
-    await file(backend, { invocationId: 'bbb-second', branch: 'release', status: 'unchanged', capturedAt: '2026-01-02T04:30:00.000Z' });
-    await file(backend, { invocationId: 'bbb-second', branch: 'dev', capturedAt: '2026-01-02T05:00:00.000Z' });
-    expect((await createBranchFrom(backend, 'from-second', 'bbb', false, NOW)).base).toEqual({ invocation_id: 'bbb-second', branch: 'dev' });
+    await file(backend, { invocationId: 'aaa-first', branch: 'main', generatedAt: '2026-01-02T09:00:00Z' });
+    const other = await file(backend, { invocationId: 'zzz-other', artifacts: ['manifest'], capturedAt: '2026-01-02T03:00:00.000Z' });
+    const second = await file(backend, { invocationId: 'bbb-second', branch: 'dev', capturedAt: '2026-01-02T05:00:00.000Z' });
+    const entry = (record: ArtifactRecord, status: string) => ({ artifact: record.artifact, status, path: 'target/x.json', invocation_id: record.invocation_id, sha256: record.sha256, size: record.size, stored_bytes: 0 });
+    const capture = async (id: string, branch: string, artifacts: object[]) =>
+      backend.putIfAbsent(`records/captures/${id}.json`, Buffer.from(JSON.stringify({ kind: 'capture', format: 1, capture_id: id, phase: 'post', captured_at: '2026-01-02T04:00:00.000Z', tool_version: 'test', branch, context: {}, run: null, artifacts })));
+    // An earlier capture that found the results already filed, then the one that filed them beside another invocation's manifest.
+    await capture('0000000000001-000000000000', 'main', [entry(second.run_results!, 'unchanged')]);
+    await capture('0000000000002-000000000000', 'release', [entry(other.manifest!, 'captured'), entry(second.run_results!, 'captured')]);
+    expect((await createBranchFrom(backend, 'from-second', 'bbb', false, NOW)).base).toEqual({ invocation_id: 'bbb-second', branch: 'release' });
     const error = await createBranchFrom(backend, 'nothing', 'ccc', false, NOW).catch((e: unknown) => e);
     expect((error as Error).message).toBe("No invocation matches 'ccc'. List them with 'dbtattic history'.");
   });
