@@ -17,7 +17,7 @@ describe('createBranchFrom', () => {
 
   it('takes the invocation the prefix names among several, on the branch of the first capture that filed it', async () => {
     const backend = newArchive();
-    await file(backend, { invocationId: 'aaa-first', branch: 'main', generatedAt: '2026-01-02T09:00:00Z' });
+    await file(backend, { invocationId: 'aaa-first', branch: 'main', generatedAt: '2026-01-02T09:00:00Z', statuses: ['error'] });
     const other = await file(backend, { invocationId: 'zzz-other', artifacts: ['manifest'], capturedAt: '2026-01-02T03:00:00.000Z' });
     const second = await file(backend, { invocationId: 'bbb-second', branch: 'dev', capturedAt: '2026-01-02T05:00:00.000Z' });
     const entry = (record: ArtifactRecord, status: string) => ({ artifact: record.artifact, status, path: 'target/x.json', invocation_id: record.invocation_id, sha256: record.sha256, size: record.size, stored_bytes: 0 });
