@@ -136,7 +136,7 @@ describe('opening an archive', () => {
     expect(backendFor('mem:x')).toBeInstanceOf(MemBackend);
     expect(backendFor('file:///tmp/a').location).toBe(new FsBackend('/tmp/a').location);
     expect(backendFor('rel/dir').location).toBe(new FsBackend(path.resolve('rel/dir')).location);
-    expect(refusal(() => backendFor('s3://user:secret@bucket/x'))).toEqual({ code: 'config', message: "Archive location 's3://bucket/x' uses a scheme dbtattic does not support yet. Use a local directory." });
+    expect(refusal(() => backendFor('gs://user:secret@bucket/x'))).toEqual({ code: 'config', message: "Archive location 'gs://bucket/x' uses a scheme dbtattic does not support. Use a local directory or s3://bucket/prefix." });
     expect(redactUrl('https://u:p@host/x')).toBe('https://host/x');
     expect(redactUrl('/plain/path')).toBe('/plain/path');
   });
