@@ -11,7 +11,7 @@ const SCOPES = {
   // costs a timeout; the known-answer vectors are its sharpest test.
   archive: {
     mutate: ['src/archive/**/*.ts', '!src/archive/chunking.ts'],
-    tests: ['test/unit/archive/{objects,refs,verify,format-vectors,records}.test.ts', 'test/contract/**/*.test.ts', 'test/unit/state/**/*.test.ts'],
+    tests: ['test/unit/archive/{objects,objects-damage,refs,verify,format-vectors,records}.test.ts', 'test/contract/**/*.test.ts', 'test/unit/state/**/*.test.ts'],
   },
   chunking: { mutate: ['src/archive/chunking.ts'], tests: ['test/unit/archive/{chunking,format-vectors}.test.ts'] },
   state: { mutate: ['src/state/**/*.ts'], tests: ['test/unit/state/**/*.test.ts'] },
