@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { corpusTargetDirs, hasCorpus } from '../helpers/corpus.js';
+import { findCorpusTarget, schemaVersionAt } from '../helpers/corpus.js';
 import { makeProject, mask, runCli } from '../helpers/cli.js';
 
 function listFiles(dir: string): string[] {
@@ -17,7 +17,13 @@ function listFiles(dir: string): string[] {
   return out.sort();
 }
 
-const sample = hasCorpus ? corpusTargetDirs().find((d) => d.includes('rembo-dbt-prod')) : undefined;
+/** A target/ of dbt 1.x holding a current manifest and run results, and nothing else to trip on. */
+const sample = findCorpusTarget('a manifest v10–v12 and run_results v5–v6 only', (files) => {
+  const manifest = files.get('manifest.json');
+  const results = files.get('run_results.json');
+  return files.size === 2 && !!manifest && !!results &&
+    /manifest\/v1[0-2]\.json$/.test(schemaVersionAt(manifest) ?? '') && /run-results\/v[56]\.json$/.test(schemaVersionAt(results) ?? '');
+});
 const artifactsOf = (dir: string): Record<string, string> =>
   Object.fromEntries(readdirSync(dir).filter((n) => n.endsWith('.json')).map((n) => [n, path.join(dir, n)]));
 

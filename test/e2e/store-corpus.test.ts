@@ -2,7 +2,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { FsBackend } from '../../src/archive/backends/fs.js';
 import { MemBackend } from '../../src/archive/backends/mem.js';
+import type { Backend } from '../../src/archive/index.js';
 import { openDatabase, syncStore } from '../../src/store/index.js';
 import { countArtifactRows, type RowCounts } from '../helpers/artifact-row-counts.js';
 import { hasCorpus } from '../helpers/corpus.js';
@@ -11,7 +13,8 @@ import { captureWholeCorpus } from '../helpers/corpus-capture.js';
 /**
  * The acceptance sweep of the store: every corpus artifact goes into one archive, the store is
  * derived from it, and for each invocation the store holds as many rows of each kind as the
- * artifact JSON says (counted independently, see artifact-row-counts.ts). In-process for speed.
+ * artifact JSON says (counted independently, see artifact-row-counts.ts). In-process for speed,
+ * on each backend: the directory users have, and the in-memory one.
  */
 interface Filed {
   file: string;
@@ -59,12 +62,17 @@ const GRAINS: Record<string, string> = {
   semantic_definition: 'invocation_id, kind, name',
 };
 
-describe.skipIf(!hasCorpus)('the store derived from the whole corpus', () => {
+const BACKENDS: { name: string; open: (root: string) => Backend }[] = [
+  { name: 'filesystem', open: (root) => new FsBackend(path.join(root, 'archive')) },
+  { name: 'in-memory', open: () => new MemBackend() },
+];
+
+describe.skipIf(!hasCorpus).each(BACKENDS)('the store derived from the whole corpus ($name archive)', ({ open }) => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'attic-store-corpus-'));
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it('holds, per invocation, the rows its newest artifacts describe, and no ingest problem', async () => {
-    const backend = new MemBackend();
+    const backend = open(root);
     const filed: Filed[] = [];
     for (const { order, artifact: a } of await captureWholeCorpus(backend)) {
       const doc = JSON.parse(readFileSync(a.path, 'utf8')) as Record<string, unknown>;
@@ -112,5 +120,5 @@ describe.skipIf(!hasCorpus)('the store derived from the whole corpus', () => {
     } finally {
       db.close();
     }
-  }, 240_000);
+  }, 480_000);
 });

@@ -13,12 +13,15 @@
  *                      as dbt reads them: the log file (logs/dbt.log) in debug text or JSON lines,
  *                      rotated as Python's RotatingFileHandler does (five backups)
  *   FAKE_DBT_LOG_COPY  directory where each invocation's log records are also written, whole
+ *   FAKE_DBT_CANCEL_MS time the clean-up after Ctrl-C takes (cancelling the running query) before
+ *                      the partial run_results.json is written (default 0)
  * SQL: each node the replayed manifest says was compiled (compiled_path) or run (build_path) gets
  * its file under target/compiled and target/run, copied from the replay directory as the node
  * runs; dbt deletes nothing there, so files of earlier invocations stay.
  * Exit codes: 0 success, 1 a result failed, 2 usage error / Ctrl-C (dbt's ExceptionExit),
  * 3 a broken test setup (never produced by dbt). SIGTERM is left to its default: dbt (Python)
- * has no handler for it and dies of the signal.
+ * has no handler for it and dies of the signal. A second SIGINT during the clean-up is a second
+ * KeyboardInterrupt that nothing catches: dbt dies of it and writes no run_results.json.
  */
 import { existsSync, readFileSync, writeFileSync, mkdirSync, statSync } from 'node:fs';
 import { openLog } from './fake-dbt-log.mjs';
@@ -186,8 +189,9 @@ function writePartialResults(state) {
   writeFileSync(path.join(state.targetDir, state.resultsFile), JSON.stringify(replayed, null, 4));
 }
 
-function handleInterrupt(state) {
+async function handleInterrupt(state) {
   if (state.executing) {
+    await sleep(Number(process.env.FAKE_DBT_CANCEL_MS ?? 0));
     if (state.resultsFile && state.replay.files.has(state.resultsFile)) writePartialResults(state);
     if (state.running) say(statusLine(`CANCEL query ${state.running}`, 'CANCEL'));
     say();
@@ -325,7 +329,11 @@ async function main() {
     return 3;
   }
   const interrupt = new AbortController();
-  process.on('SIGINT', () => interrupt.abort());
+  process.on('SIGINT', () => {
+    if (!interrupt.signal.aborted) return interrupt.abort();
+    process.removeAllListeners('SIGINT');
+    process.kill(process.pid, 'SIGINT');
+  });
   const wait = (ms) => sleep(ms, undefined, { signal: interrupt.signal });
   const state = {
     ...parsed, ...resolvePaths(parsed.flags, process.env), replay,
@@ -337,7 +345,7 @@ async function main() {
     code = await invoke(state, wait);
   } catch (error) {
     if (!interrupt.signal.aborted) throw error;
-    return handleInterrupt(state);
+    return await handleInterrupt(state);
   }
   // The override stands in for the outcome of a completed run, not for dbt refusing to start.
   return process.env.FAKE_DBT_EXIT !== undefined && code !== 2 ? Number(process.env.FAKE_DBT_EXIT) : code;

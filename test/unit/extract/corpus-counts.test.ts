@@ -12,7 +12,7 @@ import {
   readHeader,
 } from '../../../src/extract/index.js';
 import type { ArtifactType } from '../../../src/vocab/index.js';
-import { CORPUS_DIR, corpusArtifacts, hasCorpus } from '../../helpers/corpus.js';
+import { CORPUS_DIR, corpusArtifacts, corpusCases, hasCorpus } from '../../helpers/corpus.js';
 
 /**
  * Every real artifact extracts without error, and its row counts equal counts taken here
@@ -139,7 +139,7 @@ const CHECKS: Record<ArtifactType, (buf: Buffer, json: Json) => void> = {
 };
 
 describe.skipIf(!hasCorpus)('corpus: every artifact extracts and its counts match its JSON', () => {
-  it.each(files.map((file) => [rel(file), file]))('%s', (_name, file) => {
+  it.each(corpusCases(() => files.map((file) => [rel(file), file]), ['each artifact of the corpus, one test apiece', '']))('%s', (_name, file) => {
     const buf = readFileSync(file);
     CHECKS[typeOf(file)](buf, JSON.parse(buf.toString('utf8')) as Json);
   });

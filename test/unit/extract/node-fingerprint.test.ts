@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createFingerprintContext, type FingerprintManifest } from '../../../src/extract/fingerprint-context.js';
 import {
@@ -66,6 +67,19 @@ describe('fingerprintNode: macros', () => {
     expect(fingerprintWith(afterRun)).toBe(fingerprintWith(callsOuter));
   });
 
+  it('counts a macro the code calls, not one it only mentions or one whose name is part of a longer name', () => {
+    const lists = ['macro.p.outer', 'macro.p.other', 'macro.p.middle', 'macro.p.inner'];
+    const code = [
+      '-- outer is retired; other_v2() replaced other',
+      "select {{ p.other_v2() }}, {{ my_middle() }}, {{ inner ( ) }} from {{ ref('orders') }}",
+    ].join('\n');
+    const node = model({ raw_code: code, depends_on: { macros: lists } });
+    const counted = describeFingerprint(node, createFingerprintContext({ macros })).macros.map(([id]) => id);
+    expect(counted).toEqual(['macro.p.inner']);
+    expect(fingerprintWith(node, { macros: { ...macros, 'macro.p.outer': { ...macros['macro.p.outer'], macro_sql: 'changed' } } })).toBe(fingerprintWith(node));
+    expect(fingerprintWith(node, { macros: edited })).not.toBe(fingerprintWith(node));
+  });
+
   it('changes no model that does not reach it', () => {
     expect(fingerprintWith(callsOther, { macros: edited })).toBe(fingerprintWith(callsOther));
   });
@@ -87,7 +101,8 @@ describe('fingerprintNode: macros', () => {
 });
 
 describe('fingerprintNode: config', () => {
-  const base = fingerprintWith(model());
+  // Computed in each test, not while the suite is collected: a broken fingerprint then fails tests, not the file.
+  const base = (): string => fingerprintWith(model());
   const withConfig = (config: Record<string, unknown>, unrendered: Record<string, unknown> = {}) =>
     fingerprintWith(model({ config: { ...model().config, ...config }, unrendered_config: { ...model().unrendered_config, ...unrendered } }));
 
@@ -99,7 +114,7 @@ describe('fingerprintNode: config', () => {
     ['post-hook', { 'post-hook': [{ sql: 'vacuum {{ this }}', transaction: true, index: 1 }] }, {}],
     ['configured schema', {}, { schema: "{{ 'finance' }}" }],
   ])('counts %s', (_key, config, unrendered) => {
-    expect(withConfig(config, unrendered)).not.toBe(base);
+    expect(withConfig(config, unrendered)).not.toBe(base());
   });
 
   it.each([
@@ -111,7 +126,7 @@ describe('fingerprintNode: config', () => {
     ['a rendered schema for another target', { schema: 'dbt_prod_marts' }],
     ['an implicit default written out', { on_configuration_change: 'apply' }],
   ])('ignores %s', (_key, config) => {
-    expect(withConfig(config)).toBe(base);
+    expect(withConfig(config)).toBe(base());
   });
 
   it('takes a key set in the code from the code, not from its value rendered for one target', () => {
@@ -178,6 +193,10 @@ describe('fingerprintProject', () => {
 
   it('does not depend on order', () => {
     expect(fingerprintProject([...pairs].reverse())).toBe(fingerprintProject(pairs));
+    // Ids and fingerprints sorting in opposite orders: the order is by id first.
+    const crossed: [string, string][] = [['model.p.a', 'f9'], ['model.p.b', 'f1']];
+    expect(fingerprintProject([...crossed].reverse())).toBe(fingerprintProject(crossed));
+    expect(fingerprintProject(crossed)).toBe(sha(JSON.stringify(crossed)));
     expect(fingerprintProject(new Map(pairs))).toBe(fingerprintProject(pairs));
   });
 
@@ -186,5 +205,74 @@ describe('fingerprintProject', () => {
     expect(fingerprintProject([...pairs.slice(0, 2), ['seed.p.c', 'f4']])).not.toBe(base);
     expect(fingerprintProject([...pairs.slice(0, 2), ['seed.p.d', 'f3']])).not.toBe(base);
     expect(fingerprintProject(pairs.slice(0, 2))).not.toBe(base);
+  });
+});
+
+const sha = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** What goes into the hash, part by part, for nodes of each kind: the recipe README describes. */
+describe('describeFingerprint', () => {
+  const context = createFingerprintContext({ metadata: { adapter_type: 'postgres' }, macros });
+
+  it('hashes SQL by its normal form, python by its text, a seed by its checksum', () => {
+    expect(describeFingerprint(model({ raw_code: 'SELECT  1 -- x' }), context).code).toEqual({ kind: 'sql', hash: sha('select 1') });
+    expect(describeFingerprint({ raw_code: null, raw_sql: null }, context).code).toEqual({ kind: 'sql', hash: sha('') });
+    expect(describeFingerprint(model({ language: 'python', raw_code: 'a = 1  \r\rb = 2\t\v\r\n\n' }), context).code).toEqual({ kind: 'python', hash: sha('a = 1\n\nb = 2') });
+    expect(describeFingerprint({ resource_type: 'seed', checksum: { name: 'SHA256', checksum: 'abc' } }, context).code).toEqual({ kind: 'seed', hash: 'abc' });
+    expect(describeFingerprint({ resource_type: 'seed', checksum: { name: 'PATH', checksum: 'seeds/big.csv' } }, context).code).toEqual({ kind: 'seed', hash: 'seeds/big.csv', note: 'file over 1 MiB: dbt stored its path, not its hash' });
+    expect(describeFingerprint({ resource_type: 'seed', checksum: null }, context).code).toEqual({ kind: 'seed', hash: null });
+    expect(describeFingerprint({ resource_type: 'seed', checksum: { name: null, checksum: null } }, context).code).toEqual({ kind: 'seed', hash: null });
+  });
+
+  it('lists an enforced contract, from the node or its config, with columns sorted by name', () => {
+    const columns = {
+      b: { name: 'b', data_type: 'int', constraints: [{ type: 'not_null' }] },
+      a: { data_type: 'text' },
+      junk: 5,
+    } as unknown as FingerprintInput['columns'];
+    const expected = { alias_types: true, columns: [['b', 'int', [{ type: 'not_null' }]], [null, 'text', []]], constraints: [] };
+    expect(describeFingerprint(model({ contract: { enforced: true }, columns }), context).contract).toEqual(expected);
+    const viaConfig = model({ columns, config: { ...model().config, contract: { enforced: true } } });
+    expect(describeFingerprint(viaConfig, context).contract).toEqual(expected);
+    expect(describeFingerprint(model({ columns, config: { ...model().config, contract: { enforced: false } } }), context).contract).toBeNull();
+    expect(describeFingerprint(model({ columns, config: { ...model().config, contract: 'yes' } }), context).contract).toBeNull();
+    const aliasOff = describeFingerprint(model({ contract: { enforced: true, alias_types: false }, columns: {}, constraints: [{ type: 'primary_key', columns: ['b'] }] }), context);
+    expect(aliasOff.contract).toEqual({ alias_types: false, columns: [], constraints: [{ type: 'primary_key', columns: ['b'] }] });
+  });
+
+  it("counts a generic test's own macro even where its code does not name it, and what the test checks", () => {
+    const test: FingerprintInput = {
+      resource_type: 'test',
+      raw_code: '',
+      depends_on: { macros: ['macro.dbt.test_unique', 7, 'macro.dbt.get_where_subquery'] as unknown as string[] },
+      test_metadata: { name: 'unique', namespace: 'dbt', kwargs: { column_name: 'id' } },
+    };
+    const parts = describeFingerprint(test, context);
+    expect(parts.macros).toEqual([['macro.dbt.test_unique', null]]);
+    expect(parts.test).toEqual({ name: 'unique', namespace: 'dbt', kwargs: { column_name: 'id' } });
+    expect(describeFingerprint({ ...test, test_metadata: {} }, context).test).toEqual({ name: null, namespace: null, kwargs: null });
+    expect(describeFingerprint({ ...test, test_metadata: null }, context).macros).toEqual([]);
+    expect(describeFingerprint(model(), context).test).toBeNull();
+  });
+
+  it('finds a call to a macro whose name holds a character regular expressions treat specially', () => {
+    const node = model({ raw_code: 'select {{ cost$usd() }}', depends_on: { macros: ['macro.p.cost$usd', 'macro.p.costXusd'] } });
+    expect(describeFingerprint(node, context).macros.map(([id]) => id)).toEqual(['macro.p.cost$usd']);
+  });
+
+  it('lists the macro closure sorted, whatever order it was reached in, and macros without depends_on', () => {
+    const manifest = {
+      macros: {
+        'macro.p.z': { macro_sql: 'z', depends_on: { macros: ['macro.p.b', 9] as unknown as string[] } },
+        'macro.p.b': { macro_sql: 'b', depends_on: { macros: ['macro.p.a'] } },
+        'macro.p.a': { macro_sql: 'a', depends_on: null },
+      },
+    };
+    const parts = describeFingerprint(model({ raw_code: 'select {{ z() }}', depends_on: { macros: ['macro.p.z'] } }), createFingerprintContext(manifest));
+    expect(parts.macros).toEqual([
+      ['macro.p.a', sha('a')],
+      ['macro.p.b', sha('b')],
+      ['macro.p.z', sha('z')],
+    ]);
   });
 });

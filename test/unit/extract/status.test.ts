@@ -14,6 +14,12 @@ describe('normaliseStatus', () => {
     ['partial success', 'partial success'],
     ['partial_success', 'partial success'],
     ['reused', 'reused'],
+    ['RuntimeError', 'runtime error'],
+    ['Runtime-Error', 'runtime error'],
+    ['runtime  error', 'runtime error'],
+    ['PartialSuccess', 'partial success'],
+    ['Partial - Success', 'partial success'],
+    ['No Op', 'no-op'],
   ])('%s → %s', (raw, expected) => {
     expect(normaliseStatus(raw)).toBe(expected);
   });
@@ -51,6 +57,9 @@ describe('normaliseLegacyResult (dbt before 0.19)', () => {
     expect(normaliseLegacyResult({ ...base, isTest: true, status: 3, fail: true })).toEqual({ status: 'fail', message: null, failures: 3 });
     expect(normaliseLegacyResult({ ...base, isTest: true, status: 2, warn: true }).status).toBe('warn');
     expect(normaliseLegacyResult({ ...base, isTest: true, status: 2 }).status).toBe('fail');
+    // `fail` alone decides, whatever the count says; a false flag decides nothing.
+    expect(normaliseLegacyResult({ ...base, isTest: true, status: 0, fail: true }).status).toBe('fail');
+    expect(normaliseLegacyResult({ ...base, isTest: true, status: 0, fail: false, warn: false }).status).toBe('pass');
   });
 
   it('is success for a model with a null status and no error', () => {

@@ -1,0 +1,50 @@
+/**
+ * Mutation testing (`npm run mutate`, not part of `npm test`: it runs tests once per mutant).
+ * Each scope pairs the code it mutates with the unit tests written for it, so a mutant costs
+ * seconds, not a whole suite. MUTATE_SCOPE picks scopes (comma-separated; default all), e.g.
+ * `MUTATE_SCOPE=state npm run mutate`; MUTATE_CONCURRENCY sets the test processes (default 2).
+ * The corpus is hidden from the tests (DBTATTIC_CORPUS in package.json): a mutant counts as
+ * killed only by a test that runs on a fresh clone. Scores and survivors: README, "Mutation testing".
+ */
+const SCOPES = {
+  // Chunking apart: its tests push megabytes through the chunker, and a mutant there that loops
+  // costs a timeout; the known-answer vectors are its sharpest test.
+  archive: {
+    mutate: ['src/archive/**/*.ts', '!src/archive/chunking.ts'],
+    tests: ['test/unit/archive/{objects,objects-damage,refs,verify,format-vectors,records}.test.ts', 'test/contract/**/*.test.ts', 'test/unit/state/**/*.test.ts'],
+  },
+  chunking: { mutate: ['src/archive/chunking.ts'], tests: ['test/unit/archive/{chunking,format-vectors}.test.ts'] },
+  state: { mutate: ['src/state/**/*.ts'], tests: ['test/unit/state/**/*.test.ts'] },
+  fingerprint: {
+    mutate: ['src/extract/node-fingerprint.ts', 'src/extract/fingerprint-context.ts'],
+    tests: ['test/unit/extract/node-fingerprint.test.ts', 'test/unit/extract/manifest.test.ts'],
+  },
+  status: {
+    mutate: ['src/extract/status.ts'],
+    tests: ['test/unit/extract/status.test.ts', 'test/unit/extract/run-results.test.ts', 'test/unit/state/run-summary.test.ts'],
+  },
+  detect: { mutate: ['src/extract/detect.ts'], tests: ['test/unit/extract/detect.test.ts', 'test/unit/extract/run-results.test.ts'] },
+};
+
+const chosen = (process.env.MUTATE_SCOPE ?? Object.keys(SCOPES).join(',')).split(',').map((name) => {
+  const scope = SCOPES[name.trim()];
+  if (!scope) throw new Error(`MUTATE_SCOPE: no scope '${name}' (scopes: ${Object.keys(SCOPES).join(', ')})`);
+  return scope;
+});
+// Read by vitest.mutate.config.ts in the test processes Stryker starts.
+process.env.DBTATTIC_MUTATE_TESTS = [...new Set(chosen.flatMap((s) => s.tests))].join(',');
+
+export default {
+  testRunner: 'vitest',
+  vitest: { configFile: 'vitest.mutate.config.ts', related: false },
+  coverageAnalysis: 'perTest',
+  mutate: chosen.flatMap((s) => s.mutate),
+  ignorePatterns: ['dist', 'bench', 'reports', '.dbtattic'],
+  concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
+  timeoutMS: 10_000,
+  reporters: ['clear-text', 'progress-append-only', 'json'],
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 80, low: 70, break: null },
+  tempDirName: '.stryker-tmp',
+  cleanTempDir: 'always',
+};
