@@ -20,7 +20,9 @@ const ALLOWED: Record<string, string[]> = {
   capture: [...BOTTOM, 'archive', 'extract', 'config'],
   state: [...BOTTOM, 'archive', 'extract'],
   store: [...BOTTOM, 'archive', 'extract', 'config'],
-  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store'],
+  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'mcp'],
+  // A second front end: it puts agents' questions to cli's own program, which loads it only for `dbtattic mcp`.
+  mcp: [...BOTTOM, 'cli'],
 };
 
 function layerOf(file: string): string {
