@@ -188,6 +188,13 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .action(run(() => import('./commands/verify.js')));
 
   program
+    .command('mcp')
+    .description('Serve the history to agents: a read-only Model Context Protocol server on stdio')
+    .option('--max-rows <n>', 'the most rows a query tool may return', positiveInt, 1000)
+    .option('--max-seconds <n>', 'the longest a query tool may run', positiveInt, 30)
+    .action(run(() => import('./commands/mcp.js')));
+
+  program
     .command('info')
     .description('Show the resolved configuration and what the archive holds')
     .option('--json', 'print as JSON')

@@ -1,0 +1,44 @@
+import { Chalk } from 'chalk';
+import type { CliIo } from '../cli/io.js';
+import { main } from '../cli/main.js';
+
+export interface CliAnswer {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface CliCaller {
+  (argv: string[]): Promise<CliAnswer>;
+}
+
+/**
+ * Runs the CLI's program in this process, one command at a time: two commands opening the
+ * store at once would each hold a DuckDB instance on one file. Its output is collected, never
+ * written to the real stdout, which carries the protocol.
+ */
+export function cliCaller(cwd: string, env: Record<string, string | undefined>, globalArgs: string[]): CliCaller {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (argv) => {
+    // Global flags right after the command's name: after a `--` they would be read as SQL.
+    const call = queue.then(() => runCollected([argv[0]!, ...globalArgs, ...argv.slice(1)], cwd, env));
+    queue = call.catch(() => undefined);
+    return call;
+  };
+}
+
+async function runCollected(argv: string[], cwd: string, env: Record<string, string | undefined>): Promise<CliAnswer> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    cwd,
+    env,
+    stdout: (text) => void out.push(text),
+    stderr: (text) => void err.push(text),
+    isTTY: false,
+    stderrIsTTY: false,
+    color: new Chalk({ level: 0 }),
+  };
+  const exitCode = await main(argv, io);
+  return { exitCode, stdout: out.join(''), stderr: err.join('') };
+}

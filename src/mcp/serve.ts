@@ -1,0 +1,77 @@
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { readAnswers, type ToolAnswer } from './answer.js';
+import { cliCaller, type CliAnswer, type CliCaller } from './cli-call.js';
+import { COLUMNS_SQL, describeRelations, readReadme, type RelationDoc } from './resources.js';
+import { TOOLS, type QueryLimits, type ToolSpec } from './tools.js';
+
+export interface McpOptions extends QueryLimits {
+  cwd: string;
+  env: Record<string, string | undefined>;
+  /** --store, --project-dir, --target-path as given to `dbtattic mcp`: every tool call gets them. */
+  globalArgs: string[];
+  version: string;
+}
+
+export function createMcpServer(options: McpOptions): McpServer {
+  const call = cliCaller(options.cwd, options.env, options.globalArgs);
+  const server = new McpServer({ name: 'dbtattic', version: options.version });
+  for (const tool of TOOLS) registerTool(server, tool, call, options);
+  registerSchemaResources(server, call);
+  return server;
+}
+
+/** Serves until the client closes stdin. */
+export async function serveMcp(options: McpOptions): Promise<void> {
+  const server = createMcpServer(options);
+  const closed = new Promise<void>((resolve) => {
+    server.server.onclose = resolve;
+  });
+  await server.connect(new StdioServerTransport());
+  await closed;
+}
+
+function registerTool(server: McpServer, tool: ToolSpec, call: CliCaller, limits: QueryLimits): void {
+  server.registerTool(
+    tool.name,
+    { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: true, openWorldHint: false } },
+    async (input: Record<string, unknown>) => toolResult(await ask(call, tool.commands(input, limits))),
+  );
+}
+
+async function ask(call: CliCaller, commands: Record<string, string[]>): Promise<ToolAnswer> {
+  const answers: Record<string, CliAnswer> = {};
+  for (const [key, argv] of Object.entries(commands)) answers[key] = await call(argv);
+  return readAnswers(answers);
+}
+
+function toolResult(answer: ToolAnswer) {
+  if (!answer.ok) return { isError: true, content: [{ type: 'text' as const, text: answer.message }] };
+  return { structuredContent: answer.value, content: [{ type: 'text' as const, text: JSON.stringify(answer.value, null, 2) }] };
+}
+
+function registerSchemaResources(server: McpServer, call: CliCaller): void {
+  const relations = async (): Promise<RelationDoc[]> => {
+    const answer = await ask(call, { columns: ['query', '--json', '--', COLUMNS_SQL] });
+    if (!answer.ok) throw new Error(answer.message);
+    return describeRelations(answer.value.columns as Array<Record<string, unknown>>, readReadme());
+  };
+  server.registerResource(
+    'schema',
+    'dbtattic://schema',
+    { title: 'The store: every table and view', description: 'Tables and views of the dbtattic store, their columns and what each holds', mimeType: 'application/json' },
+    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await relations(), null, 2) }] }),
+  );
+  server.registerResource(
+    'relation',
+    new ResourceTemplate('dbtattic://schema/{name}', {
+      list: async () => ({ resources: (await relations()).map((r) => ({ uri: `dbtattic://schema/${r.name}`, name: r.name, description: r.description ?? undefined, mimeType: 'application/json' })) }),
+    }),
+    { title: 'One table or view of the store', mimeType: 'application/json' },
+    async (uri, { name }) => {
+      const found = (await relations()).find((r) => r.name === name);
+      if (!found) throw new Error(`no table or view named ${String(name)} in the store; read dbtattic://schema for the list`);
+      return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(found, null, 2) }] };
+    },
+  );
+}

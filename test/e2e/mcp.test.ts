@@ -1,0 +1,121 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { nodeHistorySql } from '../../src/mcp/tools.js';
+import { BIN } from '../helpers/cli.js';
+import { cleanEnv, startReplay, type ReplayedHistory } from '../helpers/replay.js';
+
+/**
+ * `dbtattic mcp` started as a child process and driven by the SDK's own client over stdio, on
+ * the replayed fixture history: each tool must answer what the CLI's --json answers to the same
+ * question, asked by a separate process.
+ */
+let replay: ReplayedHistory;
+let client: Client;
+
+beforeAll(async () => {
+  replay = startReplay();
+  for (const step of replay.steps) replay.replayStep(step);
+  client = new Client({ name: 'dbtattic-test', version: '0' });
+  await client.connect(new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--max-rows', '50', '--max-seconds', '2'],
+    cwd: replay.project,
+    env: cleanEnv(),
+    stderr: 'pipe',
+  }));
+}, 300_000);
+
+afterAll(async () => {
+  await client?.close();
+  replay?.remove();
+});
+
+type ToolOutput = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> };
+const callTool = async (name: string, args: Record<string, unknown> = {}): Promise<ToolOutput> => (await client.callTool({ name, arguments: args })) as ToolOutput;
+const cli = <T>(args: string[]): T => replay.json<T>(args);
+const errorText = (out: ToolOutput): string => out.content.map((c) => c.text ?? '').join('');
+
+describe('dbtattic mcp', () => {
+  it('lists the read-only tools, each with an input schema', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(['diff_runs', 'inspect_run', 'list_runs', 'node_history', 'query', 'runtime_regressions', 'state_path', 'test_history']);
+    for (const tool of tools) {
+      expect(tool.inputSchema.type).toBe('object');
+      expect(tool.annotations?.readOnlyHint).toBe(true);
+    }
+  });
+
+  it('list_runs answers what history --json does, filters included', async () => {
+    expect((await callTool('list_runs', { limit: 50 })).structuredContent).toEqual({ runs: cli(['history', '--json', '--limit', '50']) });
+    const failed = await callTool('list_runs', { status: 'failed' });
+    expect(failed.structuredContent).toEqual({ runs: cli(['history', '--json', '--status', 'failed']) });
+    expect((failed.structuredContent!.runs as unknown[]).length).toBeGreaterThan(0);
+  });
+
+  it('inspect_run and diff_runs answer what inspect and diff do', async () => {
+    const [first, second] = [replay.steps[0]!.invocation_id, replay.steps[1]!.invocation_id];
+    expect((await callTool('inspect_run', { invocation: second })).structuredContent).toEqual({ inspect: cli(['inspect', second, '--json']) });
+    expect((await callTool('inspect_run', { invocation: '@main' })).structuredContent).toEqual({ inspect: cli(['inspect', '@main', '--json']) });
+    expect((await callTool('diff_runs', { from: first, to: second })).structuredContent).toEqual({ diff: cli(['diff', first, second, '--json']) });
+  });
+
+  it('node_history, test_history and runtime_regressions answer what the same SQL gives through query', async () => {
+    const history = await callTool('node_history', { node: 'orders' });
+    const sql = nodeHistorySql('orders');
+    for (const key of ['versions', 'changes', 'runs'] as const) {
+      expect(history.structuredContent![key]).toEqual(cli(['query', '--json', '--limit', '50', '--', sql[key]]));
+    }
+    expect((history.structuredContent!.runs as unknown[]).length).toBeGreaterThan(0);
+    expect((await callTool('test_history')).structuredContent).toEqual({ tests: cli(['query', '--json', '--limit', '50', '--', 'SELECT * FROM v_test_history WHERE true ORDER BY unique_id']) });
+    expect((await callTool('runtime_regressions')).structuredContent).toEqual({ regressions: cli(['query', '--json', '--limit', '50', '--', 'SELECT * FROM v_runtime_regressions ORDER BY unique_id']) });
+  });
+
+  it('query answers what query --json does, within the server\'s row cap', async () => {
+    const sql = 'select invocation_id, command from invocation order by invocation_id';
+    expect((await callTool('query', { sql, limit: 3 })).structuredContent).toEqual({ rows: cli(['query', '--json', '--limit', '3', sql]) });
+    const capped = await callTool('query', { sql: 'select * from range(1000)', limit: 100_000 });
+    expect((capped.structuredContent!.rows as unknown[]).length).toBe(50);
+  });
+
+  it('refuses a writing statement with the CLI\'s message', async () => {
+    const sql = 'delete from invocation';
+    const out = await callTool('query', { sql });
+    expect(out.isError).toBe(true);
+    const cliError = replay.attic(['query', '--json', sql]);
+    expect(cliError.exitCode).not.toBe(0);
+    expect(errorText(out)).toBe((JSON.parse(cliError.stdout) as { error: { message: string } }).error.message);
+    expect(cli<unknown[]>(['history', '--json', '--limit', '50']).length).toBe(replay.steps.length);
+  });
+
+  it('cancels a query past the time limit, and says so', async () => {
+    const out = await callTool('query', { sql: 'select count(*) from range(100000000000) a, range(1000) b', timeout_s: 600 });
+    expect(out.isError).toBe(true);
+    expect(errorText(out)).toMatch(/2 s|time/i);
+  });
+
+  it('gives the CLI\'s message for an unknown run id', async () => {
+    const out = await callTool('inspect_run', { invocation: 'ffffffff' });
+    expect(out.isError).toBe(true);
+    const cliError = replay.attic(['inspect', 'ffffffff', '--json']);
+    expect(errorText(out)).toBe((JSON.parse(cliError.stdout) as { error: { message: string } }).error.message);
+  });
+
+  it('state_path writes the directory state --json names', async () => {
+    const out = await callTool('state_path', {});
+    expect(out.structuredContent).toEqual({ state: cli(['state', '--json']) });
+  });
+
+  it('describes every table and view with its columns and README\'s words', async () => {
+    const { resources } = await client.listResources();
+    const uris = resources.map((r) => r.uri);
+    expect(uris).toContain('dbtattic://schema');
+    expect(uris).toContain('dbtattic://schema/v_test_history');
+    const read = await client.readResource({ uri: 'dbtattic://schema/invocation' });
+    const doc = JSON.parse(String((read.contents[0] as { text: string }).text)) as { kind: string; description: string; columns: Array<{ name: string }> };
+    expect(doc.kind).toBe('table');
+    expect(doc.description).toMatch(/^dbt invocation/);
+    const columns = cli<Array<{ column_name: string }>>(['query', '--json', "select column_name from information_schema.columns where table_name = 'invocation' order by ordinal_position"]);
+    expect(doc.columns.map((c) => c.name)).toEqual(columns.map((c) => c.column_name));
+  });
+});
