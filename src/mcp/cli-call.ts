@@ -37,6 +37,8 @@ async function runCollected(argv: string[], cwd: string, env: Record<string, str
     stderr: (text) => void err.push(text),
     isTTY: false,
     stderrIsTTY: false,
+    columns: 0,
+    rows: 0,
     color: new Chalk({ level: 0 }),
   };
   const exitCode = await main(argv, io);
