@@ -191,7 +191,6 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .command('mcp')
     .description('Serve the history to agents: a read-only Model Context Protocol server on stdio')
     .option('--max-rows <n>', 'the most rows a query tool may return', positiveInt, 1000)
-    .option('--max-seconds <n>', 'the longest a query tool may run', positiveInt, 30)
     .action(run(() => import('./commands/mcp.js')));
 
   program

@@ -7,7 +7,6 @@ import { z } from 'zod';
  */
 export interface QueryLimits {
   maxRows: number;
-  maxSeconds: number;
 }
 
 export interface ToolSpec {
@@ -32,7 +31,7 @@ function flag(name: string, value: unknown): string[] {
 }
 
 function sql(text: string, limits: QueryLimits, rows = limits.maxRows): string[] {
-  return ['query', '--json', '--limit', String(Math.min(rows, limits.maxRows)), '--timeout', String(limits.maxSeconds), '--', text];
+  return ['query', '--json', '--limit', String(Math.min(rows, limits.maxRows)), '--', text];
 }
 
 /** The SQL behind node_history, one statement per part of the answer. */
@@ -98,15 +97,13 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'query',
-    description: 'Read-only SQL on the store (tables and views: see the dbtattic://schema resource). Writes are refused; rows and time are capped by the server.',
+    description: 'Read-only SQL on the store (tables and views: see the dbtattic://schema resource). Writes are refused; rows are capped by the server.',
     input: {
       sql: z.string().min(1).describe('one read-only statement'),
       limit: z.number().int().positive().optional().describe('at most this many rows (capped by the server)'),
-      timeout_s: z.number().int().positive().optional().describe('stop after this many seconds (capped by the server)'),
     },
     commands: (i, limits) => ({
-      rows: ['query', '--json', '--limit', String(Math.min(Number(i.limit ?? limits.maxRows), limits.maxRows)),
-        '--timeout', String(Math.min(Number(i.timeout_s ?? limits.maxSeconds), limits.maxSeconds)), '--', String(i.sql)],
+      rows: ['query', '--json', '--limit', String(Math.min(Number(i.limit ?? limits.maxRows), limits.maxRows)), '--', String(i.sql)],
     }),
   },
   {
