@@ -41,7 +41,7 @@ export function nodeHistorySql(node: string): Record<'versions' | 'changes' | 'r
     versions: `SELECT n.unique_id, n.node_version_id, n.fingerprint, min(s.invoked_at) AS first_seen, max(s.invoked_at) AS last_seen, count(*) AS invocations
       FROM node AS n JOIN v_invocation_sequence AS s USING (invocation_id) WHERE ${match('n.')}
       GROUP BY ALL ORDER BY first_seen, n.node_version_id`,
-    changes: `SELECT to_invocation_id, to_seq, change_kind, what_changed, changed_macros FROM v_node_changes
+    changes: `SELECT to_invocation, to_seq, change_kind, what_changed, changed_macros FROM v_node_changes
       WHERE unique_id IN (SELECT DISTINCT unique_id FROM node WHERE ${match()}) ORDER BY to_seq, unique_id`,
     runs: `SELECT invocation_id, seq, invoked_at, command, target, branch, git_sha, unique_id, status, execution_time, rows_affected, message, fingerprint
       FROM v_run_history WHERE ${match()} ORDER BY seq, unique_id`,
