@@ -50,7 +50,10 @@ export async function ingestInvocation(connection: DuckDBConnection, versions: V
     }
   }
   await recordProblems(connection, input.invocationId, problems);
-  if (manifestReplaced) await dropUnheldVersions(connection);
+  if (manifestReplaced) {
+    await dropUnheldVersions(connection);
+    versions.forgetWritten();
+  }
   return problems;
 }
 
@@ -124,6 +127,7 @@ export function newestPerArtifact(records: readonly ArtifactRecord[]): ArtifactR
 async function dropUnheldVersions(connection: DuckDBConnection): Promise<void> {
   await connection.run('DELETE FROM node_version WHERE node_version_id NOT IN (SELECT node_version_id FROM node_invocation)');
   await connection.run('DELETE FROM macro_version WHERE macro_version_id NOT IN (SELECT macro_version_id FROM macro_invocation)');
+  await connection.run('DELETE FROM compiled_code WHERE compiled_code_id NOT IN (SELECT compiled_code_id FROM node_invocation WHERE compiled_code_id IS NOT NULL)');
 }
 
 async function writeArtifactCaptures(connection: DuckDBConnection, records: readonly ArtifactRecord[]): Promise<void> {
