@@ -54,6 +54,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--command <names>', 'which dbt commands count as a success (comma-separated)', 'build,run')
     .option('--branch <name>', "only this line of history; falls back to the branch's base")
     .option('--out <dir>', 'where to write it (default: <store>/state/<invocation>)')
+    .option('--allow-failed', "with --branch: accept the branch's base even if that run failed")
     .option('--json', 'print what was chosen as JSON')
     .action(run(() => import('./commands/state.js')));
 

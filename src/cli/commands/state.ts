@@ -13,6 +13,7 @@ interface StateFlags extends GlobalFlags {
   target?: string;
   command?: string;
   out?: string;
+  allowFailed?: boolean;
   json?: boolean;
 }
 
@@ -26,6 +27,7 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
     target: flags.target,
     branch: flags.branch,
     walk: config.remote !== null,
+    allowFailed: flags.allowFailed,
     commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean),
   });
   const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.localDir, 'state', keySegment(chosen.invocation.invocationId));
