@@ -101,6 +101,16 @@ export async function listArtifactRecordKeys(backend: Backend): Promise<string[]
   return (await backend.list(INVOCATION_RECORDS_PREFIX)).map((k) => k.key).filter((k) => k.endsWith('.json'));
 }
 
+/** Every invocation id the archive files artifacts under (a listing, no record read). */
+export async function listInvocationIds(backend: Backend): Promise<string[]> {
+  const ids = new Set<string>();
+  for (const key of await listArtifactRecordKeys(backend)) {
+    const segment = key.slice(INVOCATION_RECORDS_PREFIX.length).split('/')[0];
+    if (segment) ids.add(decodeURIComponent(segment));
+  }
+  return [...ids];
+}
+
 export async function listCaptureRecordKeys(backend: Backend): Promise<string[]> {
   return (await backend.list(CAPTURE_RECORDS_PREFIX)).map((k) => k.key).filter((k) => k.endsWith('.json'));
 }

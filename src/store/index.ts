@@ -14,6 +14,6 @@ export { readStoreFigures, type StoreFigures } from './figures.js';
 export type { CatchUpReport } from './catch-up.js';
 export type { IngestProblem } from './ingest.js';
 export { catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore } from './project-store.js';
-export { resolveInvocationRef, readInvocation, previousInvocation, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
+export { resolveInvocationRef, invocationAbbreviator, readInvocation, previousInvocation, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type Triplet } from './reports.js';
 export { readPlanFacts, type PlanFacts, type PlanScope, type CurrentNode, type BuildAfter, type FreshnessCheck, type BuildFact, type CatalogFact, type NodeBuilds, type ScopedBuilds } from './plan-facts.js';

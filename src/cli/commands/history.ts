@@ -1,5 +1,5 @@
 import { ExitCode } from '../../errors.js';
-import { readHistory, withCurrentStore, type HistoryRow } from '../../store/index.js';
+import { invocationAbbreviator, readHistory, withCurrentStore, type HistoryRow } from '../../store/index.js';
 import { shortId } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatDuration, formatTime, printTable } from '../format.js';
@@ -17,22 +17,25 @@ interface HistoryFlags extends GlobalFlags {
 export default async function history(io: CliIo, flags: HistoryFlags): Promise<number> {
   const config = loadConfig(io, flags);
   const progress = startProgress(io, 'catching up');
-  const rows = await withCurrentStore(
+  const { rows, abbreviate } = await withCurrentStore(
     config,
-    (db) => readHistory(db.connection, { limit: flags.limit ?? 20, target: flags.target, command: flags.command, status: parseStatus(flags.status), branch: flags.branch }),
+    async (db) => ({
+      rows: await readHistory(db.connection, { limit: flags.limit ?? 20, target: flags.target, command: flags.command, status: parseStatus(flags.status), branch: flags.branch }),
+      abbreviate: await invocationAbbreviator(db.connection),
+    }),
     progress.update,
   ).finally(progress.stop);
   if (flags.json) printJson(io, rows);
   else if (rows.length === 0) io.stderr('No invocations match. Capture some with dbtattic capture or dbtattic run -- dbt build.\n');
-  else printTable(io, ['when', 'invocation', 'command', 'target', 'results', 'took', 'git', 'branch'], rows.map((row) => humanRow(io, row)));
+  else printTable(io, ['when', 'invocation', 'command', 'target', 'results', 'took', 'git', 'branch'], rows.map((row) => humanRow(io, row, abbreviate)));
   return ExitCode.ok;
 }
 
-function humanRow(io: CliIo, row: HistoryRow): string[] {
+function humanRow(io: CliIo, row: HistoryRow, abbreviate: (id: string) => string): string[] {
   const counts = Object.entries(row.status_counts ?? {}).map(([status, n]) => colourCount(io, status, n)).join(' ');
   return [
     formatTime(row.at),
-    shortId(row.invocation_id),
+    abbreviate(row.invocation_id),
     row.command ?? '-',
     row.target ?? '-',
     counts || '-',

@@ -1,6 +1,6 @@
 import { runWithCapture } from '../../capture/run.js';
 import { ExitCode } from '../../errors.js';
-import { shortId } from '../../vocab/index.js';
+import { archiveAbbreviator } from '../abbreviate.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
 import type { CliIo } from '../io.js';
@@ -28,7 +28,9 @@ export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
   const failed = [outcome.pre, outcome.post].flatMap((c) => c?.record?.artifacts.filter((a) => a.status === 'error') ?? []);
   for (const a of failed) io.stderr(`${io.color.yellow('dbtattic warning:')} ${a.path}: ${a.error}\n`);
   if (!flags.quiet && captured.length > 0) {
-    const invocations = [...new Set(captured.map((a) => shortId(a.invocation_id ?? '')))].join(', ');
+    const ids = captured.flatMap((a) => (a.invocation_id ? [a.invocation_id] : []));
+    const abbreviate = await archiveAbbreviator(config, ids);
+    const invocations = [...new Set(ids.map(abbreviate))].join(', ');
     const bytes = captured.reduce((sum, a) => sum + a.stored_bytes, 0);
     io.stderr(io.color.dim(`dbtattic: captured ${captured.map((a) => a.artifact).join(', ')} of invocation ${invocations} (${formatBytes(bytes)} new)\n`));
   }
