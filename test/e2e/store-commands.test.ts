@@ -171,7 +171,8 @@ describe('history', () => {
     const result = await cli('history', '--limit', '1');
     expect(result.exitCode).toBe(0);
     expect(result.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\ttarget\tresults\ttook\tgit\tbranch');
-    expect(result.stdout.split('\n')[1]).toMatch(/^2026-01-05 10:00\t5e1ec7ed\t-\t-\t-\t-\t-\tmain$/);
+    // The ids differ only in their last character: the shortest unique prefix is all of it.
+    expect(result.stdout.split('\n')[1]).toMatch(/^2026-01-05 10:00\t5e1ec7ed-0000-4000-8000-000000000005\t-\t-\t-\t-\t-\tmain$/);
   });
 });
 
