@@ -79,9 +79,9 @@ CREATE TABLE IF NOT EXISTS artifact_capture (
 -- seeds, snapshots, analyses, operations, sources, exposures, metrics, semantic models, saved
 -- queries, unit tests, groups, functions, docs; enabled or disabled). Key: node_version_id, a
 -- sha256 of the definition without its invocation-specific fields (see
--- src/extract/node-version.ts). A node unchanged between runs keeps its row here.
--- compiled_code and relation_name are fill-ins: not part of the key, set from the first
--- manifest that has them.
+-- src/extract/node-version.ts). A node unchanged between runs keeps its row here. Every column
+-- follows from the key: what one invocation rendered (relation_name, compiled SQL) is in
+-- node_invocation, so no invocation shows another's.
 CREATE TABLE IF NOT EXISTS node_version (
   node_version_id    VARCHAR PRIMARY KEY,
   unique_id          VARCHAR NOT NULL,
@@ -93,12 +93,10 @@ CREATE TABLE IF NOT EXISTS node_version (
   patch_path         VARCHAR,      -- the YAML that documents or configures it
   language           VARCHAR,
   raw_code           VARCHAR,      -- raw_code (raw_sql before v7); a doc block's markdown
-  compiled_code      VARCHAR,      -- fill-in
   materialization    VARCHAR,      -- config.materialized
   database_name      VARCHAR,
   schema_name        VARCHAR,
   identifier         VARCHAR,      -- alias, or a source's identifier
-  relation_name      VARCHAR,      -- fill-in
   checksum           VARCHAR,
   config             JSON,
   unrendered_config  JSON,
@@ -120,9 +118,21 @@ CREATE TABLE IF NOT EXISTS node_invocation (
   invocation_id   VARCHAR NOT NULL,
   unique_id       VARCHAR NOT NULL,
   node_version_id VARCHAR NOT NULL,
-  fingerprint     VARCHAR          -- semantic fingerprint of what the node builds (models, seeds,
+  fingerprint     VARCHAR,         -- semantic fingerprint of what the node builds (models, seeds,
                                    -- snapshots, tests, analyses); here, not in node_version,
                                    -- because it covers the macros the node calls
+  relation_name   VARCHAR,         -- as this invocation rendered it; NULL when it compiled nothing
+  compiled_code_id VARCHAR         -- the SQL this invocation's manifest compiled (compiled_code);
+                                   -- NULL after `dbt parse` or for a node it did not compile
+);
+
+-- Grain: one distinct compiled SQL text from a manifest's nodes (compiled_code; compiled_sql
+-- before v7, injected_sql before 0.19). Key: compiled_code_id, the sha256 of the text. Shared by
+-- every node_invocation that compiled to it, so a history of unchanged SQL costs one row. The
+-- SQL files dbt writes under target/compiled and target/run are another source, kept apart.
+CREATE TABLE IF NOT EXISTS compiled_code (
+  compiled_code_id VARCHAR PRIMARY KEY,
+  code             VARCHAR NOT NULL
 );
 
 -- Grain: one edge of an enabled node's depends_on in an invocation's manifest.

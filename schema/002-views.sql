@@ -16,16 +16,20 @@
 
 -- Grain: a node as it stood in an invocation: node_invocation joined to the node version it
 -- held, flat, so "what did model X look like in invocation Y" is one filter. Disabled entries
--- are included (disabled = true). Key: (invocation_id, node_version_id). fingerprint comes from
--- node_invocation: it covers the macros the node calls, which the version does not.
+-- are included (disabled = true). Key: (invocation_id, node_version_id). fingerprint,
+-- relation_name and compiled_code come from node_invocation: they are the invocation's own
+-- (the macros the node calls, the target it rendered for, the SQL it compiled), not the version's.
 -- Named `node`, not v_node: it is the one view people reach for first, and the issue names it so.
 CREATE OR REPLACE VIEW node AS
 SELECT
   ni.invocation_id,
   nv.*,
-  ni.fingerprint
+  ni.fingerprint,
+  ni.relation_name,
+  cc.code AS compiled_code
 FROM node_invocation AS ni
-JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id;
+JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id
+LEFT JOIN compiled_code AS cc ON cc.compiled_code_id = ni.compiled_code_id;
 
 -- Grain: one invocation. Key: invocation_id. Answers "in what order did things happen?": seq
 -- numbers the whole history from 1; the other views order and compare by it.

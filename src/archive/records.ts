@@ -1,5 +1,5 @@
 import { AtticError } from '../errors.js';
-import { isArtifactType, isCapturePhase, type ArtifactType, type CapturePhase, type ObjectId } from '../vocab/index.js';
+import { compareInstants, compareText, isArtifactType, isCapturePhase, type ArtifactType, type CapturePhase, type ObjectId } from '../vocab/index.js';
 import type { Backend } from './backend.js';
 import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationIdProblem } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
@@ -80,11 +80,18 @@ export interface CapturedOutput {
 
 /**
  * Orders two records of one invocation's artifact: dbt's later write wins (it rewrites the
- * manifest at the end of a run); ties go to the later capture, then to the hash, so every
- * reader (state, the store) picks the same record.
+ * manifest at the end of a run), by instant, not text (dbt spells one instant several ways);
+ * a record without a readable time loses to one with it. Ties go to the later capture (by
+ * instant, then capture id), then to the hash, which differs between any two records of one
+ * artifact, so the order is total and every reader (state, the store) picks the same record.
  */
 export function compareArtifactRecords(a: ArtifactRecord, b: ArtifactRecord): number {
-  return (a.generated_at ?? '').localeCompare(b.generated_at ?? '') || a.captured_at.localeCompare(b.captured_at) || a.sha256.localeCompare(b.sha256);
+  return (
+    compareInstants(a.generated_at, b.generated_at) ||
+    compareInstants(a.captured_at, b.captured_at) ||
+    compareText(a.capture_id, b.capture_id) ||
+    compareText(a.sha256, b.sha256)
+  );
 }
 
 export async function putArtifactRecord(backend: Backend, record: ArtifactRecord): Promise<boolean> {
@@ -108,6 +115,16 @@ export async function listArtifactRecordKeys(backend: Backend): Promise<string[]
   return (await backend.list(INVOCATION_RECORDS_PREFIX)).map((k) => k.key).filter((k) => k.endsWith('.json'));
 }
 
+/** Every invocation id the archive files artifacts under (a listing, no record read). */
+export async function listInvocationIds(backend: Backend): Promise<string[]> {
+  const ids = new Set<string>();
+  for (const key of await listArtifactRecordKeys(backend)) {
+    const segment = key.slice(INVOCATION_RECORDS_PREFIX.length).split('/')[0];
+    if (segment) ids.add(decodeURIComponent(segment));
+  }
+  return [...ids];
+}
+
 export async function listCaptureRecordKeys(backend: Backend): Promise<string[]> {
   return (await backend.list(CAPTURE_RECORDS_PREFIX)).map((k) => k.key).filter((k) => k.endsWith('.json'));
 }
@@ -126,14 +143,14 @@ export async function listArtifactRecords(backend: Backend): Promise<ArtifactRec
 
 export async function listCaptureRecords(backend: Backend): Promise<CaptureRecord[]> {
   const records = await readRecords(backend, CAPTURE_RECORDS_PREFIX, parseCaptureRecord);
-  return records.sort((a, b) => a.capture_id.localeCompare(b.capture_id));
+  return records.sort((a, b) => compareText(a.capture_id, b.capture_id));
 }
 
 /** Artifact records of one invocation, newest capture first. */
 export async function listInvocationRecords(backend: Backend, invocationId: string): Promise<ArtifactRecord[]> {
   const prefix = artifactRecordKey(invocationId, 'manifest', '0'.repeat(64)).replace(/manifest-0+\.json$/, '');
   const records = await readRecords(backend, prefix, parseArtifactRecord);
-  return records.sort((a, b) => b.captured_at.localeCompare(a.captured_at));
+  return records.sort((a, b) => compareInstants(b.captured_at, a.captured_at) || compareText(b.capture_id, a.capture_id));
 }
 
 async function readRecords<T>(backend: Backend, prefix: string, parse: (key: string, bytes: Buffer) => T): Promise<T[]> {

@@ -56,6 +56,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--branch <name>', "only this line of history; falls back to the branch's base")
     .option('--out <dir>', 'where to write it (default: <store>/state/<invocation>)')
     .option('--artifacts <names>', 'which archived artifacts to write (comma-separated; default: manifest,run_results,sources)')
+    .option('--allow-failed', "with --branch: accept the branch's base even if that run failed")
     .option('--json', 'print what was chosen as JSON')
     .action(run(() => import('./commands/state.js')));
 

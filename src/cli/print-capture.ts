@@ -1,17 +1,23 @@
 import type { CapturedArtifact } from '../archive/index.js';
 import type { CaptureOutcome } from '../capture/index.js';
-import { shortId } from '../vocab/index.js';
 import { formatBytes, printTable } from './format.js';
 import { printJson, type CliIo } from './io.js';
 
 interface PrintOptions {
   json: boolean;
   quiet: boolean;
+  /** Invocation ids as printed: their shortest unique prefixes. */
+  abbreviate: (id: string) => string;
+}
+
+/** The artifacts a capture saw, or for a dry run the ones it would have. */
+export function captureRows(outcome: CaptureOutcome): CapturedArtifact[] {
+  return outcome.record?.artifacts ?? outcome.plan.artifacts.map(plannedRow);
 }
 
 /** Prints a capture's outcome; returns true when some artifact could not be captured. */
 export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: PrintOptions): boolean {
-  const rows = outcome.record?.artifacts ?? outcome.plan.artifacts.map(plannedRow);
+  const rows = captureRows(outcome);
   const failed = rows.some((r) => r.status === 'error');
   const dryRun = outcome.record === null;
   if (options.json) {
@@ -35,9 +41,9 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
     io,
     ['artifact', 'invocation', 'status', 'size', 'new bytes'],
     [
-      ...rows.map((r) => [r.artifact, r.invocation_id ? shortId(r.invocation_id, r.invocation_id.startsWith('content-') ? 16 : 8) : '-', dryRun && r.status === 'captured' ? 'would capture' : colourStatus(io, r.status), formatBytes(r.size), formatBytes(r.stored_bytes)]),
+      ...rows.map((r) => [r.artifact, r.invocation_id ? options.abbreviate(r.invocation_id) : '-', dryRun && r.status === 'captured' ? 'would capture' : colourStatus(io, r.status), formatBytes(r.size), formatBytes(r.stored_bytes)]),
       ...(outcome.record?.outputs ?? []).map((o) => [
-        o.output === 'sql' ? `sql (${o.entries} files)` : `log (${o.entries} lines)`, o.invocation_id ? shortId(o.invocation_id, 8) : '-', colourStatus(io, o.status), formatBytes(o.size), formatBytes(o.stored_bytes),
+        o.output === 'sql' ? `sql (${o.entries} files)` : `log (${o.entries} lines)`, o.invocation_id ? options.abbreviate(o.invocation_id) : '-', colourStatus(io, o.status), formatBytes(o.size), formatBytes(o.stored_bytes),
       ]),
     ],
   );

@@ -1,6 +1,8 @@
 import { asArray, asObject, json, pick, str, text, type JsonObject } from './fields.js';
 import { macroVersionId, nodeVersionId } from './node-version.js';
+import { sha256 } from '../vocab/index.js';
 import type {
+  CompiledCodeRow,
   MacroInvocationRow,
   MacroVersionRow,
   NodeDependsOnRow,
@@ -19,6 +21,8 @@ export interface NodeEntry {
   invocation: NodeInvocationRow;
   /** Empty for a disabled node: it takes no part in the DAG. */
   dependsOn: NodeDependsOnRow[];
+  /** The SQL this invocation compiled for the node; null when it compiled none. */
+  compiledCode: CompiledCodeRow | null;
 }
 
 export interface MacroEntry {
@@ -61,12 +65,31 @@ const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
 export function shapeNode(node: JsonObject, context: NodeContext): NodeEntry {
   const uniqueId = str(node.unique_id) ?? context.key;
   const nodeVersion = nodeVersionId(node, context.disabled);
+  const compiledCode = compiledCodeRow(node);
   return {
     kind: 'node',
     version: nodeVersionRow(node, uniqueId, nodeVersion, context),
-    invocation: { invocation_id: context.invocationId, unique_id: uniqueId, node_version_id: nodeVersion, fingerprint: context.fingerprint?.(node) ?? null },
+    invocation: {
+      invocation_id: context.invocationId,
+      unique_id: uniqueId,
+      node_version_id: nodeVersion,
+      fingerprint: context.fingerprint?.(node) ?? null,
+      relation_name: str(node.relation_name),
+      compiled_code_id: compiledCode?.compiled_code_id ?? null,
+    },
     dependsOn: context.disabled ? [] : dependsOnRows(node, uniqueId, context.invocationId),
+    compiledCode,
   };
+}
+
+/**
+ * Compiled SQL belongs to the invocation that compiled it (a dev compile renders dev's schema,
+ * a parse compiles nothing), not to the node version several invocations share.
+ * injected_sql (with ephemeral CTEs) before 0.19, compiled_sql before v7.
+ */
+function compiledCodeRow(node: JsonObject): CompiledCodeRow | null {
+  const code = str(node.compiled_code) ?? str(node.injected_sql) ?? str(node.compiled_sql);
+  return code === null ? null : { compiled_code_id: sha256(code), code };
 }
 
 function nodeVersionRow(node: JsonObject, uniqueId: string, id: string, context: NodeContext): NodeVersionRow {
@@ -84,12 +107,10 @@ function nodeVersionRow(node: JsonObject, uniqueId: string, id: string, context:
     patch_path: str(node.patch_path),
     language: languageOf(node, resourceType, context.schemaVersion),
     raw_code: rawCode,
-    compiled_code: str(node.compiled_code) ?? str(node.injected_sql) ?? str(node.compiled_sql),
     materialization: str(config.materialized),
     database_name: str(node.database),
     schema_name: str(node.schema),
     identifier: str(node.alias) ?? str(node.identifier),
-    relation_name: str(node.relation_name),
     checksum: str(asObject(node.checksum)?.checksum),
     config: json(node.config),
     unrendered_config: json(node.unrendered_config),

@@ -21,14 +21,14 @@ export const EXCLUDED_NODE_FIELDS: Readonly<Record<string, string>> = {
   compiled_path: 'where this invocation wrote the compiled SQL; absent after `dbt parse`',
   deferred: 'set per invocation by --defer',
   compiled: 'whether this invocation compiled the node',
-  compiled_code: 'null after `dbt parse`, filled by a compile: a fill-in column, not the definition',
+  compiled_code: 'what this invocation compiled (null after `dbt parse`): kept per invocation, in compiled_code',
   compiled_sql: 'compiled_code before v7',
   injected_sql: 'compiled code with ephemeral CTEs injected, before 0.19',
   extra_ctes: 'ephemeral CTEs found while compiling, which follow from raw code and refs',
   extra_ctes_injected: 'whether this invocation injected them',
   relation_name:
     'rendered from database, schema and alias (all hashed) when compiling; parse-only manifests ' +
-    'up to v6 lack it, so it is a fill-in column',
+    'up to v6 lack it, so it is kept per invocation, in node_invocation',
 };
 
 /**

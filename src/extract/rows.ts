@@ -44,12 +44,10 @@ export interface NodeVersionRow {
   patch_path: string | null;
   language: string | null;
   raw_code: string | null;
-  compiled_code: string | null;
   materialization: string | null;
   database_name: string | null;
   schema_name: string | null;
   identifier: string | null;
-  relation_name: string | null;
   checksum: string | null;
   config: string | null;
   unrendered_config: string | null;
@@ -71,6 +69,16 @@ export interface NodeInvocationRow {
   node_version_id: string;
   /** Semantic fingerprint (node-fingerprint.ts): per invocation, since it covers the macros called. */
   fingerprint: string | null;
+  /** As this invocation rendered it (its target's database and schema, its quoting); null when it did not compile. */
+  relation_name: string | null;
+  /** The compiled SQL this invocation's manifest holds (compiled_code table); null after `dbt parse`. */
+  compiled_code_id: string | null;
+}
+
+/** Compiled SQL from a manifest, stored once however many invocations and nodes share it. */
+export interface CompiledCodeRow {
+  compiled_code_id: string;
+  code: string;
 }
 
 export type DependencyKind = 'node' | 'macro';

@@ -7,7 +7,7 @@ import {
   type ArtifactRecord,
   type Backend,
 } from '../archive/index.js';
-import type { ArtifactType } from '../vocab/index.js';
+import { compareInstants, compareText, parseInstant, type ArtifactType } from '../vocab/index.js';
 
 /** The newest record of each artifact type of one invocation. */
 export interface ArchivedInvocation {
@@ -55,17 +55,12 @@ function groupByInvocation(records: ArtifactRecord[]): ArchivedInvocation[] {
     byId.set(record.invocation_id, invocation);
   }
   const invocations = [...byId.values()].map((inv) => ({ ...inv, generatedAt: generatedAtOf(inv) }));
-  return invocations.sort((a, b) => sortableTime(b.generatedAt).localeCompare(sortableTime(a.generatedAt)) || b.invocationId.localeCompare(a.invocationId));
+  return invocations.sort((a, b) => compareInstants(b.generatedAt, a.generatedAt) || compareText(b.invocationId, a.invocationId));
 }
 
 function generatedAtOf(invocation: ArchivedInvocation): string {
   const runResults = invocation.artifacts.run_results;
-  if (runResults?.generated_at) return runResults.generated_at;
-  const times = Object.values(invocation.artifacts).map((r) => r.generated_at ?? r.captured_at);
-  return times.sort((a, b) => sortableTime(a).localeCompare(sortableTime(b))).at(-1) ?? '';
-}
-
-/** dbt writes UTC times with or without a trailing 'Z' and up to nanoseconds: compare them bare. */
-function sortableTime(value: string): string {
-  return value.replace(/Z$/i, '');
+  if (runResults?.generated_at && parseInstant(runResults.generated_at) !== null) return runResults.generated_at;
+  const times = Object.values(invocation.artifacts).map((r) => (parseInstant(r.generated_at) !== null ? r.generated_at! : r.captured_at));
+  return times.sort(compareInstants).at(-1) ?? '';
 }

@@ -14,6 +14,8 @@ export interface StateQuery {
   branch?: string;
   /** Walk captures newest first and stop at the first success (remote archives: no full read). */
   walk?: boolean;
+  /** Accept a branch's base run that failed (it can be made with `branch create --allow-failed`). */
+  allowFailed?: boolean;
 }
 
 export interface ChosenState {
@@ -37,7 +39,7 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
       if (chosen) return chosen;
     }
     const base = query.branch ? await baseOf(backend, (id) => readInvocation(backend, id), query.branch) : null;
-    if (base) return base;
+    if (base) return acceptBase(base, query);
     throw nothingMatched(query);
   }
   const invocations = (await listArchivedInvocations(backend)).filter((inv) => inv.artifacts.manifest);
@@ -54,7 +56,7 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
   }
   if (query.branch) {
     const base = await baseOf(backend, async (id) => invocations.find((inv) => inv.invocationId === id), query.branch);
-    if (base) return base;
+    if (base) return acceptBase(base, query);
   }
   throw nothingMatched(query);
 }
@@ -88,6 +90,23 @@ export async function branchFilter(backend: Backend, branch: string): Promise<(i
     }
   }
   return (invocation) => branchOf.get(invocation.invocationId) === branch;
+}
+
+/**
+ * A base is a last success only if it succeeded: `branch create --allow-failed` can start a
+ * branch at a failed run, and handing that to `--state` would defer to a broken deployment.
+ */
+function acceptBase(base: ChosenState, query: StateQuery): ChosenState {
+  const id = base.invocation.invocationId;
+  const failed = !base.summary || !isSuccess(base.summary);
+  if (failed && !query.allowFailed) {
+    const why = base.summary ? `${base.summary.failed} of its ${base.summary.total} results failed` : 'it has no run results';
+    throw new AtticError('not-found', `Branch ${query.branch} has no success of its own, and its base ${id} is no success (${why}). Pass --allow-failed to use it anyway.`);
+  }
+  if (query.target && base.summary?.target !== query.target) {
+    throw new AtticError('not-found', `Branch ${query.branch} has no success of its own, and its base ${id} ran against target ${base.summary?.target ?? 'unknown'}, not ${query.target}.`);
+  }
+  return base;
 }
 
 /** A branch made with `branch create` falls back to the run it started from. */

@@ -50,6 +50,7 @@ export async function appendArtifactRows(backend: Backend, record: ArtifactRecor
           out.macro_invocation.append(entry.invocation);
         } else {
           await versions.addNode(entry.version);
+          if (entry.compiledCode) await versions.addCompiledCode(entry.compiledCode);
           out.node_invocation.append(entry.invocation);
           if (entry.invocation.fingerprint) fingerprints.push([entry.invocation.unique_id, entry.invocation.fingerprint]);
           for (const edge of entry.dependsOn) out.node_depends_on.append(edge);

@@ -15,7 +15,7 @@ import {
   type Backend,
   type CaptureRecord,
 } from '../archive/index.js';
-import { isArtifactType } from '../vocab/index.js';
+import { compareInstants, compareText, isArtifactType } from '../vocab/index.js';
 import { writeCaptureRows, readCapturesOf } from './capture-rows.js';
 import { inTransaction, type Database } from './database.js';
 import { VersionWriter } from './version-writer.js';
@@ -98,10 +98,10 @@ function touchedInvocations(artifacts: readonly ArtifactRecord[], captures: read
   const first = new Map<string, string>();
   const note = (id: string, at: string): void => {
     const held = first.get(id);
-    if (held === undefined || at < held) first.set(id, at);
+    if (held === undefined || compareInstants(at, held) < 0) first.set(id, at);
   };
   for (const r of artifacts) note(r.invocation_id, r.captured_at);
   for (const c of captures) for (const a of [...c.artifacts, ...(c.outputs ?? [])]) if (a.invocation_id && a.status === 'captured') note(a.invocation_id, c.captured_at);
   for (const r of outputs) note(r.invocation_id, r.captured_at);
-  return [...first.entries()].sort((a, b) => a[1].localeCompare(b[1]) || a[0].localeCompare(b[0])).map(([id]) => id);
+  return [...first.entries()].sort((a, b) => compareInstants(a[1], b[1]) || compareText(a[0], b[0])).map(([id]) => id);
 }

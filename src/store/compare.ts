@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
-import { parseTimeArgument, resolvePrefix, spanLastIso } from '../vocab/index.js';
+import { parseTimeArgument, resolvePrefix, spanLastIso, uniquePrefixes } from '../vocab/index.js';
 import { plainResult } from './plain-rows.js';
 
 /**
@@ -29,8 +29,16 @@ export async function resolveInvocationRef(connection: DuckDBConnection, ref: In
   if (ref.at !== undefined) return latestBefore(connection, ref.at);
   const id = ref.id ?? '';
   if (id.startsWith('@')) return (await latestOnBranch(connection, id.slice(1))) ?? (await ref.baseOf?.(id.slice(1))) ?? noneOnBranch(id.slice(1));
-  const all = (await rows(connection, 'SELECT invocation_id FROM invocation')).map((r) => String(r.invocation_id));
-  return resolvePrefix(id, all, 'invocation');
+  return resolvePrefix(id, await invocationIds(connection), 'invocation');
+}
+
+export async function invocationIds(connection: DuckDBConnection): Promise<string[]> {
+  return (await rows(connection, 'SELECT invocation_id FROM invocation')).map((r) => String(r.invocation_id));
+}
+
+/** Prints each invocation id as its shortest unique prefix among the store's (as git does). */
+export async function invocationAbbreviator(connection: DuckDBConnection): Promise<(id: string) => string> {
+  return uniquePrefixes(await invocationIds(connection));
 }
 
 async function latestOnBranch(connection: DuckDBConnection, branch: string): Promise<string | null> {

@@ -14,7 +14,7 @@ export { readStoreFigures, type StoreFigures } from './figures.js';
 export type { CatchUpReport } from './catch-up.js';
 export type { IngestProblem } from './ingest.js';
 export { branchBaseReader, catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore } from './project-store.js';
-export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvocation, compareMacros, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
+export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvocation, invocationAbbreviator, compareMacros, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type Triplet } from './reports.js';
 export { readPlanFacts, type PlanFacts, type PlanScope, type CurrentNode, type BuildAfter, type FreshnessCheck, type BuildFact, type CatalogFact, type NodeBuilds, type ScopedBuilds } from './plan-facts.js';
 export { readNodeOutput, type NodeOutput, type NodeOutputRef } from './node-output.js';

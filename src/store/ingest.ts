@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { compareArtifactRecords, type ArtifactRecord, type Backend, type CaptureRecord } from '../archive/index.js';
 import { AtticError, isAtticError } from '../errors.js';
 import { mergeInvocationFacts, type ArtifactInvocationFacts } from '../extract/index.js';
-import type { ArtifactType } from '../vocab/index.js';
+import { normaliseInstant, type ArtifactType } from '../vocab/index.js';
 import { appendArtifactRows, closeAppenders, openAppenders, PER_INVOCATION_TABLES } from './artifact-rows.js';
 import { captureFacts } from './capture-facts.js';
 import { inTransaction, WRITE_MEMORY_LIMIT } from './database.js';
@@ -54,7 +54,10 @@ export async function ingestInvocation(connection: DuckDBConnection, versions: V
   // After the invocation's transaction: node versions are committed beside it, on their own
   // connection, and a file is matched to its node through them.
   await inTransaction(connection, () => writeOutputRows(connection, backend, input.invocationId));
-  if (manifestReplaced) await dropUnheldVersions(connection);
+  if (manifestReplaced) {
+    await dropUnheldVersions(connection);
+    versions.forgetWritten();
+  }
   return problems;
 }
 
@@ -130,20 +133,16 @@ export function newestPerArtifact(records: readonly ArtifactRecord[]): ArtifactR
 async function dropUnheldVersions(connection: DuckDBConnection): Promise<void> {
   await connection.run('DELETE FROM node_version WHERE node_version_id NOT IN (SELECT node_version_id FROM node_invocation)');
   await connection.run('DELETE FROM macro_version WHERE macro_version_id NOT IN (SELECT macro_version_id FROM macro_invocation)');
+  await connection.run('DELETE FROM compiled_code WHERE compiled_code_id NOT IN (SELECT compiled_code_id FROM node_invocation WHERE compiled_code_id IS NOT NULL)');
 }
 
 async function writeArtifactCaptures(connection: DuckDBConnection, records: readonly ArtifactRecord[]): Promise<void> {
   for (const r of records) {
     await connection.run(
       'INSERT INTO artifact_capture VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-      [r.invocation_id, r.artifact, r.sha256, r.size, r.dbt_schema_version, r.dbt_version, timestampOrNull(r.generated_at), r.captured_at, r.capture_id, r.phase, r.invocation_id_source],
+      [r.invocation_id, r.artifact, r.sha256, r.size, r.dbt_schema_version, r.dbt_version, normaliseInstant(r.generated_at), normaliseInstant(r.captured_at), r.capture_id, r.phase, r.invocation_id_source],
     );
   }
-}
-
-/** dbt's generated_at has no zone on old versions and nanoseconds on Fusion; DuckDB takes both. */
-function timestampOrNull(value: string | null): string | null {
-  return value && !Number.isNaN(Date.parse(value.slice(0, 23))) ? value : null;
 }
 
 async function recordProblems(connection: DuckDBConnection, invocationId: string, problems: IngestProblem[]): Promise<void> {

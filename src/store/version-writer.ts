@@ -1,26 +1,28 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { MacroVersionRow, NodeVersionRow } from '../extract/index.js';
+import type { CompiledCodeRow, MacroVersionRow, NodeVersionRow } from '../extract/index.js';
 import { RowAppender } from './append.js';
 
 /**
- * Writes node and macro versions in committed batches, on a connection of its own, beside the
+ * Writes node and macro versions, and compiled SQL, in committed batches, on a connection of its own, beside the
  * invocation's transaction. Versions are content-addressed and immutable, so writing them early
  * is safe, and it keeps memory bounded: DuckDB holds uncommitted rows uncompressed, and a
  * 500 MB manifest's versions in one transaction took gigabytes.
  */
 const BATCH_ROWS = 5_000;
 
-type Kind = 'node' | 'macro';
+/** Each kind of content-addressed row, by the table it lands in. */
+const TABLES = { node: 'node_version', macro: 'macro_version', compiled: 'compiled_code' } as const;
+type Kind = keyof typeof TABLES;
+type Row = NodeVersionRow | MacroVersionRow | CompiledCodeRow;
 
 export class VersionWriter {
-  private readonly pending: Record<Kind, (NodeVersionRow | MacroVersionRow)[]> = { node: [], macro: [] };
+  private readonly pending: Record<Kind, Row[]> = { node: [], macro: [], compiled: [] };
   private readonly seen = new Set<string>();
 
   private constructor(private readonly connection: DuckDBConnection) {}
 
   static async open(connection: DuckDBConnection): Promise<VersionWriter> {
-    await connection.run('CREATE TEMP TABLE IF NOT EXISTS stage_node_version AS SELECT * FROM node_version LIMIT 0');
-    await connection.run('CREATE TEMP TABLE IF NOT EXISTS stage_macro_version AS SELECT * FROM macro_version LIMIT 0');
+    for (const table of Object.values(TABLES)) await connection.run(`CREATE TEMP TABLE IF NOT EXISTS stage_${table} AS SELECT * FROM ${table} LIMIT 0`);
     return new VersionWriter(connection);
   }
 
@@ -32,47 +34,50 @@ export class VersionWriter {
     await this.add('macro', row.macro_version_id, row);
   }
 
-  private async add(kind: Kind, id: string, row: NodeVersionRow | MacroVersionRow): Promise<void> {
-    if (this.seen.has(id)) return;
-    this.seen.add(id);
+  async addCompiledCode(row: CompiledCodeRow): Promise<void> {
+    await this.add('compiled', row.compiled_code_id, row);
+  }
+
+  /** After rows nobody holds were deleted: a later invocation may bring them back. */
+  forgetWritten(): void {
+    this.seen.clear();
+  }
+
+  private async add(kind: Kind, id: string, row: Row): Promise<void> {
+    const key = `${kind}:${id}`;
+    if (this.seen.has(key)) return;
+    this.seen.add(key);
     this.pending[kind].push(row);
     if (this.pending[kind].length >= BATCH_ROWS) await this.flushKind(kind);
   }
 
   async flush(): Promise<void> {
-    await this.flushKind('node');
-    await this.flushKind('macro');
+    for (const kind of Object.keys(TABLES) as Kind[]) await this.flushKind(kind);
   }
 
   private async flushKind(kind: Kind): Promise<void> {
     const rows = this.pending[kind];
     if (rows.length === 0) return;
     this.pending[kind] = [];
-    const stage = `stage_${kind}_version`;
+    const stage = `stage_${TABLES[kind]}`;
     try {
       const appender = await RowAppender.open(this.connection, stage, 'temp');
       for (const row of rows) appender.append(row);
       appender.close();
-      await this.connection.run(`INSERT OR IGNORE INTO ${kind}_version SELECT * FROM ${stage}`);
-      if (kind === 'node') await this.fillIn();
+      await this.connection.run(`INSERT OR IGNORE INTO ${TABLES[kind]} SELECT * FROM ${stage}`);
     } catch (error) {
       // A batch that did not fit (a value beyond the memory limit) is not written: forget it, so
-      // another artifact holding one of its versions writes it again.
-      for (const row of rows) this.seen.delete('node_version_id' in row ? row.node_version_id : row.macro_version_id);
+      // another artifact holding one of its rows writes it again.
+      for (const row of rows) this.seen.delete(`${kind}:${idOf(row)}`);
       throw error;
     } finally {
       await this.connection.run(`DELETE FROM ${stage}`);
     }
   }
+}
 
-  /**
-   * compiled_code and relation_name are null after `dbt parse`: a later manifest that has them
-   * completes a version that is already stored.
-   */
-  private async fillIn(): Promise<void> {
-    await this.connection.run(`UPDATE node_version SET compiled_code = coalesce(node_version.compiled_code, s.compiled_code), relation_name = coalesce(node_version.relation_name, s.relation_name)
-      FROM stage_node_version s
-      WHERE node_version.node_version_id = s.node_version_id
-        AND ((node_version.compiled_code IS NULL AND s.compiled_code IS NOT NULL) OR (node_version.relation_name IS NULL AND s.relation_name IS NOT NULL))`);
-  }
+function idOf(row: Row): string {
+  if ('node_version_id' in row) return row.node_version_id;
+  if ('macro_version_id' in row) return row.macro_version_id;
+  return row.compiled_code_id;
 }

@@ -7,6 +7,7 @@
 export * from './artifact.js';
 export * from './branch.js';
 export * from './hash.js';
+export * from './instant.js';
 export * from './short-id.js';
 export * from './time-id.js';
 export * from './parallel.js';

@@ -83,6 +83,17 @@ describe('state --last-success --branch', () => {
     expect(plain.stderr).toContain(`branch feature has no success of its own; using its base ${id(1)}`);
   });
 
+  it('never returns a failed base as a last success: exit 3, unless --allow-failed is given again', () => {
+    // hotfix was made from step 05, a build whose results include failures.
+    const refused = replay.attic(['state', '--last-success', '--branch', 'hotfix']);
+    expect(refused.exitCode).toBe(3);
+    expect(refused.stdout).toBe('');
+    expect(refused.stderr).toContain(`its base ${id(5)} is no success`);
+    expect(refused.stderr).toContain('--allow-failed');
+    const allowed = replay.json<StateJson>(['state', '--last-success', '--branch', 'hotfix', '--allow-failed', '--json']);
+    expect(allowed).toMatchObject({ invocation_id: id(5), from_base: { branch: 'hotfix' } });
+  });
+
   it('uses the branch’s own success once a capture is filed on it (DBTATTIC_BRANCH)', () => {
     const captured = replay.attic(['--target-path', targetOf(replay.step(3)), 'capture', '--quiet'], { DBTATTIC_BRANCH: 'feature' });
     expect(captured.exitCode).toBe(0);

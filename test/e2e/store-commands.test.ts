@@ -171,7 +171,7 @@ describe('history', () => {
     const result = await cli('history', '--limit', '1');
     expect(result.exitCode).toBe(0);
     expect(result.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\ttarget\tresults\ttook\texit\tgit\tbranch');
-    expect(result.stdout.split('\n')[1]).toMatch(/^2026-01-05 10:00\t5e1ec7ed\t-\t-\t-\t-\t-\t-\tmain$/);
+    expect(result.stdout.split('\n')[1]).toMatch(/^2026-01-05 10:00\t5e1ec7ed-0000-4000-8000-000000000005\t-\t-\t-\t-\t-\t-\tmain$/);
   });
 
   it('says why nothing is listed when filters exclude everything, and when the limit cut rows', async () => {
@@ -202,7 +202,7 @@ describe('history', () => {
     );
     const human = await cli('history', '--node', 'm2');
     expect(human.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\ttarget\tnode\tstatus\ttook\tbranch');
-    expect(human.stdout.split('\n').slice(1).filter(Boolean)).toEqual([expect.stringMatching(/^2026-01-03 10:00\t5e1ec7ed\ttest\tprod\tmodel\.synthetic\.m2\twarn\t0\.0s\tmain$/)]);
+    expect(human.stdout.split('\n').slice(1).filter(Boolean)).toEqual([expect.stringMatching(/^2026-01-03 10:00\t5e1ec7ed-0000-4000-8000-000000000003\ttest\tprod\tmodel\.synthetic\.m2\twarn\t0\.0s\tmain$/)]);
   });
 
   it("lists failed runs' failed nodes with dbt's messages with --failed", async () => {

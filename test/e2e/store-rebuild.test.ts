@@ -1,7 +1,6 @@
 import { linkSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { Json } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive, type Backend } from '../../src/archive/index.js';
 import { captureTarget } from '../../src/capture/index.js';
@@ -9,12 +8,12 @@ import { openDatabase, rebuildStore, syncStore } from '../../src/store/index.js'
 import { loadSchemaSql } from '../../src/store/schema.js';
 import { ARTIFACT_TYPES } from '../../src/vocab/index.js';
 import { generateSequence, type Step } from '../../fixtures/generate.mjs';
+import { dumpStore, expectSameRows, type StoreDump } from '../helpers/store-dump.js';
 
 /**
  * The store is a cache of the archive: caught up step by step as captures arrive, or rebuilt in
  * one go, it must hold the same rows. Built from the synthetic fixture sequence, in-process.
  */
-type Dump = Record<string, Json[][]>;
 
 /**
  * The manifest as dbt first writes it in an invocation, after parsing and before compiling: the
@@ -44,19 +43,6 @@ function writeParseTimeManifest(targetDir: string, outDir: string, redefine: boo
   return compiled > 0;
 }
 
-/** Every row of every table (store_meta included), in a stable order. */
-async function dumpStore(file: string): Promise<Dump> {
-  const db = await openDatabase(file, 'read');
-  try {
-    const tables = (await db.connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema = 'main' AND table_catalog = current_database() ORDER BY 1")).getRows();
-    const dump: Dump = {};
-    for (const [table] of tables) dump[String(table)] = (await db.connection.runAndReadAll(`SELECT * FROM "${String(table)}" ORDER BY ALL`)).getRowsJson();
-    return dump;
-  } finally {
-    db.close();
-  }
-}
-
 async function runSql(file: string, sql: string): Promise<void> {
   const db = await openDatabase(file, 'write');
   try {
@@ -75,18 +61,13 @@ async function schemaVersionOf(file: string): Promise<unknown> {
   }
 }
 
-function expectSameRows(actual: Dump, expected: Dump): void {
-  expect(Object.keys(actual)).toEqual(Object.keys(expected));
-  for (const table of Object.keys(expected)) expect(actual[table], `rows of ${table}`).toEqual(expected[table]);
-}
-
 describe('a store caught up capture by capture, against one rebuilt from the archive', () => {
   const root = mkdtempSync(path.join(os.tmpdir(), 'attic-store-rebuild-'));
   const incremental = path.join(root, 'incremental.duckdb');
   const rebuilt = path.join(root, 'rebuilt.duckdb');
   let backend: Backend;
   let steps: Step[];
-  let caughtUp: Dump;
+  let caughtUp: StoreDump;
   let splitSteps = 0;
 
   beforeAll(async () => {

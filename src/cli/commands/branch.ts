@@ -1,7 +1,7 @@
-import { deleteBranch, listBranches, openArchive } from '../../archive/index.js';
+import { deleteBranch, listBranches, listInvocationIds, openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
 import { createBranchFrom } from '../../state/index.js';
-import { shortId, timeOfTimeId } from '../../vocab/index.js';
+import { timeOfTimeId, uniquePrefixes } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatTime, printTable } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
@@ -15,7 +15,9 @@ interface BranchFlags extends GlobalFlags {
 
 export async function list(io: CliIo, flags: BranchFlags): Promise<number> {
   const config = loadConfig(io, flags);
-  const branches = await listBranches(await openArchive(config.archiveLocation, { create: false, remote: config.remote }));
+  const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
+  const branches = await listBranches(backend);
+  const shortId = flags.json ? (id: string) => id : uniquePrefixes(await listInvocationIds(backend));
   if (flags.json) printJson(io, branches);
   else if (branches.length === 0) io.stderr('No branches yet: captures are filed on the git branch, or on --branch / DBTATTIC_BRANCH.\n');
   else printTable(io, ['branch', 'head', 'updated', 'base'], branches.map((b) => [
@@ -33,15 +35,19 @@ export async function create(io: CliIo, flags: BranchFlags): Promise<number> {
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   const branch = await createBranchFrom(backend, name, flags.from ?? '', flags.allowFailed ?? false);
   if (flags.json) printJson(io, branch);
-  else io.stderr(`created branch ${branch.name} from invocation ${shortId(branch.base?.invocation_id ?? '')}\n`);
+  else io.stderr(`created branch ${branch.name} from invocation ${uniquePrefixes(await listInvocationIds(backend))(branch.base?.invocation_id ?? '')}\n`);
   return ExitCode.ok;
 }
 
 export async function remove(io: CliIo, flags: BranchFlags): Promise<number> {
   const name = flags.args?.[0] ?? '';
   const config = loadConfig(io, flags);
-  const branch = await deleteBranch(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), name);
+  const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
+  const branch = await deleteBranch(backend, name);
   if (flags.json) printJson(io, branch);
-  else io.stderr(`deleted branch ${branch.name}${branch.head_invocation_id ? ` (was at ${shortId(branch.head_invocation_id)})` : ''}; its captures stay in history\n`);
+  else {
+    const was = branch.head_invocation_id ? ` (was at ${uniquePrefixes(await listInvocationIds(backend))(branch.head_invocation_id)})` : '';
+    io.stderr(`deleted branch ${branch.name}${was}; its captures stay in history\n`);
+  }
   return ExitCode.ok;
 }

@@ -6,7 +6,8 @@ import { isCapturePhase } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import type { CliIo } from '../io.js';
 import { updateStoreAfter } from '../after-capture.js';
-import { printCaptureResult } from '../print-capture.js';
+import { captureRows, printCaptureResult } from '../print-capture.js';
+import { archiveAbbreviator } from '../abbreviate.js';
 import { TOOL_VERSION } from '../version.js';
 
 interface CaptureFlags extends GlobalFlags {
@@ -27,7 +28,10 @@ export default async function capture(io: CliIo, flags: CaptureFlags): Promise<n
   // A pre capture runs in front of dbt (the shell wrapper): it only reads and archives bytes.
   // Ingest, which parses and fingerprints, is left to the next read or the next capture after dbt.
   if (!flags.dryRun && phase !== 'pre') await updateStoreAfter(io, config, [outcome], flags.quiet ?? false);
-  const failed = printCaptureResult(io, outcome, { json: flags.json ?? false, quiet: flags.quiet ?? false });
+  const human = !flags.json && !flags.quiet;
+  const shown = captureRows(outcome).flatMap((r) => (r.invocation_id ? [r.invocation_id] : []));
+  const abbreviate = human ? await archiveAbbreviator(config, shown) : (id: string) => id;
+  const failed = printCaptureResult(io, outcome, { json: flags.json ?? false, quiet: flags.quiet ?? false, abbreviate });
   if (catalogProblem) {
     io.stderr(`${io.color.red('error:')} ${catalogProblem} The artifacts were captured without a catalog snapshot; fix dbtattic.yml.\n`);
     return ExitCode.usage;

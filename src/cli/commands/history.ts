@@ -1,6 +1,6 @@
 import { ExitCode } from '../../errors.js';
 import { typedCommandName } from '../../extract/index.js';
-import { readHistory, withCurrentStore, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
+import { invocationAbbreviator, readHistory, withCurrentStore, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
 import { countOf, parseTimeArgument, shortId, spanLastIso, spanStartIso } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatDuration, formatTime, printTable } from '../format.js';
@@ -22,9 +22,9 @@ interface HistoryFlags extends GlobalFlags {
 export default async function history(io: CliIo, flags: HistoryFlags): Promise<number> {
   const filter = filterOf(flags);
   const config = loadConfig(io, flags);
-  const found = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) => readHistory(db.connection, filter, flags.failed ?? false), update));
+  const found = await withProgress(io, 'catching up', (update) => withCurrentStore(config, async (db) => ({ ...(await readHistory(db.connection, filter, flags.failed ?? false)), abbreviate: await invocationAbbreviator(db.connection) }), update));
   if (flags.json) printJson(io, found.rows);
-  else if (found.rows.length > 0) printRows(io, found.rows, flags);
+  else if (found.rows.length > 0) printRows(io, found.rows, flags, found.abbreviate);
   sayWhatWasLeftOut(io, found);
   return ExitCode.ok;
 }
@@ -43,15 +43,15 @@ function filterOf(flags: HistoryFlags): HistoryFilter {
   };
 }
 
-function printRows(io: CliIo, rows: HistoryRow[], flags: HistoryFlags): void {
+function printRows(io: CliIo, rows: HistoryRow[], flags: HistoryFlags, abbreviate: (id: string) => string): void {
   if (flags.failed) {
     printTable(io, ['when', 'invocation', 'command', 'node', 'status', 'message'], rows.flatMap((row) =>
-      (row.failures ?? []).map((f) => [formatTime(row.at), shortId(row.invocation_id), row.command ?? '-', f.unique_id, io.color.red(f.status ?? '-'), f.message ?? '-'])));
+      (row.failures ?? []).map((f) => [formatTime(row.at), abbreviate(row.invocation_id), row.command ?? '-', f.unique_id, io.color.red(f.status ?? '-'), f.message ?? '-'])));
   } else if (flags.node) {
     printTable(io, ['when', 'invocation', 'command', 'target', 'node', 'status', 'took', 'branch'], rows.flatMap((row) =>
-      (row.node_results ?? []).map((r) => [formatTime(row.at), shortId(row.invocation_id), row.command ?? '-', row.target ?? '-', r.unique_id, colourStatus(io, r.status ?? '-'), formatDuration(r.execution_time), branchOf(row)])));
+      (row.node_results ?? []).map((r) => [formatTime(row.at), abbreviate(row.invocation_id), row.command ?? '-', row.target ?? '-', r.unique_id, colourStatus(io, r.status ?? '-'), formatDuration(r.execution_time), branchOf(row)])));
   } else {
-    printTable(io, ['when', 'invocation', 'command', 'target', 'results', 'took', 'exit', 'git', 'branch'], rows.map((row) => humanRow(io, row)));
+    printTable(io, ['when', 'invocation', 'command', 'target', 'results', 'took', 'exit', 'git', 'branch'], rows.map((row) => humanRow(io, row, abbreviate)));
   }
 }
 
@@ -66,11 +66,11 @@ function sayWhatWasLeftOut(io: CliIo, found: History): void {
   }
 }
 
-function humanRow(io: CliIo, row: HistoryRow): string[] {
+function humanRow(io: CliIo, row: HistoryRow, abbreviate: (id: string) => string): string[] {
   const counts = Object.entries(row.status_counts ?? {}).map(([status, n]) => colourStatus(io, status, `${n} ${status}`)).join(' ');
   return [
     formatTime(row.at),
-    shortId(row.invocation_id),
+    abbreviate(row.invocation_id),
     row.command ?? '-',
     row.target ?? '-',
     counts || '-',

@@ -1,6 +1,6 @@
 import { runWithCapture } from '../../capture/run.js';
 import { ExitCode } from '../../errors.js';
-import { shortId } from '../../vocab/index.js';
+import { archiveAbbreviator } from '../abbreviate.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
 import type { CliIo } from '../io.js';
@@ -30,7 +30,9 @@ export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
   for (const a of failed) io.stderr(`${io.color.yellow('dbtattic warning:')} ${a.path}: ${a.error}\n`);
   for (const o of outputs.filter((x) => x.status === 'error')) io.stderr(`${io.color.yellow('dbtattic warning:')} ${o.output}: ${o.error}\n`);
   if (!flags.quiet && captured.length > 0) {
-    const invocations = [...new Set(captured.map((a) => shortId(a.invocation_id ?? '')))].join(', ');
+    const ids = captured.flatMap((a) => (a.invocation_id ? [a.invocation_id] : []));
+    const abbreviate = await archiveAbbreviator(config, ids);
+    const invocations = [...new Set(ids.map(abbreviate))].join(', ');
     const mine = outputs.filter((o) => o.status === 'captured' && captured.some((a) => a.invocation_id === o.invocation_id));
     const bytes = [...captured, ...mine].reduce((sum, a) => sum + a.stored_bytes, 0);
     const also = mine.map((o) => (o.output === 'sql' ? `its SQL (${o.entries} files)` : 'its log')).join(' and ');

@@ -16,6 +16,7 @@ interface StateFlags extends GlobalFlags {
   command?: string;
   out?: string;
   artifacts?: string;
+  allowFailed?: boolean;
   json?: boolean;
 }
 
@@ -30,6 +31,7 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
     target: flags.target,
     branch: flags.branch,
     walk: config.remote !== null,
+    allowFailed: flags.allowFailed,
     commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean).map(typedCommandName),
   });
   const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.localDir, 'state', keySegment(chosen.invocation.invocationId));

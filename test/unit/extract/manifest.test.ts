@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { AtticError } from '../../../src/errors.js';
 import { extractManifest, type ManifestEntry, type NodeEntry } from '../../../src/extract/index.js';
+import { sha256 } from '../../../src/vocab/index.js';
 import { bytes, syntheticMetadata, syntheticModel } from './synthetic.js';
 
 const md5 = (text: string) => createHash('md5').update(text).digest('hex');
@@ -101,14 +102,15 @@ describe('extractManifest (v12, synthetic)', () => {
       path: 'models/orders.sql',
       materialization: 'view',
       identifier: 'orders',
-      relation_name: '"db"."analytics"."orders"',
-      compiled_code: 'select 1 as orders_id',
       checksum: 'checksum-of-orders',
       access: 'protected',
       version: '2',
       disabled: false,
       attributes: '{"constraints":[]}',
     });
+    expect(model).not.toHaveProperty('compiled_code');
+    expect(byId.get('model.synthetic_project.orders')!.invocation).toMatchObject({ relation_name: '"db"."analytics"."orders"', compiled_code_id: sha256('select 1 as orders_id') });
+    expect(byId.get('model.synthetic_project.orders')!.compiledCode).toEqual({ compiled_code_id: sha256('select 1 as orders_id'), code: 'select 1 as orders_id' });
   });
 
   it('keeps what only a resource type has in attributes', () => {
@@ -135,7 +137,7 @@ describe('extractManifest (v12, synthetic)', () => {
 
   it('links each node version to the invocation', () => {
     const model = byId.get('model.synthetic_project.orders')!;
-    expect(model.invocation).toEqual({ invocation_id: 'synthetic-invocation', unique_id: model.version.unique_id, node_version_id: model.version.node_version_id, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(model.invocation).toEqual({ invocation_id: 'synthetic-invocation', unique_id: model.version.unique_id, node_version_id: model.version.node_version_id, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), relation_name: '"db"."analytics"."orders"', compiled_code_id: sha256('select 1 as orders_id') });
   });
 });
 
@@ -171,7 +173,8 @@ describe('extractManifest (old shapes, synthetic)', () => {
   const byId = nodes([...extract.entries()]);
 
   it('reads raw_sql and compiled_sql, and calls the code SQL', () => {
-    expect(byId.get('model.old_project.a')!.version).toMatchObject({ raw_code: 'select 1', compiled_code: 'select 1 -- compiled', language: 'sql', materialization: 'table' });
+    expect(byId.get('model.old_project.a')!.version).toMatchObject({ raw_code: 'select 1', language: 'sql', materialization: 'table' });
+    expect(byId.get('model.old_project.a')!.compiledCode?.code).toBe('select 1 -- compiled');
     expect(byId.get('seed.old_project.s')!.version.language).toBeNull();
   });
 

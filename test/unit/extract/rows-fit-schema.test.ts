@@ -37,11 +37,17 @@ function rowsOf(type: ArtifactType, buf: Buffer): Rows {
   switch (type) {
     case 'manifest': {
       const extract = extractManifest(buf, options);
+      const seenCode = new Set<string>();
       add(rows, 'invocation', extract.invocation);
       for (const entry of extract.entries()) {
         add(rows, entry.kind === 'node' ? 'node_version' : 'macro_version', entry.version);
         add(rows, entry.kind === 'node' ? 'node_invocation' : 'macro_invocation', entry.invocation);
         if (entry.kind === 'node') for (const edge of entry.dependsOn) add(rows, 'node_depends_on', edge);
+        // Content-addressed: one row per distinct text, as the store's writer keeps it.
+        if (entry.kind === 'node' && entry.compiledCode && !seenCode.has(entry.compiledCode.compiled_code_id)) {
+          seenCode.add(entry.compiledCode.compiled_code_id);
+          add(rows, 'compiled_code', entry.compiledCode);
+        }
       }
       return rows;
     }

@@ -1,0 +1,24 @@
+import type { Json } from '@duckdb/node-api';
+import { expect } from 'vitest';
+import { openDatabase } from '../../src/store/index.js';
+
+/** Every row of every table of a store (store_meta included), in a stable order. */
+export type StoreDump = Record<string, Json[][]>;
+
+export async function dumpStore(file: string): Promise<StoreDump> {
+  const db = await openDatabase(file, 'read');
+  try {
+    const tables = (await db.connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema = 'main' AND table_catalog = current_database() ORDER BY 1")).getRows();
+    const dump: StoreDump = {};
+    for (const [table] of tables) dump[String(table)] = (await db.connection.runAndReadAll(`SELECT * FROM "${String(table)}" ORDER BY ALL`)).getRowsJson();
+    return dump;
+  } finally {
+    db.close();
+  }
+}
+
+/** Table by table, so a difference names its table. */
+export function expectSameRows(actual: StoreDump, expected: StoreDump): void {
+  expect(Object.keys(actual)).toEqual(Object.keys(expected));
+  for (const table of Object.keys(expected)) expect(actual[table], `rows of ${table}`).toEqual(expected[table]);
+}
