@@ -156,7 +156,7 @@ describe('v_node_runtime', () => {
     expect(row).toEqual({ runs: 1, baseline_runs: 0, trend_ratio: null });
   });
 
-  it.each([['compile'], ['generate'], ['show'], ['clone']])('leaves out results of `%s`, and results that did not complete', async (command) => {
+  it.each([['compile'], ['docs generate'], ['show'], ['clone']])('leaves out results of `%s`, and results that did not complete', async (command) => {
     const row = await fx.withEdits(async () => {
       await timedRuns(TIMED, [2, 4]);
       await invocationAt('excluded', 3, command);
@@ -170,7 +170,7 @@ describe('v_node_runtime', () => {
 });
 
 describe('v_test_history leaves out results of compile, docs generate, show and clone', () => {
-  it.each([['compile'], ['generate'], ['show'], ['clone']])('`%s`', async (command) => {
+  it.each([['compile'], ['docs generate'], ['show'], ['clone']])('`%s`', async (command) => {
     const before = (await fx.query('SELECT runs, fails, last_status FROM v_test_history WHERE unique_id = $1', [TEST]))[0];
     const after = await fx.withEdits(async () => {
       await invocationAt('excluded', 1, command);
