@@ -46,7 +46,7 @@ export interface AtticConfig {
 const DEFAULT_STORE_DIR = '.dbtattic';
 
 /** What dbtattic.yml may hold. Anything else is a typo to point out, never a setting to ignore. */
-export const ATTIC_CONFIG_KEYS: readonly string[] = ['store', 'artifacts', 'branch', 'catalog', 's3', 'cache', 'remote'];
+export const ATTIC_CONFIG_KEYS: readonly string[] = ['store', 'artifacts', 'capture', 'branch', 'catalog', 's3', 'cache', 'remote'];
 
 function refuseUnknownKeys(attic: Record<string, unknown>): void {
   const unknown = Object.keys(attic).find((key) => !ATTIC_CONFIG_KEYS.includes(key));
