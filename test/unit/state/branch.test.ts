@@ -32,8 +32,8 @@ describe('createBranchFrom', () => {
   });
 
   it.each([
-    ['a run with a failed result', { statuses: ['success', 'error'] }, 'it has 1 failed result(s) of 2'],
-    ['a run with no results', { statuses: [] }, 'it has 0 failed result(s) of 0'],
+    ['a run with a failed result', { statuses: ['success', 'error'] }, '1 of its 2 results failed'],
+    ['a run with no results', { statuses: [] }, '0 of its 0 results failed'],
     ['an invocation without run results', { artifacts: ['manifest' as const] }, 'it has no run results'],
   ])('refuses %s unless --allow-failed', async (_what, filing, why) => {
     const backend = newArchive();
