@@ -30,6 +30,7 @@ function flag(name: string, value: unknown): string[] {
   return value === true ? [name] : [name, String(value)];
 }
 
+/** `query --json` with the rows asked for, never more than the server allows. */
 function sql(text: string, limits: QueryLimits, rows = limits.maxRows): string[] {
   return ['query', '--json', '--limit', String(Math.min(rows, limits.maxRows)), '--', text];
 }
@@ -102,9 +103,7 @@ export const TOOLS: ToolSpec[] = [
       sql: z.string().min(1).describe('one read-only statement'),
       limit: z.number().int().positive().optional().describe('at most this many rows (capped by the server)'),
     },
-    commands: (i, limits) => ({
-      rows: ['query', '--json', '--limit', String(Math.min(Number(i.limit ?? limits.maxRows), limits.maxRows)), '--', String(i.sql)],
-    }),
+    commands: (i, limits) => ({ rows: sql(String(i.sql), limits, Number(i.limit ?? limits.maxRows)) }),
   },
   {
     name: 'state_path',
