@@ -3,6 +3,7 @@ import { syncForReading } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
+import { countOf } from '../../vocab/index.js';
 
 interface SyncFlags extends GlobalFlags {
   json?: boolean;
@@ -17,7 +18,7 @@ export default async function sync(io: CliIo, flags: SyncFlags): Promise<number>
   if (flags.json) {
     printJson(io, { store: config.remote?.uri ?? config.store.value, cache: config.databaseFile, status: report.status, invocations: counts?.invocations ?? 0, captures: counts?.captures ?? 0 });
   } else {
-    io.stderr(`${report.status} ${config.databaseFile}: ${counts?.invocations ?? 0} invocation(s) from ${counts?.captures ?? 0} new capture(s)\n`);
+    io.stderr(`${report.status} ${config.databaseFile}: ${countOf(counts?.invocations ?? 0, 'invocation')} from ${countOf(counts?.captures ?? 0, 'new capture')}\n`);
   }
   return ExitCode.ok;
 }
