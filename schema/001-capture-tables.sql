@@ -27,11 +27,18 @@ CREATE TABLE IF NOT EXISTS capture_artifact (
   error          VARCHAR
 );
 
--- Grain: one artifact that could not be read into rows (e.g. a schema version newer than this
--- dbtattic). The archive keeps it; a rebuild after upgrading reads it. Key: (invocation_id, object_id).
+-- Grain: one artifact or record left out of the store. kind 'unreadable': the archive holds the
+-- artifact intact but this dbtattic cannot read it (a schema version newer than it knows); a
+-- rebuild after upgrading reads it. kind 'damaged': the archive's bytes are missing or corrupt
+-- (a chunk, a file index, a record); `dbtattic verify --repair` or capturing the original again
+-- repairs it, and the next read re-ingests. invocation_id and artifact_type are null when the
+-- damaged thing names none (a capture record); archive_key names a damaged record.
+-- Key: (invocation_id, object_id, archive_key).
 CREATE TABLE IF NOT EXISTS ingest_problem (
-  invocation_id VARCHAR NOT NULL,
-  artifact_type VARCHAR NOT NULL,
-  object_id     VARCHAR NOT NULL,
+  invocation_id VARCHAR,
+  artifact_type VARCHAR,
+  object_id     VARCHAR,
+  kind          VARCHAR NOT NULL,
+  archive_key   VARCHAR,
   message       VARCHAR NOT NULL
 );

@@ -18,6 +18,8 @@ export const ExitCode = {
   busy: 5,
   /** Remote storage cannot be reached, refuses access, or has no such bucket. */
   remote: 6,
+  /** The disk is full or read-only: nothing is wrong with dbtattic's data, the machine must change. */
+  io: 7,
   /** An unexpected internal error: a bug. */
   internal: 70,
 } as const;
@@ -36,7 +38,10 @@ export type ErrorCode =
   | 'archive-format'
   | 'store-busy'
   | 'store-schema'
+  | 'no-space'
+  | 'read-only'
   | 'query-refused'
+  | 'query-timeout'
   | 'catalog'
   | 'ref-conflict'
   | 'remote'
@@ -55,7 +60,10 @@ const exitByCode: Record<ErrorCode, ExitCode> = {
   'archive-format': ExitCode.damaged,
   'store-busy': ExitCode.busy,
   'store-schema': ExitCode.damaged,
+  'no-space': ExitCode.io,
+  'read-only': ExitCode.io,
   'query-refused': ExitCode.usage,
+  'query-timeout': ExitCode.partial,
   catalog: ExitCode.partial,
   'ref-conflict': ExitCode.partial,
   remote: ExitCode.remote,

@@ -8,9 +8,9 @@
  * The archive knows nothing about DuckDB or target/.
  */
 export type { Backend, StoredKey } from './backend.js';
-export { backendFor, openArchive, openBackend, redactUrl, ARCHIVE_FORMAT, type RemoteOptions } from './open.js';
+export { backendFor, openArchive, openArchiveForCheck, openBackend, redactUrl, ARCHIVE_FORMAT, type RemoteOptions } from './open.js';
 export type { BackendCapabilities } from './backend.js';
-export { putBlob, readBlob, hasBlob, type PutResult } from './objects.js';
+export { putBlob, readBlob, hasBlob, repairBlob, restoreChunks, type PutResult } from './objects.js';
 export * from './records.js';
 export { artifactRecordKey, captureRecordKey, invocationIdProblem, keySegment } from './layout.js';
 export { listJournalIds, putJournalEntry, readJournalEntries, type JournalEntry } from './journal.js';
@@ -23,3 +23,4 @@ export { PLAN_RECORDS_PREFIX, planRecordKey, putPlanRecord, listPlanRecords } fr
 export { OUTPUT_KINDS, authoritativeOutput, hasOutputRecord, listOutputRecordKeys, parseOutputRecord, putOutputRecord, readOutputRecords, type OutputKind, type OutputRecord } from './outputs.js';
 export { MAX_TREE_DEPTH, planSqlTree, putSqlTree, readSqlTree, type SqlFile, type SqlFiles, type SqlTreeBase, type SqlTreeDocument } from './sql-tree.js';
 export { outputRecordKey } from './layout.js';
+export { repairArchive, type RepairReport } from './repair.js';

@@ -63,6 +63,59 @@ async function putChunk(backend: Backend, id: ObjectId, chunk: Uint8Array): Prom
   return (await backend.putIfAbsent(key, compressed)) ? compressed.length : 0;
 }
 
+/**
+ * What of a blob is missing or damaged, re-written from its intact bytes: the file index and any
+ * chunk that is absent or does not read back to its hash. Capture calls it when it holds the
+ * bytes of an artifact the archive already records, so capturing the original again repairs it.
+ * Costs a read of the stored chunks: only paid when the bytes were read anyway.
+ */
+export async function repairBlob(backend: Backend, bytes: Uint8Array, id: ObjectId = sha256(bytes)): Promise<number> {
+  const chunks = splitChunks(bytes);
+  const ids = chunks.map((c) => sha256(c));
+  let rewritten = 0;
+  await forEachLimited(chunks, PARALLEL_CHUNKS, async (chunk, i) => {
+    if (!(await readsBack(() => readChunk(backend, ids[i]!)))) rewritten += await rewriteChunk(backend, ids[i]!, chunk);
+  });
+  if (!(await readsBack(() => readFileIndex(backend, id)))) {
+    const index: FileIndex = { format: 1, size: bytes.length, chunks: chunks.map((c, i) => [ids[i]!, c.length]) };
+    rewritten += await rewrite(backend, fileKey(id), await gzip(JSON.stringify(index), { level: GZIP_LEVEL }));
+  }
+  return rewritten;
+}
+
+/** Re-writes the chunks among `wanted` that an intact copy of an artifact contains; returns their ids. */
+export async function restoreChunks(backend: Backend, bytes: Uint8Array, wanted: ReadonlySet<ObjectId>): Promise<ObjectId[]> {
+  const restored: ObjectId[] = [];
+  for (const chunk of splitChunks(bytes)) {
+    const id = sha256(chunk);
+    if (wanted.has(id) && (await rewriteChunk(backend, id, chunk)) > 0) restored.push(id);
+  }
+  return restored;
+}
+
+async function rewriteChunk(backend: Backend, id: ObjectId, chunk: Uint8Array): Promise<number> {
+  return rewrite(backend, chunkKey(id), await gzip(chunk, { level: GZIP_LEVEL }));
+}
+
+/**
+ * The one exception to "written once": a damaged object is removed and written again. Its key
+ * names its content, so the new bytes are what the old ones should have been.
+ */
+async function rewrite(backend: Backend, key: string, data: Uint8Array): Promise<number> {
+  await backend.delete(key);
+  return (await backend.putIfAbsent(key, data)) ? 1 : 0;
+}
+
+async function readsBack(read: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await read();
+    return true;
+  } catch (error) {
+    if (error instanceof AtticError && error.code === 'archive-damaged') return false;
+    throw error;
+  }
+}
+
 export async function hasBlob(backend: Backend, id: ObjectId): Promise<boolean> {
   return backend.has(fileKey(id));
 }

@@ -5,7 +5,7 @@ import { FsBackend } from './backends/fs.js';
 import { MemBackend } from './backends/mem.js';
 import { isS3Uri } from './backends/s3/location.js';
 
-import { FORMAT_KEY } from './layout.js';
+import { CAPTURE_RECORDS_PREFIX, CHUNKS_PREFIX, FILES_PREFIX, FORMAT_KEY, INVOCATION_RECORDS_PREFIX, REFS_PREFIX } from './layout.js';
 
 export const ARCHIVE_FORMAT = 'dbtattic-archive 1';
 
@@ -47,11 +47,16 @@ export function backendFor(location: string): Backend {
   return new FsBackend(path.resolve(location));
 }
 
-/** Opens an archive, writing its FORMAT file on first use; refuses one of an unknown format. */
+/**
+ * Opens an archive, writing its FORMAT file on first use; refuses one of an unknown format. A
+ * missing FORMAT beside existing objects is damage, not a new archive: writing a FORMAT over an
+ * archive whose format is unknown could misfile everything in it.
+ */
 export async function openArchive(location: string, options: { create: boolean; remote?: RemoteOptions | null }): Promise<Backend> {
   const backend = await openBackend(location, options.remote);
   const format = await backend.get(FORMAT_KEY);
   if (format === undefined) {
+    if (await holdsObjects(backend)) throw formatMissing(backend);
     if (!options.create) {
       throw new AtticError('not-found', `No archive at ${backend.location}. Run 'dbtattic capture' in a dbt project first.`);
     }
@@ -65,6 +70,31 @@ export async function openArchive(location: string, options: { create: boolean; 
     );
   }
   return backend;
+}
+
+/** Opens an archive for `verify`, which must be able to look at one whose FORMAT is missing. */
+export async function openArchiveForCheck(location: string, remote?: RemoteOptions | null): Promise<Backend> {
+  try {
+    return await openArchive(location, { create: false, remote });
+  } catch (error) {
+    if (error instanceof AtticError && error.code === 'archive-damaged') return openBackend(location, remote);
+    throw error;
+  }
+}
+
+/** Anything under the keys an archive writes; only asked when FORMAT is missing, so its cost is rare. */
+async function holdsObjects(backend: Backend): Promise<boolean> {
+  for (const prefix of [REFS_PREFIX, CAPTURE_RECORDS_PREFIX, FILES_PREFIX, INVOCATION_RECORDS_PREFIX, CHUNKS_PREFIX]) {
+    if ((await backend.list(prefix)).length > 0) return true;
+  }
+  return false;
+}
+
+function formatMissing(backend: Backend): AtticError {
+  return new AtticError(
+    'archive-damaged',
+    `The archive at ${backend.location} holds objects but its FORMAT file is missing. Nothing was written. Run 'dbtattic verify --repair' to check the archive and restore FORMAT.`,
+  );
 }
 
 /** A URL with any user or password removed, for messages. */

@@ -2,7 +2,7 @@ import { AtticError } from '../errors.js';
 import { isCapturePhase, type CapturePhase, type ObjectId } from '../vocab/index.js';
 import type { Backend } from './backend.js';
 import { OUTPUT_RECORDS_PREFIX, outputRecordKey } from './layout.js';
-import { forEachLimited } from '../vocab/parallel.js';
+import { readKeys, type OnDamagedRecord } from './records.js';
 
 /**
  * Outputs are what a dbt invocation leaves beside its artifacts, filed under that invocation:
@@ -48,12 +48,13 @@ export async function listOutputRecordKeys(backend: Backend, invocationId?: stri
   return (await backend.list(prefix)).map((k) => k.key).filter((k) => k.endsWith('.json'));
 }
 
-export async function readOutputRecords(backend: Backend, keys: readonly string[]): Promise<OutputRecord[]> {
-  const out: OutputRecord[] = [];
-  await forEachLimited(keys, 16, async (key) => {
-    const bytes = await backend.get(key);
-    if (bytes) out.push(parseOutputRecord(key, bytes));
-  });
+export function isOutputKind(text: string): text is OutputKind {
+  return (OUTPUT_KINDS as readonly string[]).includes(text);
+}
+
+/** A damaged record is left out and handed to `onDamaged`, as for artifact records. */
+export async function readOutputRecords(backend: Backend, keys: readonly string[], onDamaged?: OnDamagedRecord): Promise<OutputRecord[]> {
+  const out = await readKeys(backend, keys, parseOutputRecord, onDamaged);
   return out.sort((a, b) => a.captured_at.localeCompare(b.captured_at) || a.sha256.localeCompare(b.sha256));
 }
 
@@ -82,7 +83,7 @@ export function parseOutputRecord(key: string, bytes: Buffer): OutputRecord {
   };
   const output = str('output');
   const phase = str('phase');
-  if (raw.kind !== 'output' || (output !== 'sql' && output !== 'log')) throw unreadable(key, 'it is not an output record');
+  if (raw.kind !== 'output' || !isOutputKind(output)) throw unreadable(key, 'it is not an output record');
   if (!isCapturePhase(phase)) throw unreadable(key, `unknown phase '${phase}'`);
   const detail = raw.detail && typeof raw.detail === 'object' ? (raw.detail as OutputRecord['detail']) : {};
   return {

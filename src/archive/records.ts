@@ -1,8 +1,9 @@
-import { AtticError } from '../errors.js';
+import { AtticError, isAtticError } from '../errors.js';
 import { compareInstants, compareText, isArtifactType, isCapturePhase, type ArtifactType, type CapturePhase, type ObjectId } from '../vocab/index.js';
 import type { Backend } from './backend.js';
-import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationIdProblem } from './layout.js';
+import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationIdProblem, keySegment } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
+import { isOutputKind, type OutputKind } from './outputs.js';
 
 /**
  * Records are small immutable JSON documents that give meaning to objects.
@@ -28,7 +29,8 @@ export interface ArtifactRecord {
   phase: CapturePhase;
 }
 
-export type CaptureStatus = 'captured' | 'unchanged' | 'absent' | 'error';
+/** repaired: the archive recorded the artifact, but its bytes or record were damaged and were written again. */
+export type CaptureStatus = 'captured' | 'unchanged' | 'repaired' | 'absent' | 'error';
 
 export interface CapturedArtifact {
   artifact: ArtifactType;
@@ -102,6 +104,20 @@ export async function putArtifactRecord(backend: Backend, record: ArtifactRecord
   return backend.putIfAbsent(key, Buffer.from(`${JSON.stringify(record, null, 2)}\n`));
 }
 
+/** Writes the record again when the one under its key cannot be read; true when it did. */
+export async function repairArtifactRecord(backend: Backend, record: ArtifactRecord): Promise<boolean> {
+  const key = artifactRecordKey(record.invocation_id, record.artifact, record.sha256);
+  const stored = await backend.get(key);
+  try {
+    if (stored) parseArtifactRecord(key, stored);
+    return false;
+  } catch (error) {
+    if (!isAtticError(error) || error.code !== 'archive-damaged') throw error;
+    await backend.delete(key);
+    return backend.putIfAbsent(key, Buffer.from(`${JSON.stringify(record, null, 2)}\n`));
+  }
+}
+
 export async function hasArtifactRecord(backend: Backend, invocationId: string, artifact: ArtifactType, sha: ObjectId): Promise<boolean> {
   return backend.has(artifactRecordKey(invocationId, artifact, sha));
 }
@@ -109,6 +125,21 @@ export async function hasArtifactRecord(backend: Backend, invocationId: string, 
 export async function putCaptureRecord(backend: Backend, record: CaptureRecord): Promise<boolean> {
   return backend.putIfAbsent(captureRecordKey(record.capture_id), Buffer.from(`${JSON.stringify(record, null, 2)}\n`));
 }
+
+/**
+ * A record that exists but cannot be read. Readers leave it out and go on (one damaged record
+ * must not take the history down) and hand it to whoever wants to report it; `verify` names it.
+ */
+export interface DamagedRecord {
+  key: string;
+  /** The invocation and artifact (or output kind) its key names, when it is an artifact or output record. */
+  invocation_id: string | null;
+  artifact: ArtifactType | OutputKind | null;
+  object_id: string | null;
+  message: string;
+}
+
+export type OnDamagedRecord = (damage: DamagedRecord) => void;
 
 /** Keys only: cheap, so a reader can find what it has not seen and read just that. */
 export async function listArtifactRecordKeys(backend: Backend): Promise<string[]> {
@@ -129,42 +160,68 @@ export async function listCaptureRecordKeys(backend: Backend): Promise<string[]>
   return (await backend.list(CAPTURE_RECORDS_PREFIX)).map((k) => k.key).filter((k) => k.endsWith('.json'));
 }
 
-export async function readArtifactRecords(backend: Backend, keys: readonly string[]): Promise<ArtifactRecord[]> {
-  return readKeys(backend, keys, parseArtifactRecord);
+export async function readArtifactRecords(backend: Backend, keys: readonly string[], onDamaged?: OnDamagedRecord): Promise<ArtifactRecord[]> {
+  return readKeys(backend, keys, parseArtifactRecord, onDamaged);
 }
 
-export async function readCaptureRecords(backend: Backend, keys: readonly string[]): Promise<CaptureRecord[]> {
-  return readKeys(backend, keys, parseCaptureRecord);
+export async function readCaptureRecords(backend: Backend, keys: readonly string[], onDamaged?: OnDamagedRecord): Promise<CaptureRecord[]> {
+  return readKeys(backend, keys, parseCaptureRecord, onDamaged);
 }
 
-export async function listArtifactRecords(backend: Backend): Promise<ArtifactRecord[]> {
-  return readRecords(backend, INVOCATION_RECORDS_PREFIX, parseArtifactRecord);
+export async function listArtifactRecords(backend: Backend, onDamaged?: OnDamagedRecord): Promise<ArtifactRecord[]> {
+  return readRecords(backend, INVOCATION_RECORDS_PREFIX, parseArtifactRecord, onDamaged);
 }
 
-export async function listCaptureRecords(backend: Backend): Promise<CaptureRecord[]> {
-  const records = await readRecords(backend, CAPTURE_RECORDS_PREFIX, parseCaptureRecord);
+export async function listCaptureRecords(backend: Backend, onDamaged?: OnDamagedRecord): Promise<CaptureRecord[]> {
+  const records = await readRecords(backend, CAPTURE_RECORDS_PREFIX, parseCaptureRecord, onDamaged);
   return records.sort((a, b) => compareText(a.capture_id, b.capture_id));
 }
 
 /** Artifact records of one invocation, newest capture first. */
-export async function listInvocationRecords(backend: Backend, invocationId: string): Promise<ArtifactRecord[]> {
+export async function listInvocationRecords(backend: Backend, invocationId: string, onDamaged?: OnDamagedRecord): Promise<ArtifactRecord[]> {
   const prefix = artifactRecordKey(invocationId, 'manifest', '0'.repeat(64)).replace(/manifest-0+\.json$/, '');
-  const records = await readRecords(backend, prefix, parseArtifactRecord);
+  const records = await readRecords(backend, prefix, parseArtifactRecord, onDamaged);
   return records.sort((a, b) => compareInstants(b.captured_at, a.captured_at) || compareText(b.capture_id, a.capture_id));
 }
 
-async function readRecords<T>(backend: Backend, prefix: string, parse: (key: string, bytes: Buffer) => T): Promise<T[]> {
+async function readRecords<T>(backend: Backend, prefix: string, parse: (key: string, bytes: Buffer) => T, onDamaged?: OnDamagedRecord): Promise<T[]> {
   const keys = (await backend.list(prefix)).map((k) => k.key).filter((k) => k.endsWith('.json'));
-  return readKeys(backend, keys, parse);
+  return readKeys(backend, keys, parse, onDamaged);
 }
 
-async function readKeys<T>(backend: Backend, keys: readonly string[], parse: (key: string, bytes: Buffer) => T): Promise<T[]> {
+/** Reads and parses records at `keys`; a damaged one is left out and handed to `onDamaged`. */
+export async function readKeys<T>(backend: Backend, keys: readonly string[], parse: (key: string, bytes: Buffer) => T, onDamaged?: OnDamagedRecord): Promise<T[]> {
   const out: T[] = [];
   await forEachLimited(keys, 16, async (key) => {
     const bytes = await backend.get(key);
-    if (bytes) out.push(parse(key, bytes));
+    if (!bytes) return;
+    try {
+      out.push(parse(key, bytes));
+    } catch (error) {
+      if (!isAtticError(error) || error.code !== 'archive-damaged') throw error;
+      onDamaged?.({ key, ...namedByKey(key), message: error.message });
+    }
   });
   return out;
+}
+
+/**
+ * What an artifact or output record's key says about it, which holds even when its content is
+ * damaged. An output record names its output kind (sql, log) where an artifact record names its type.
+ */
+function namedByKey(key: string): Pick<DamagedRecord, 'invocation_id' | 'artifact' | 'object_id'> {
+  const match = /^records\/(invocations|outputs)\/([^/]+)\/([a-z_]+)-([0-9a-f]{64})\.json$/.exec(key);
+  const named = match && (match[1] === 'invocations' ? isArtifactType(match[3]!) : isOutputKind(match[3]!));
+  if (!match || !named) return { invocation_id: null, artifact: null, object_id: null };
+  return { invocation_id: safeDecode(match[2]!), artifact: match[3] as ArtifactType | OutputKind, object_id: match[4]! };
+}
+
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 export function parseArtifactRecord(key: string, bytes: Buffer): ArtifactRecord {
@@ -192,6 +249,7 @@ export function parseArtifactRecord(key: string, bytes: Buffer): ArtifactRecord 
 export function parseCaptureRecord(key: string, bytes: Buffer): CaptureRecord {
   const r = new RecordReader(key, bytes);
   if (r.raw.kind !== 'capture' || !Array.isArray(r.raw.artifacts)) throw unreadable(key, 'it is not a capture record');
+  if (!r.raw.artifacts.every(isCapturedArtifact)) throw unreadable(key, 'an artifact entry is not one capture writes');
   return {
     kind: 'capture',
     format: 1,
@@ -205,6 +263,13 @@ export function parseCaptureRecord(key: string, bytes: Buffer): CaptureRecord {
     artifacts: r.raw.artifacts as CapturedArtifact[],
     ...(Array.isArray(r.raw.outputs) ? { outputs: r.raw.outputs as CapturedOutput[] } : {}),
   };
+}
+
+function isCapturedArtifact(value: unknown): value is CapturedArtifact {
+  if (!value || typeof value !== 'object') return false;
+  const entry = value as Record<string, unknown>;
+  const optionalString = (field: string): boolean => entry[field] === null || entry[field] === undefined || typeof entry[field] === 'string';
+  return typeof entry.artifact === 'string' && isArtifactType(entry.artifact) && typeof entry.status === 'string' && optionalString('invocation_id') && optionalString('sha256');
 }
 
 /** Reads fields of a record we wrote, failing with the key named when one is off. */

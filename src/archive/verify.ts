@@ -40,6 +40,8 @@ export interface VerifyReport {
   ok: boolean;
   checked: { chunks: number; files: number; artifactRecords: number; captureRecords: number };
   problems: Problem[];
+  /** Objects missing or damaged, by id: what an intact copy of an artifact could restore. */
+  damaged: { chunks: string[]; files: string[] };
 }
 
 export async function verifyArchive(backend: Backend, onProgress?: (done: number, total: number) => void): Promise<VerifyReport> {
@@ -53,16 +55,26 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   const total = chunks.length + files.length;
   let done = 0;
   const tick = (): void => onProgress?.(++done, total);
+  const damaged = { chunks: new Set<string>(), files: new Set<string>() };
   const goodChunks = await checkChunks(backend, chunks.map((c) => c.key), report, tick);
-  const goodFiles = await checkFiles(backend, files.map((f) => f.key), goodChunks, report, tick);
-  const artifactKeys = await checkArtifactRecords(backend, goodFiles, report);
+  const goodFiles = await checkFiles(backend, files.map((f) => f.key), goodChunks, report, tick, damaged.chunks);
+  const artifactKeys = await checkArtifactRecords(backend, goodFiles, report, damaged.files);
   const captureCount = await checkCaptureRecords(backend, artifactKeys, report);
   await checkPlanRecords(backend, artifactKeys, report);
-  await checkOutputRecords(backend, goodFiles, report);
+  await checkOutputRecords(backend, goodFiles, report, damaged.files);
+  for (const { key } of chunks) {
+    const id = idOfObjectKey(key, CHUNKS_PREFIX);
+    if (id && !goodChunks.has(id)) damaged.chunks.add(id);
+  }
+  for (const { key } of files) {
+    const id = idOfObjectKey(key, FILES_PREFIX);
+    if (id && !goodFiles.has(id)) damaged.files.add(id);
+  }
   return {
     ok: problems.length === 0,
     checked: { chunks: chunks.length, files: files.length, artifactRecords: artifactKeys.size, captureRecords: captureCount },
     problems,
+    damaged: { chunks: [...damaged.chunks].sort(), files: [...damaged.files].sort() },
   };
 }
 
@@ -84,20 +96,22 @@ async function checkChunks(backend: Backend, keys: string[], report: Report, tic
   return good;
 }
 
-async function checkFiles(backend: Backend, keys: string[], goodChunks: Set<string>, report: Report, tick: () => void): Promise<Set<string>> {
+async function checkFiles(backend: Backend, keys: string[], goodChunks: Set<string>, report: Report, tick: () => void, badChunks: Set<string>): Promise<Set<string>> {
   const good = new Set<string>();
   await forEachLimited(keys, 4, async (key) => {
     const id = idOfObjectKey(key, FILES_PREFIX);
     if (!id) report('corrupt-object', key, 'a file in files/ that is not named by a hash');
-    else if (await ok(() => checkFile(backend, id, goodChunks), key, 'corrupt-object', report)) good.add(id);
+    else if (await ok(() => checkFile(backend, id, goodChunks, badChunks), key, 'corrupt-object', report)) good.add(id);
     tick();
   });
   return good;
 }
 
 /** Hashes the reassembled file chunk by chunk, so memory stays at one chunk. */
-async function checkFile(backend: Backend, id: string, goodChunks: Set<string>): Promise<void> {
+async function checkFile(backend: Backend, id: string, goodChunks: Set<string>, badChunks: Set<string>): Promise<void> {
   const index = await readFileIndex(backend, id);
+  const missing = index.chunks.map(([chunkId]) => chunkId).filter((chunkId) => !goodChunks.has(chunkId));
+  for (const chunkId of missing) badChunks.add(chunkId);
   const hash = createHash('sha256');
   let size = 0;
   for (const [chunkId, length] of index.chunks) {
@@ -111,7 +125,7 @@ async function checkFile(backend: Backend, id: string, goodChunks: Set<string>):
   if (hash.digest('hex') !== id) throw new Error('reassembles to bytes with a different hash');
 }
 
-async function checkArtifactRecords(backend: Backend, goodFiles: Set<string>, report: Report): Promise<Set<string>> {
+async function checkArtifactRecords(backend: Backend, goodFiles: Set<string>, report: Report, badFiles: Set<string>): Promise<Set<string>> {
   const keys = new Set<string>();
   const entries = await backend.list(INVOCATION_RECORDS_PREFIX);
   await forEachLimited(entries, 16, async ({ key }) => {
@@ -120,7 +134,10 @@ async function checkArtifactRecords(backend: Backend, goodFiles: Set<string>, re
       const record = parseArtifactRecord(key, bytes ?? Buffer.alloc(0));
       if (artifactRecordKey(record.invocation_id, record.artifact, record.sha256) !== key) throw new Error('its content does not match its key');
       keys.add(key);
-      if (!goodFiles.has(record.sha256)) report('dangling-record', key, `points at artifact ${record.sha256}, which is missing or damaged`);
+      if (!goodFiles.has(record.sha256)) {
+        badFiles.add(record.sha256);
+        report('dangling-record', key, `points at artifact ${record.sha256}, which is missing or damaged`);
+      }
     }, key, 'bad-record', report);
   });
   return keys;
@@ -133,7 +150,7 @@ async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, 
     await ok(async () => {
       const record = parseCaptureRecord(key, bytes ?? Buffer.alloc(0));
       for (const a of record.artifacts) {
-        if (a.status !== 'captured' && a.status !== 'unchanged') continue;
+        if (a.status !== 'captured' && a.status !== 'unchanged' && a.status !== 'repaired') continue;
         if (!a.invocation_id || !a.sha256) throw new Error(`its ${a.artifact} entry lacks an invocation or hash`);
         const target = artifactRecordKey(a.invocation_id, a.artifact, a.sha256);
         if (!artifactKeys.has(target)) report('dangling-record', key, `names ${target}, which is missing or damaged`);
@@ -157,20 +174,24 @@ async function checkPlanRecords(backend: Backend, artifactKeys: Set<string>, rep
 }
 
 /** An output record points at a blob that is whole; a SQL tree's files and bases are whole too. */
-async function checkOutputRecords(backend: Backend, goodFiles: Set<string>, report: Report): Promise<void> {
+async function checkOutputRecords(backend: Backend, goodFiles: Set<string>, report: Report, badFiles: Set<string>): Promise<void> {
+  const dangling = (key: string, id: string, message: string): void => {
+    badFiles.add(id);
+    report('dangling-record', key, message);
+  };
   const entries = await backend.list(OUTPUT_RECORDS_PREFIX);
   await forEachLimited(entries, 8, async ({ key }) => {
     const bytes = await backend.get(key);
     await ok(async () => {
       const record = parseOutputRecord(key, bytes ?? Buffer.alloc(0));
       if (outputRecordKey(record.invocation_id, record.output, record.sha256) !== key) throw new Error('its content does not match its key');
-      if (!goodFiles.has(record.sha256)) return report('dangling-record', key, `points at ${record.output} ${record.sha256}, which is missing or damaged`);
+      if (!goodFiles.has(record.sha256)) return dangling(key, record.sha256, `points at ${record.output} ${record.sha256}, which is missing or damaged`);
       if (record.output !== 'sql') return;
       for (let at: string | null = record.sha256; at !== null; ) {
-        if (!goodFiles.has(at)) return report('dangling-record', key, `its tree's base ${at} is missing or damaged`);
+        if (!goodFiles.has(at)) return dangling(key, at, `its tree's base ${at} is missing or damaged`);
         const doc = parseSqlTree(at, await readBlob(backend, at));
         const missing = Object.entries(doc.files).find(([, [id]]) => !goodFiles.has(id));
-        if (missing) return report('dangling-record', key, `its tree names ${missing[0]} as ${missing[1][0]}, which is missing or damaged`);
+        if (missing) return dangling(key, missing[1][0], `its tree names ${missing[0]} as ${missing[1][0]}, which is missing or damaged`);
         at = doc.base;
       }
     }, key, 'bad-record', report);

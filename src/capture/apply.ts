@@ -2,6 +2,8 @@ import {
   advanceBranch,
   putArtifactRecord,
   putBlob,
+  repairArtifactRecord,
+  repairBlob,
   putCaptureRecord,
   putJournalEntry,
   type ArtifactRecord,
@@ -46,8 +48,9 @@ export async function applyCapture(backend: Backend, plan: CapturePlan, meta: Ca
       artifact_records: storing.map((item) => ({ invocation_id: item.invocationId, artifact: item.artifact, sha256: item.sha256 })),
     });
   }
-  const artifacts: CapturedArtifact[] = [];
-  for (const planned of plan.artifacts) artifacts.push(await applyArtifact(backend, planned, meta));
+  // Smallest first: when the disk fills up, the most artifacts have fit before it did.
+  const artifacts: CapturedArtifact[] = new Array(plan.artifacts.length);
+  for (const i of bySize(plan.artifacts)) artifacts[i] = await applyArtifact(backend, plan.artifacts[i]!, meta);
   const record: CaptureRecord = {
     kind: 'capture',
     format: 1,
@@ -65,9 +68,15 @@ export async function applyCapture(backend: Backend, plan: CapturePlan, meta: Ca
   // nothing; a `run` is always recorded, since its command and exit code are news.
   const captured = artifacts.filter((a) => a.status === 'captured');
   const outputsNew = (meta.outputs ?? []).some((o) => o.status === 'captured');
-  if (captured.length > 0 || outputsNew || meta.run) await putCaptureRecord(backend, record);
+  const repaired = artifacts.some((a) => a.status === 'repaired');
+  if (captured.length > 0 || outputsNew || repaired || meta.run) await putCaptureRecord(backend, record);
   if (captured.length > 0 && meta.branch) await advanceBranch(backend, meta.branch, meta.captureId, headInvocation(captured), meta.capturedAt);
   return record;
+}
+
+function bySize(planned: readonly PlannedArtifact[]): number[] {
+  const size = (p: PlannedArtifact): number => ('item' in p ? p.item.size : 0);
+  return planned.map((_, i) => i).sort((a, b) => size(planned[a]!) - size(planned[b]!) || a - b);
 }
 
 /** The invocation a branch head names: the one whose results were captured, else its manifest's. */
@@ -83,7 +92,7 @@ async function applyArtifact(backend: Backend, planned: PlannedArtifact, meta: C
     case 'error':
       return errorEntry(planned.artifact, planned.path, planned.error);
     case 'unchanged':
-      return entry(planned.item, 'unchanged', 0);
+      return planned.item.bytes ? repairArtifact(backend, planned.item, planned.item.bytes, meta) : entry(planned.item, 'unchanged', 0);
     case 'store':
       return storeArtifact(backend, planned.item, meta);
   }
@@ -98,8 +107,32 @@ async function storeArtifact(backend: Backend, item: PresentArtifact, meta: Capt
     if (!isAtticError(error)) throw error;
     return errorEntry(item.artifact, item.path, error.message);
   }
-  const put = await putBlob(backend, bytes, item.sha256);
-  const record: ArtifactRecord = {
+  try {
+    const put = await putBlob(backend, bytes, item.sha256);
+    const wrote = await putArtifactRecord(backend, artifactRecordOf(item, meta));
+    // Another capture may have filed the same record a moment ago: then ours is unchanged.
+    return entry(item, wrote ? 'captured' : 'unchanged', put.storedBytes);
+  } catch (error) {
+    // A full disk stops this artifact, not the capture: what was written stays, a smaller
+    // artifact after it may still fit, and the capture record says what happened.
+    if (isAtticError(error) && (error.code === 'no-space' || error.code === 'read-only')) return errorEntry(item.artifact, item.path, error.message);
+    throw error;
+  }
+}
+
+/**
+ * An artifact the archive already records, whose bytes capture read anyway: whatever of it is
+ * missing or damaged in the archive (chunks, file index, record) is written again, so capturing
+ * the intact original repairs it.
+ */
+async function repairArtifact(backend: Backend, item: PresentArtifact, bytes: Buffer, meta: CaptureMeta): Promise<CapturedArtifact> {
+  const objects = await repairBlob(backend, bytes, item.sha256);
+  const record = await repairArtifactRecord(backend, artifactRecordOf(item, meta));
+  return entry(item, objects > 0 || record ? 'repaired' : 'unchanged', 0);
+}
+
+function artifactRecordOf(item: PresentArtifact, meta: CaptureMeta): ArtifactRecord {
+  return {
     kind: 'artifact',
     format: 1,
     invocation_id: item.invocationId,
@@ -114,12 +147,9 @@ async function storeArtifact(backend: Backend, item: PresentArtifact, meta: Capt
     capture_id: meta.captureId,
     phase: meta.phase,
   };
-  const wrote = await putArtifactRecord(backend, record);
-  // Another capture may have filed the same record a moment ago: then ours is unchanged.
-  return entry(item, wrote ? 'captured' : 'unchanged', put.storedBytes);
 }
 
-function entry(item: PresentArtifact, status: 'captured' | 'unchanged', storedBytes: number): CapturedArtifact {
+function entry(item: PresentArtifact, status: 'captured' | 'unchanged' | 'repaired', storedBytes: number): CapturedArtifact {
   return {
     artifact: item.artifact,
     status,

@@ -8,3 +8,4 @@
  */
 export { captureTarget, type CaptureOptions, type CaptureOutcome } from './capture.js';
 export type { CapturePlan, PlannedArtifact } from './plan.js';
+export { intactCopies } from './intact-copies.js';

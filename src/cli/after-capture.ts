@@ -8,7 +8,7 @@ import type { CliIo } from './io.js';
  * archive already holds everything.
  */
 export async function updateStoreAfter(io: CliIo, config: AtticConfig, outcomes: (CaptureOutcome | null)[], quiet = false): Promise<void> {
-  const captureIds = outcomes.filter((o) => o?.record?.artifacts.some((a) => a.status === 'captured')).map((o) => o!.record!.capture_id);
+  const captureIds = outcomes.filter((o) => o?.record?.artifacts.some((a) => a.status === 'captured' || a.status === 'repaired')).map((o) => o!.record!.capture_id);
   // A remote store's local cache is caught up by the next reading command (often on another
   // machine, and never on most CI runners): no downloads in front of dbt.
   if (captureIds.length === 0 || config.remote) return;

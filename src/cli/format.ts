@@ -30,7 +30,7 @@ export function formatDuration(seconds: number | null | undefined): string {
  */
 export function printTable(io: CliIo, head: string[], rows: (string | number)[][]): void {
   if (!io.isTTY) {
-    io.stdout([head, ...rows].map((row) => row.map(tsvField).join('\t')).join('\n') + '\n');
+    io.stdout([head, ...rows].map(tsvLine).join('\n') + '\n');
     return;
   }
   // Loaded on first use: most runs print to a pipe or not at all, and start-up matters here.
@@ -52,6 +52,10 @@ export function printTable(io: CliIo, head: string[], rows: (string | number)[][
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '-';
   return iso.replace('T', ' ').slice(0, 16);
+}
+
+export function tsvLine(row: (string | number)[]): string {
+  return row.map(tsvField).join('\t');
 }
 
 /** One line per row, whatever a cell holds: tabs, newlines and backslashes escaped as in TSV, other controls as \\uXXXX. */

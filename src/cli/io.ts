@@ -10,6 +10,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** Resolves once stdout has taken what was written (a pipe can be slower than a query). */
+  drain?: () => Promise<void>;
   /** Colour, tables and progress only on a terminal. */
   isTTY: boolean;
   stderrIsTTY: boolean;
@@ -33,6 +35,7 @@ export function processIo(): CliIo {
     // Artifacts' text may hold terminal commands: shown escaped, on a terminal and in a CI log alike.
     stdout: (text) => process.stdout.write(isTTY ? escapeForTerminal(text) : escapeControls(text)),
     stderr: (text) => process.stderr.write(process.stderr.isTTY ? escapeForTerminal(text) : escapeControls(text)),
+    drain: () => (process.stdout.writableNeedDrain ? new Promise<void>((resolve) => process.stdout.once('drain', () => resolve())) : Promise.resolve()),
     isTTY,
     stderrIsTTY: Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0,
     columns: isTTY ? (process.stdout.columns ?? 0) : 0,

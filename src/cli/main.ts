@@ -106,6 +106,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .argument('[sql...]', 'the SQL; read from stdin when absent')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv', 'markdown']).default('table'))
     .option('--limit <n>', 'at most this many rows', positiveInt)
+    .option('--timeout <seconds>', 'stop the query after this long (0: never)', wholeSeconds, 300)
     .option('--json', 'same as --format json')
     .action(run(() => import('./commands/query.js')));
 
@@ -185,6 +186,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
   program
     .command('verify')
     .description('Re-hash every object and check every record, like git fsck')
+    .option('--repair', 're-write damaged objects from intact copies (target/, state directories), then say what remains lost')
     .option('--json', 'print the report as JSON')
     .action(run(() => import('./commands/verify.js')));
 
@@ -229,6 +231,12 @@ function commandLineOptions(command: Command): Record<string, unknown> {
 function positiveInt(value: string): number {
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a whole number above 0.');
+  return n;
+}
+
+function wholeSeconds(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number of seconds (0: no limit).');
   return n;
 }
 

@@ -21,7 +21,7 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
   const failed = rows.some((r) => r.status === 'error');
   const dryRun = outcome.record === null;
   if (options.json) {
-    const written = rows.some((r) => r.status === 'captured');
+    const written = rows.some((r) => r.status === 'captured' || r.status === 'repaired');
     const outputs = outcome.record?.outputs ?? [];
     const filed = written || outputs.some((o) => o.status === 'captured');
     // A dry run captured nothing: it says so in JSON as in the table.
@@ -64,6 +64,8 @@ function colourStatus(io: CliIo, status: CapturedArtifact['status']): string {
   switch (status) {
     case 'captured':
       return io.color.green(status);
+    case 'repaired':
+      return io.color.yellow(status);
     case 'unchanged':
       return io.color.dim(status);
     case 'absent':

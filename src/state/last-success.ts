@@ -1,5 +1,5 @@
 import { listCaptureRecords, readBranch, type Backend } from '../archive/index.js';
-import { AtticError } from '../errors.js';
+import { AtticError, isAtticError } from '../errors.js';
 import { resolvePrefix } from '../vocab/index.js';
 import { listArchivedInvocations, readInvocation, recentInvocations, type ArchivedInvocation } from './invocations.js';
 import { readRunSummary, type RunSummary } from './run-summary.js';
@@ -16,6 +16,8 @@ export interface StateQuery {
   walk?: boolean;
   /** Accept a branch's base run that failed (it can be made with `branch create --allow-failed`). */
   allowFailed?: boolean;
+  /** Invocations found damaged while writing their state: the search goes on past them. */
+  exclude?: ReadonlySet<string>;
 }
 
 export interface ChosenState {
@@ -62,8 +64,8 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
 }
 
 async function successOf(backend: Backend, invocation: ArchivedInvocation, query: StateQuery): Promise<ChosenState | null> {
-  if (!invocation.artifacts.manifest) return null;
-  const summary = await summaryOf(backend, invocation);
+  if (!invocation.artifacts.manifest || query.exclude?.has(invocation.invocationId)) return null;
+  const summary = await intactSummaryOf(backend, invocation);
   if (!summary || !isSuccess(summary)) return null;
   if (!(query.commands ?? DEPLOY_COMMANDS).includes(summary.command ?? '')) return null;
   if (query.target && summary.target !== query.target) return null;
@@ -74,6 +76,14 @@ function nothingMatched(query: StateQuery): AtticError {
   const commands = query.commands ?? DEPLOY_COMMANDS;
   const filters = [`command ${commands.join('|')}`, query.target ? `target ${query.target}` : null, query.branch ? `branch ${query.branch}` : null].filter(Boolean).join(', ');
   return new AtticError('not-found', `No successful invocation in the archive (${filters}). Capture a successful 'dbt build' first, or widen the search with --command.`);
+}
+
+/** A success whose run results are damaged cannot be judged: the search goes on to an older one. */
+async function intactSummaryOf(backend: Backend, invocation: ArchivedInvocation): Promise<RunSummary | null> {
+  return summaryOf(backend, invocation).catch((error: unknown) => {
+    if (isAtticError(error) && error.code === 'archive-damaged') return null;
+    throw error;
+  });
 }
 
 async function summaryOf(backend: Backend, invocation: ArchivedInvocation): Promise<RunSummary | null> {

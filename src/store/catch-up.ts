@@ -14,12 +14,14 @@ import {
   type ArtifactRecord,
   type Backend,
   type CaptureRecord,
+  type DamagedRecord,
+  type OnDamagedRecord,
 } from '../archive/index.js';
 import { compareInstants, compareText, isArtifactType } from '../vocab/index.js';
 import { writeCaptureRows, readCapturesOf } from './capture-rows.js';
 import { inTransaction, type Database } from './database.js';
 import { VersionWriter } from './version-writer.js';
-import { ingestInvocation, type IngestProblem } from './ingest.js';
+import { ingestInvocation, insertProblems, type IngestProblem } from './ingest.js';
 
 export interface CatchUpReport {
   invocations: number;
@@ -40,14 +42,20 @@ export type CatchUpScope = { all: true } | { captureIds: readonly string[] } | {
 /**
  * Brings the store up to the archive: finds the records it has not seen by comparing keys
  * (listing keys is cheap; only new records are read), then re-ingests each invocation they touch.
+ * Damage stays with what is damaged: an unreadable record is left out and listed in
+ * ingest_problem, the rest is ingested; an invocation whose artifact was damaged is tried again
+ * on each full catch-up, so a repair (`verify --repair`, capturing the original) reaches the store.
  */
 export async function catchUp(db: Database, backend: Backend, onProgress?: ProgressFn, scope: CatchUpScope = { all: true }): Promise<CatchUpReport> {
   const connection = db.connection;
-  const [newArtifacts, newCaptures] = await unseenRecords(connection, backend, scope);
+  const damaged: DamagedRecord[] = [];
+  const onDamaged = (damage: DamagedRecord): void => void damaged.push(damage);
+  const full = 'all' in scope;
+  const [newArtifacts, newCaptures] = await unseenRecords(connection, backend, scope, onDamaged);
   // Output records are found through the captures that filed them; a full catch-up also lists them.
-  const newOutputs = 'all' in scope ? await unseenOutputRecords(connection, backend) : [];
+  const newOutputs = full ? await unseenOutputRecords(connection, backend, onDamaged) : [];
   if (newCaptures.length > 0) await inTransaction(connection, () => writeCaptureRows(connection, newCaptures));
-  const touched = touchedInvocations(newArtifacts, newCaptures, newOutputs);
+  const touched = touchedInvocations(newArtifacts, newCaptures, newOutputs, full ? await damagedInvocations(connection) : []);
   const problems: IngestProblem[] = [];
   const versions = touched.length > 0 ? await VersionWriter.open(await db.connect()) : null;
   let done = 0;
@@ -57,51 +65,95 @@ export async function catchUp(db: Database, backend: Backend, onProgress?: Progr
     problems.push(...(await ingestInvocation(connection, versions!, backend, { invocationId, records, captures })));
     onProgress?.(++done, touched.length);
   }
+  // Only a full catch-up has seen every damaged record, so only it may replace the list.
+  if (full) problems.push(...(await recordDamagedRecords(connection, damaged)));
   return { invocations: touched.length, captures: newCaptures.length, problems };
 }
 
-function unseenRecords(connection: DuckDBConnection, backend: Backend, scope: CatchUpScope): Promise<[ArtifactRecord[], CaptureRecord[]]> {
-  if ('captureIds' in scope) return Promise.all([[], unseenOf(connection, backend, scope.captureIds.map(captureRecordKey))]);
-  if ('captureKeys' in scope) return Promise.all([unseenArtifactRecords(connection, backend, scope.artifactKeys), unseenOf(connection, backend, scope.captureKeys)]);
-  return Promise.all([unseenArtifactRecords(connection, backend), unseenCaptureRecords(connection, backend)]);
+function unseenRecords(connection: DuckDBConnection, backend: Backend, scope: CatchUpScope, onDamaged: OnDamagedRecord): Promise<[ArtifactRecord[], CaptureRecord[]]> {
+  if ('captureIds' in scope) return Promise.all([[], unseenOf(connection, backend, scope.captureIds.map(captureRecordKey), onDamaged)]);
+  if ('captureKeys' in scope) return Promise.all([unseenArtifactRecords(connection, backend, onDamaged, scope.artifactKeys), unseenOf(connection, backend, scope.captureKeys, onDamaged)]);
+  return Promise.all([unseenArtifactRecords(connection, backend, onDamaged), unseenCaptureRecords(connection, backend, onDamaged)]);
+}
+
+/**
+ * How many records the store has not taken in, for a reader that cannot catch up (the store is
+ * read-only to it): listing keys is cheap, and no record is read. Known damaged records count as seen.
+ */
+export async function countUnseenRecords(connection: DuckDBConnection, backend: Backend): Promise<number> {
+  const damaged = new Set((await connection.runAndReadAll('SELECT archive_key FROM ingest_problem WHERE archive_key IS NOT NULL')).getRows().map(([key]) => String(key)));
+  const [artifactKeys, captureKeys] = await Promise.all([unseenArtifactKeys(connection, backend), unseenCaptureKeys(connection, await listCaptureRecordKeys(backend))]);
+  return [...artifactKeys, ...captureKeys].filter((key) => !damaged.has(key)).length;
 }
 
 /** Artifact records not yet ingested, among `keys` (a journal's) or among all in the archive. */
-async function unseenArtifactRecords(connection: DuckDBConnection, backend: Backend, keys?: readonly string[]): Promise<ArtifactRecord[]> {
+async function unseenArtifactRecords(connection: DuckDBConnection, backend: Backend, onDamaged: OnDamagedRecord, keys?: readonly string[]): Promise<ArtifactRecord[]> {
+  return readArtifactRecords(backend, await unseenArtifactKeys(connection, backend, keys), onDamaged);
+}
+
+async function unseenArtifactKeys(connection: DuckDBConnection, backend: Backend, keys?: readonly string[]): Promise<string[]> {
   const seen = new Set<string>();
   const rows = (await connection.runAndReadAll('SELECT invocation_id, artifact_type, object_id FROM artifact_capture')).getRows();
   for (const [invocationId, artifact, objectId] of rows) {
     if (typeof artifact === 'string' && isArtifactType(artifact)) seen.add(artifactRecordKey(String(invocationId), artifact, String(objectId)));
   }
   const candidates = keys ?? (await listArtifactRecordKeys(backend));
-  return readArtifactRecords(backend, [...new Set(candidates)].filter((key) => !seen.has(key)));
+  return [...new Set(candidates)].filter((key) => !seen.has(key));
 }
 
-async function unseenOutputRecords(connection: DuckDBConnection, backend: Backend): Promise<OutputRecord[]> {
+async function unseenOutputRecords(connection: DuckDBConnection, backend: Backend, onDamaged: OnDamagedRecord): Promise<OutputRecord[]> {
   const rows = (await connection.runAndReadAll('SELECT invocation_id, output, object_id FROM invocation_output')).getRows();
   const seen = new Set(rows.map(([invocationId, output, objectId]) => outputRecordKey(String(invocationId), String(output), String(objectId))));
-  return readOutputRecords(backend, (await listOutputRecordKeys(backend)).filter((key) => !seen.has(key)));
+  return readOutputRecords(backend, (await listOutputRecordKeys(backend)).filter((key) => !seen.has(key)), onDamaged);
 }
 
-async function unseenCaptureRecords(connection: DuckDBConnection, backend: Backend): Promise<CaptureRecord[]> {
-  return unseenOf(connection, backend, await listCaptureRecordKeys(backend));
+async function unseenCaptureRecords(connection: DuckDBConnection, backend: Backend, onDamaged: OnDamagedRecord): Promise<CaptureRecord[]> {
+  return unseenOf(connection, backend, await listCaptureRecordKeys(backend), onDamaged);
 }
 
-async function unseenOf(connection: DuckDBConnection, backend: Backend, keys: readonly string[]): Promise<CaptureRecord[]> {
+async function unseenOf(connection: DuckDBConnection, backend: Backend, keys: readonly string[], onDamaged: OnDamagedRecord): Promise<CaptureRecord[]> {
+  return readCaptureRecords(backend, await unseenCaptureKeys(connection, keys), onDamaged);
+}
+
+async function unseenCaptureKeys(connection: DuckDBConnection, keys: readonly string[]): Promise<string[]> {
   const seen = new Set((await connection.runAndReadAll('SELECT capture_id FROM capture')).getRows().map(([id]) => String(id)));
-  const unseen = [...new Set(keys)].filter((key) => !seen.has(decodeURIComponent(key.slice(key.lastIndexOf('/') + 1, -'.json'.length))));
-  return readCaptureRecords(backend, unseen);
+  return [...new Set(keys)].filter((key) => !seen.has(decodeURIComponent(key.slice(key.lastIndexOf('/') + 1, -'.json'.length))));
+}
+
+/** Invocations left incomplete by damaged archive bytes, with when each was first captured. */
+async function damagedInvocations(connection: DuckDBConnection): Promise<FirstCaptured[]> {
+  const reader = await connection.runAndReadAll(
+    `SELECT p.invocation_id, epoch_ms(min(a.captured_at)) AS at FROM ingest_problem p JOIN artifact_capture a USING (invocation_id)
+     WHERE p.kind = 'damaged' AND p.archive_key IS NULL GROUP BY p.invocation_id`,
+  );
+  return reader.getRows().map(([id, ms]) => ({ invocationId: String(id), at: new Date(Number(ms)).toISOString() }));
+}
+
+/** Replaces the list of damaged records with the one this catch-up found. */
+async function recordDamagedRecords(connection: DuckDBConnection, damaged: readonly DamagedRecord[]): Promise<IngestProblem[]> {
+  const problems = damaged.map((d): IngestProblem => ({ invocation_id: d.invocation_id, artifact_type: d.artifact, object_id: d.object_id, kind: 'damaged', archive_key: d.key, message: d.message }));
+  await inTransaction(connection, async () => {
+    await connection.run('DELETE FROM ingest_problem WHERE archive_key IS NOT NULL');
+    await insertProblems(connection, problems);
+  });
+  return problems;
+}
+
+interface FirstCaptured {
+  invocationId: string;
+  at: string;
 }
 
 /** In the order they were first captured, so fill-in columns come out as they would live. */
-function touchedInvocations(artifacts: readonly ArtifactRecord[], captures: readonly CaptureRecord[], outputs: readonly OutputRecord[]): string[] {
+function touchedInvocations(artifacts: readonly ArtifactRecord[], captures: readonly CaptureRecord[], outputs: readonly OutputRecord[], retries: readonly FirstCaptured[]): string[] {
   const first = new Map<string, string>();
   const note = (id: string, at: string): void => {
     const held = first.get(id);
     if (held === undefined || compareInstants(at, held) < 0) first.set(id, at);
   };
   for (const r of artifacts) note(r.invocation_id, r.captured_at);
-  for (const c of captures) for (const a of [...c.artifacts, ...(c.outputs ?? [])]) if (a.invocation_id && a.status === 'captured') note(a.invocation_id, c.captured_at);
+  for (const c of captures) for (const a of [...c.artifacts, ...(c.outputs ?? [])]) if (a.invocation_id && (a.status === 'captured' || a.status === 'repaired')) note(a.invocation_id, c.captured_at);
   for (const r of outputs) note(r.invocation_id, r.captured_at);
+  for (const r of retries) note(r.invocationId, r.at);
   return [...first.entries()].sort((a, b) => compareInstants(a[1], b[1]) || compareText(a[0], b[0])).map(([id]) => id);
 }

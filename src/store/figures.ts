@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { readStoreDamage } from './damage.js';
 
 export interface StoreFigures {
   schemaVersion: string | null;
@@ -7,6 +8,8 @@ export interface StoreFigures {
   nodeVersions: number;
   nodeRows: number;
   problems: number;
+  /** Invocations (and records naming none) that damaged archive bytes left incomplete. */
+  damaged: string[];
 }
 
 export async function readStoreFigures(connection: DuckDBConnection): Promise<StoreFigures> {
@@ -22,5 +25,11 @@ export async function readStoreFigures(connection: DuckDBConnection): Promise<St
     nodeVersions: rows.node_version ?? 0,
     nodeRows: rows.node_invocation ?? 0,
     problems: rows.ingest_problem ?? 0,
+    damaged: await damagedNames(connection),
   };
+}
+
+async function damagedNames(connection: DuckDBConnection): Promise<string[]> {
+  const damage = await readStoreDamage(connection);
+  return [...damage.invocations, ...damage.records.map((key) => `record ${key}`)];
 }

@@ -6,14 +6,16 @@
  * - node version: one distinct definition of a node, shared by every invocation that has it.
  * Uses the archive and extract; never reads target/.
  */
-export { syncStore, rebuildStore, type SyncReport, type BusyPolicy } from './sync.js';
+export { syncStore, rebuildStore, type SyncReport, type BusyPolicy, type RebuildReport } from './sync.js';
 export { openDatabase, type Database } from './database.js';
-export { runReadOnlyQuery, type QueryResult } from './query.js';
+export { streamReadOnlyQuery, type QuerySink, type QueryOptions, type QueryOutcome } from './query.js';
 export { readHistory, type History, type HistoryFilter, type HistoryRow, type NodeResult } from './history.js';
 export { readStoreFigures, type StoreFigures } from './figures.js';
 export type { CatchUpReport } from './catch-up.js';
 export type { IngestProblem } from './ingest.js';
-export { branchBaseReader, catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore } from './project-store.js';
+export { branchBaseReader, catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore, type ReadNotice } from './project-store.js';
+export { isDamaged, type StoreDamage } from './damage.js';
+export type { MovedAside } from './store-file.js';
 export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvocation, invocationAbbreviator, compareMacros, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type Triplet } from './reports.js';
 export { readPlanFacts, type PlanFacts, type PlanScope, type CurrentNode, type BuildAfter, type FreshnessCheck, type BuildFact, type CatalogFact, type NodeBuilds, type ScopedBuilds } from './plan-facts.js';

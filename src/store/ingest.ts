@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { compareArtifactRecords, type ArtifactRecord, type Backend, type CaptureRecord } from '../archive/index.js';
+import { compareArtifactRecords, type ArtifactRecord, type Backend, type CaptureRecord, type OutputKind } from '../archive/index.js';
 import { AtticError, isAtticError } from '../errors.js';
 import { mergeInvocationFacts, type ArtifactInvocationFacts } from '../extract/index.js';
 import { normaliseInstant, type ArtifactType } from '../vocab/index.js';
@@ -24,10 +24,14 @@ export interface InvocationInput {
   captures: CaptureRecord[];
 }
 
+/** A row of ingest_problem (schema/001-capture-tables.sql says what each kind means). */
 export interface IngestProblem {
-  invocation_id: string;
-  artifact_type: ArtifactType;
-  object_id: string;
+  invocation_id: string | null;
+  /** The artifact left out, or the output (sql, log) when what is damaged is an output's. */
+  artifact_type: ArtifactType | OutputKind | null;
+  object_id: string | null;
+  kind: 'unreadable' | 'damaged';
+  archive_key: string | null;
   message: string;
 }
 
@@ -41,19 +45,19 @@ export async function ingestInvocation(connection: DuckDBConnection, versions: V
       break;
     } catch (error) {
       const failed = (error as { record?: ArtifactRecord }).record;
-      // Only an artifact extract cannot read is left out; anything else (a missing chunk, a
-      // DuckDB error) aborts, so the invocation stays unseen and the next sync tries again.
-      if (!failed || skip.has(failed.sha256) || !isUnreadable(error)) throw error;
-      // An artifact we cannot read (a schema version newer than this dbtattic) must not hide
-      // the others: leave it out, say so, and let a rebuild after upgrading read it.
+      const kind = problemKind(error);
+      // Only an artifact that cannot be read is left out (its schema is newer than this
+      // dbtattic, or its bytes in the archive are damaged): it must not hide the others. Anything
+      // else (a DuckDB error) aborts, so the invocation stays unseen and the next sync retries.
+      if (!failed || skip.has(failed.sha256) || !kind) throw error;
       skip.add(failed.sha256);
-      problems.push({ invocation_id: input.invocationId, artifact_type: failed.artifact, object_id: failed.sha256, message: (error as Error).message });
+      problems.push({ invocation_id: input.invocationId, artifact_type: failed.artifact, object_id: failed.sha256, kind, archive_key: null, message: (error as Error).message });
     }
   }
-  await recordProblems(connection, input.invocationId, problems);
   // After the invocation's transaction: node versions are committed beside it, on their own
   // connection, and a file is matched to its node through them.
-  await inTransaction(connection, () => writeOutputRows(connection, backend, input.invocationId));
+  problems.push(...(await inTransaction(connection, () => writeOutputRows(connection, backend, input.invocationId))));
+  await recordProblems(connection, input.invocationId, problems);
   if (manifestReplaced) {
     await dropUnheldVersions(connection);
     versions.forgetWritten();
@@ -75,8 +79,10 @@ function asTooLarge(error: unknown, record: ArtifactRecord): Error {
   );
 }
 
-function isUnreadable(error: unknown): boolean {
-  return isAtticError(error) && (error.code === 'artifact-unreadable' || error.code === 'unknown-schema-version');
+function problemKind(error: unknown): IngestProblem['kind'] | null {
+  if (!isAtticError(error)) return null;
+  if (error.code === 'artifact-unreadable' || error.code === 'unknown-schema-version') return 'unreadable';
+  return error.code === 'archive-damaged' ? 'damaged' : null;
 }
 
 /**
@@ -146,8 +152,12 @@ async function writeArtifactCaptures(connection: DuckDBConnection, records: read
 }
 
 async function recordProblems(connection: DuckDBConnection, invocationId: string, problems: IngestProblem[]): Promise<void> {
-  await connection.run('DELETE FROM ingest_problem WHERE invocation_id = $1', [invocationId]);
+  await connection.run('DELETE FROM ingest_problem WHERE invocation_id = $1 AND archive_key IS NULL', [invocationId]);
+  await insertProblems(connection, problems);
+}
+
+export async function insertProblems(connection: DuckDBConnection, problems: readonly IngestProblem[]): Promise<void> {
   for (const p of problems) {
-    await connection.run('INSERT INTO ingest_problem VALUES ($1, $2, $3, $4)', [p.invocation_id, p.artifact_type, p.object_id, p.message]);
+    await connection.run('INSERT INTO ingest_problem VALUES ($1, $2, $3, $4, $5, $6)', [p.invocation_id, p.artifact_type, p.object_id, p.kind, p.archive_key, p.message]);
   }
 }

@@ -1,5 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { authoritativeOutput, listOutputRecordKeys, readOutputRecords, readSqlTree, type Backend, type OutputRecord } from '../archive/index.js';
+import { isAtticError } from '../errors.js';
+import type { IngestProblem } from './ingest.js';
 
 /**
  * Rows of what an invocation wrote besides artifacts: its output records, and the files of its
@@ -7,7 +9,11 @@ import { authoritativeOutput, listOutputRecordKeys, readOutputRecords, readSqlTr
  */
 export const OUTPUT_TABLES = ['invocation_output', 'node_sql'] as const;
 
-export async function writeOutputRows(connection: DuckDBConnection, backend: Backend, invocationId: string): Promise<void> {
+/**
+ * A damaged output record is left out (a full catch-up lists it in ingest_problem); a damaged
+ * SQL tree leaves node_sql empty for the invocation and is returned as its problem.
+ */
+export async function writeOutputRows(connection: DuckDBConnection, backend: Backend, invocationId: string): Promise<IngestProblem[]> {
   for (const table of OUTPUT_TABLES) await connection.run(`DELETE FROM ${table} WHERE invocation_id = $1`, [invocationId]);
   const records = await readOutputRecords(backend, await listOutputRecordKeys(backend, invocationId));
   const chosen = new Set([authoritativeOutput(records, 'sql'), authoritativeOutput(records, 'log')]);
@@ -17,7 +23,15 @@ export async function writeOutputRows(connection: DuckDBConnection, backend: Bac
     ]);
   }
   const tree = authoritativeOutput(records, 'sql');
-  if (tree) await writeNodeSql(connection, backend, tree);
+  if (!tree) return [];
+  try {
+    await writeNodeSql(connection, backend, tree);
+    return [];
+  } catch (error) {
+    if (!isAtticError(error) || error.code !== 'archive-damaged') throw error;
+    await connection.run('DELETE FROM node_sql WHERE invocation_id = $1', [invocationId]);
+    return [{ invocation_id: invocationId, artifact_type: 'sql', object_id: tree.sha256, kind: 'damaged', archive_key: null, message: error.message }];
+  }
 }
 
 async function writeNodeSql(connection: DuckDBConnection, backend: Backend, tree: OutputRecord): Promise<void> {

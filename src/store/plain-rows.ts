@@ -13,17 +13,22 @@ export interface PlainResult {
 type Convert = (value: Json) => Json;
 
 export function plainResult(reader: DuckDBResultReader): PlainResult {
-  const names = reader.columnNames();
-  const types = reader.columnTypes();
+  const plain = plainRows(reader.columnNames(), reader.columnTypes());
+  return { columns: plain.columns, rows: plain.convert(reader.getRowsJson()) };
+}
+
+/** The columns of a result and a converter for its rows, for results read a chunk at a time. */
+export function plainRows(names: string[], types: DuckDBType[]): { columns: PlainResult['columns']; convert: (rows: Json[][]) => Record<string, Json>[] } {
   const converters = types.map(converterFor);
-  const rows = reader.getRowsJson().map((row) => {
-    const out: Record<string, Json> = {};
-    row.forEach((value, i) => {
-      out[names[i]!] = converters[i]!(value);
+  const convert = (rows: Json[][]): Record<string, Json>[] =>
+    rows.map((row) => {
+      const out: Record<string, Json> = {};
+      row.forEach((value, i) => {
+        out[names[i]!] = converters[i]!(value);
+      });
+      return out;
     });
-    return out;
-  });
-  return { columns: names.map((name, i) => ({ name, type: typeName(types[i]!) })), rows };
+  return { columns: names.map((name, i) => ({ name, type: typeName(types[i]!) })), convert };
 }
 
 function typeName(type: DuckDBType): string {

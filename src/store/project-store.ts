@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
-import { openArchive, readBranch } from '../archive/index.js';
-import { AtticError } from '../errors.js';
+import { openArchive, readBranch, type Backend } from '../archive/index.js';
 import type { AtticConfig } from '../config/resolve.js';
-import type { ProgressFn } from './catch-up.js';
+import { AtticError, isAtticError } from '../errors.js';
+import { countUnseenRecords, type ProgressFn } from './catch-up.js';
+import { readStoreDamage, type StoreDamage } from './damage.js';
 import { openDatabase, type Database } from './database.js';
+import type { MovedAside } from './store-file.js';
 import { rebuildStore, syncStore, type SyncReport } from './sync.js';
 
 /**
@@ -20,21 +22,85 @@ export async function catchUpAfterCapture(config: AtticConfig, captureIds: reado
   }
 }
 
+/** What a reading command should tell its user beside its answer. */
+export interface ReadNotice {
+  /** What the store left out because the archive is damaged. */
+  damage: StoreDamage;
+  /** Set when the store could not be caught up and is this many records behind the archive. */
+  behind: { records: number; why: string } | null;
+  movedAside: MovedAside | null;
+}
+
+const WAIT_MS = 10_000;
+
+/**
+ * Reading commands catch up first, then read. Readers never wait for each other: when other
+ * processes only read the store (a long query), or the store cannot be written (a read-only
+ * mount), it is read as it is, and the notice says how far behind the archive it is. Only a
+ * writer holding the store makes a reader wait, a bounded time.
+ */
+export async function withCurrentStore<T>(config: AtticConfig, read: (db: Database) => Promise<T>, onProgress?: ProgressFn, onNotice?: (notice: ReadNotice) => void): Promise<T> {
+  const opened = config.offline ? await openOffline(config.databaseFile) : await openCurrentStore(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), config.databaseFile, onProgress, config.remote !== null);
+  try {
+    const value = await read(opened.db);
+    onNotice?.({ damage: await readStoreDamage(opened.db.connection), behind: opened.behind, movedAside: opened.movedAside });
+    return value;
+  } finally {
+    opened.db.close();
+  }
+}
+
+interface OpenedStore {
+  db: Database;
+  behind: ReadNotice['behind'];
+  movedAside: MovedAside | null;
+}
+
 /** Reading commands catch up first (waiting a little for a busy store), then read. */
 export async function syncForReading(config: AtticConfig, onProgress?: ProgressFn): Promise<SyncReport> {
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   return syncStore(backend, config.databaseFile, 'wait', onProgress, config.remote ? { journal: true } : undefined);
 }
 
-export async function withCurrentStore<T>(config: AtticConfig, read: (db: Database) => Promise<T>, onProgress?: ProgressFn): Promise<T> {
-  if (!config.offline) await syncForReading(config, onProgress);
-  else if (!existsSync(config.databaseFile)) throw new AtticError('not-found', `No local store at ${config.databaseFile} to read offline. Run 'dbtattic sync' first (without --offline).`);
-  const db = await openDatabase(config.databaseFile, 'read');
-  try {
-    return await read(db);
-  } finally {
-    db.close();
+async function openOffline(file: string): Promise<OpenedStore> {
+  if (!existsSync(file)) throw new AtticError('not-found', `No local store at ${file} to read offline. Run 'dbtattic sync' first (without --offline).`);
+  return { db: await openDatabase(file, 'read'), behind: null, movedAside: null };
+}
+
+/** `remote`: the archive is object storage, caught up through its journal and never listed whole. */
+async function openCurrentStore(backend: Backend, file: string, onProgress: ProgressFn | undefined, remote: boolean): Promise<OpenedStore> {
+  const deadline = Date.now() + WAIT_MS;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+    let report: SyncReport;
+    try {
+      report = await syncStore(backend, file, 'once', onProgress, remote ? { journal: true } : undefined);
+    } catch (error) {
+      if (!isAtticError(error) || error.code !== 'read-only') throw error;
+      return readAsItIs(remote ? null : backend, file, 'the store cannot be written', error);
+    }
+    if (report.status !== 'busy') return { db: await openDatabase(file, 'read'), behind: null, movedAside: report.movedAside ?? null };
+    let busy: unknown;
+    const reader = await openDatabase(file, 'read').catch((error: unknown) => {
+      if (!isAtticError(error) || error.code !== 'store-busy') throw error;
+      busy = error;
+      return null;
+    });
+    if (reader) return { db: reader, behind: await behindBy(reader, remote ? null : backend, 'other processes are reading the store'), movedAside: null };
+    if (Date.now() + delay > deadline) throw busy;
+    await new Promise((resolve) => setTimeout(resolve, delay));
   }
+}
+
+async function readAsItIs(backend: Backend | null, file: string, why: string, cause: AtticError): Promise<OpenedStore> {
+  const db = await openDatabase(file, 'read').catch(() => Promise.reject(cause));
+  return { db, behind: await behindBy(db, backend, why), movedAside: null };
+}
+
+/** How far behind the store is; not counted for object storage (`backend` null), which is never listed whole. */
+async function behindBy(db: Database, backend: Backend | null, why: string): Promise<ReadNotice['behind']> {
+  if (!backend) return null;
+  const records = await countUnseenRecords(db.connection, backend);
+  return records > 0 ? { records, why } : null;
 }
 
 export async function rebuildProjectStore(config: AtticConfig, onProgress?: ProgressFn): ReturnType<typeof rebuildStore> {

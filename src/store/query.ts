@@ -1,42 +1,79 @@
+import type { Json } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
-import { openDatabase } from './database.js';
-import { plainResult, type PlainResult } from './plain-rows.js';
+import type { Database } from './database.js';
+import { plainRows, type PlainResult } from './plain-rows.js';
 
-export interface QueryResult extends PlainResult {
+/** Where a query's rows go as they arrive: a result is never held whole (60 M rows would not fit). */
+export interface QuerySink {
+  columns(columns: PlainResult['columns']): void;
+  rows(rows: Record<string, Json>[]): Promise<void>;
+}
+
+export interface QueryOptions {
+  /** At most this many rows; null: all. */
+  limit: number | null;
+  /** Interrupt the query after this long; null: never. */
+  timeoutMs: number | null;
+}
+
+export interface QueryOutcome {
+  rows: number;
   /** True when the result had more rows than the limit. */
   truncated: boolean;
 }
 
 /**
  * Runs user SQL on a read-only connection that also cannot reach files or the network, so a
- * query can neither change the store nor write elsewhere (COPY TO, ATTACH, INSTALL).
+ * query can neither change the store nor write elsewhere (COPY TO, ATTACH, INSTALL). Rows are
+ * fetched a chunk at a time and handed to the sink, which may wait for its output to drain.
  */
-export async function runReadOnlyQuery(file: string, sql: string, limit: number | null): Promise<QueryResult> {
-  const db = await openDatabase(file, 'read');
+export async function streamReadOnlyQuery(db: Database, sql: string, options: QueryOptions, sink: QuerySink): Promise<QueryOutcome> {
+  await db.connection.run('SET enable_external_access = false');
+  await db.connection.run('SET lock_configuration = true');
+  let timedOut = false;
+  const timer = options.timeoutMs === null ? null : setTimeout(() => {
+    timedOut = true;
+    db.connection.interrupt();
+  }, options.timeoutMs);
   try {
-    await db.connection.run('SET enable_external_access = false');
-    await db.connection.run('SET lock_configuration = true');
-    const refuse = (error: unknown): never => refuseQuery(error, sql);
-    const reader = limit === null ? await db.connection.runAndReadAll(sql).catch(refuse) : await db.connection.runAndReadUntil(sql, limit + 1).catch(refuse);
-    const result = plainResult(reader);
-    const truncated = limit !== null && result.rows.length > limit;
-    return { ...result, rows: truncated ? result.rows.slice(0, limit!) : result.rows, truncated };
+    return await pump(db, sql, options.limit, sink);
+  } catch (error) {
+    if (timedOut) throw new AtticError('query-timeout', `The query was stopped after ${options.timeoutMs! / 1000} s. Raise --timeout (seconds; 0: none), or narrow the query.`);
+    throw refusal(error, sql);
   } finally {
-    db.close();
+    if (timer) clearTimeout(timer);
   }
 }
 
-function refuseQuery(error: unknown, sql: string): never {
+async function pump(db: Database, sql: string, limit: number | null, sink: QuerySink): Promise<QueryOutcome> {
+  const result = await db.connection.stream(sql);
+  const plain = plainRows(result.columnNames(), result.columnTypes());
+  sink.columns(plain.columns);
+  let count = 0;
+  for await (const batch of result.yieldRowsJson()) {
+    const room = limit === null ? batch.length : limit - count;
+    if (batch.length > room) {
+      await sink.rows(plain.convert(batch.slice(0, room)));
+      return { rows: count + room, truncated: true };
+    }
+    await sink.rows(plain.convert(batch));
+    count += batch.length;
+  }
+  return { rows: count, truncated: false };
+}
+
+function refusal(error: unknown, sql: string): unknown {
+  if (error instanceof AtticError) return error;
   const message = error instanceof Error ? error.message : String(error);
   // duckdb_extensions() reads DuckDB's extension directory: a file access like any other, though it looks like a catalog lookup.
   if (/duckdb_extensions\s*\(/i.test(sql) && /Cannot access directory/i.test(message)) {
-    throw new AtticError('query-refused', "duckdb_extensions() reads DuckDB's extension directory, and queries may not touch files; the extensions queries can use are built in: json, parquet, icu.");
+    return new AtticError('query-refused', "duckdb_extensions() reads DuckDB's extension directory, and queries may not touch files; the extensions queries can use are built in: json, parquet, icu.");
   }
   if (/read-only|external access|disabled (by|through) configuration|lock_configuration|Cannot change configuration/i.test(message)) {
-    throw new AtticError('query-refused', `The store is read-only to queries; the statement was refused and nothing changed (${firstLine(message)}).`);
+    return new AtticError('query-refused', `The store is read-only to queries; the statement was refused and nothing changed (${firstLine(message)}).`);
   }
   const hint = /Catalog Error/.test(message) ? " See the tables and views with: dbtattic query 'show tables' (README lists them)." : '';
-  throw new AtticError('usage', `The query failed: ${firstLine(message)}${hint}`);
+  return new AtticError('usage', `The query failed: ${firstLine(message)}${hint}`);
 }
 
 function firstLine(text: string): string {

@@ -7,23 +7,39 @@ import { catchUp, type CatchUpReport, type CatchUpScope, type ProgressFn } from 
 import { openDatabase, type Database } from './database.js';
 import { catchUpFromJournal } from './journal-sync.js';
 import { applySchema, loadSchemaSql, readSchemaVersion } from './schema.js';
+import { asStoreWriteError, isUnreadableStore, moveStoreAside, type MovedAside } from './store-file.js';
 
-export type BusyPolicy = 'skip' | 'wait';
+/** skip: capture's way (never wait, never rebuild); wait: wait a little for the lock; once: do not wait, but rebuild. */
+export type BusyPolicy = 'skip' | 'wait' | 'once';
 
-export type SyncReport = ({ status: 'synced' } & CatchUpReport) | { status: 'rebuilt'; report: CatchUpReport } | { status: 'busy' } | { status: 'stale' };
+export type SyncReport = (({ status: 'synced' } & CatchUpReport) | { status: 'rebuilt'; report: CatchUpReport } | { status: 'busy' } | { status: 'stale' }) & {
+  /** Set when the store file could not be opened and was moved aside, to be derived again. */
+  movedAside?: MovedAside;
+};
 
 const WAIT_MS = 10_000;
 
 /**
  * Makes the store current with the archive. A store written under another schema is rebuilt
- * from the archive into a new file that replaces the old one atomically. `skip`: capture's way,
- * which never waits for a store another process holds (the next command catches up);
- * `wait`: a reading command's way, which waits a little, then says the store is busy.
+ * from the archive into a new file that replaces the old one atomically; a store file DuckDB
+ * cannot open is moved aside and derived again. `skip`: capture's way, which never waits for a
+ * store another process holds (the next command catches up); `wait`: a reading command's way,
+ * which waits a little, then says the store is busy.
  */
 /** What to catch up on: `journal` for a remote archive, whose bucket is never listed whole. */
 export type SyncScope = CatchUpScope | { journal: true };
 
 export async function syncStore(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn, scope?: SyncScope): Promise<SyncReport> {
+  try {
+    return await syncOnce(backend, file, busy, onProgress, scope);
+  } catch (error) {
+    if (!isUnreadableStore(error)) throw asStoreWriteError(file, error);
+    const movedAside = await moveStoreAside(file, error);
+    return { ...(await syncOnce(backend, file, busy, onProgress, scope).catch((again: unknown) => Promise.reject(asStoreWriteError(file, again)))), movedAside };
+  }
+}
+
+async function syncOnce(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn, scope?: SyncScope): Promise<SyncReport> {
   const db = await openForWrite(file, busy);
   if (!db) return { status: 'busy' };
   let current: boolean;
@@ -59,7 +75,7 @@ async function isEmpty(db: Database): Promise<boolean> {
  * Derives a whole new store from the archive, beside the old one, then renames it into place:
  * a reader never sees a half-built store, and a crash mid-rebuild leaves the old one as it was.
  */
-export async function rebuildStore(backend: Backend, file: string, onProgress?: ProgressFn): Promise<CatchUpReport> {
+export async function rebuildStore(backend: Backend, file: string, onProgress?: ProgressFn): Promise<RebuildReport> {
   const temp = `${file}.rebuild-${randomBytes(4).toString('hex')}`;
   await fs.mkdir(path.dirname(file), { recursive: true });
   await removeAbandonedRebuilds(file);
@@ -73,26 +89,39 @@ export async function rebuildStore(backend: Backend, file: string, onProgress?: 
     } finally {
       db.close();
     }
-    await swapIn(temp, file);
-    return report;
+    const movedAside = await swapIn(temp, file);
+    return movedAside ? { ...report, movedAside } : report;
+  } catch (error) {
+    throw asStoreWriteError(file, error);
   } finally {
     await fs.rm(temp, { force: true });
     await fs.rm(`${temp}.wal`, { force: true });
   }
 }
 
+export type RebuildReport = CatchUpReport & { movedAside?: MovedAside };
+
 /**
  * Renames the new store over the old one while holding the old one's write lock, so no other
- * process is mid-transaction on it, and its WAL (which belongs to the old file) can go.
+ * process is mid-transaction on it, and its WAL (which belongs to the old file) can go. A rebuild
+ * never needs the old file: one DuckDB cannot open is moved aside instead.
  */
-async function swapIn(temp: string, file: string): Promise<void> {
-  const guard = existsSync(file) ? await openForWrite(file, 'wait') : null;
+async function swapIn(temp: string, file: string): Promise<MovedAside | undefined> {
+  let guard: Database | null = null;
+  let movedAside: MovedAside | undefined;
+  try {
+    guard = existsSync(file) ? await openForWrite(file, 'wait') : null;
+  } catch (error) {
+    if (!isUnreadableStore(error)) throw error;
+    movedAside = await moveStoreAside(file, error);
+  }
   try {
     await fs.rm(`${file}.wal`, { force: true });
     await fs.rename(temp, file);
   } finally {
     guard?.close();
   }
+  return movedAside;
 }
 
 const ABANDONED_MS = 60 * 60 * 1000;
@@ -111,13 +140,14 @@ async function removeAbandonedRebuilds(file: string): Promise<void> {
 async function openForWrite(file: string, busy: BusyPolicy): Promise<Database | null> {
   await fs.mkdir(path.dirname(file), { recursive: true });
   const deadline = Date.now() + (busy === 'wait' ? WAIT_MS : 0);
+  // 'once' and 'skip' try the lock once.
   for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
     try {
       return await openDatabase(file, 'write');
     } catch (error) {
       if (!isAtticError(error) || error.code !== 'store-busy') throw error;
       if (Date.now() + delay > deadline) {
-        if (busy === 'skip') return null;
+        if (busy !== 'wait') return null;
         throw error;
       }
       await new Promise((resolve) => setTimeout(resolve, delay));

@@ -1,11 +1,20 @@
-import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { constants as fsConstants, promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
+import { AtticError } from '../../errors.js';
 import { sameBytes, type Backend, type StoredKey } from '../backend.js';
 
 /** Temp files start with this, so list() and verify can tell them from real keys. */
 export const TEMP_PREFIX = '.tmp-';
+/**
+ * Every temp file lives in this one directory (same file system, so link and rename stay
+ * atomic): a writer killed mid-write leaves its temp here, and the next writer can find and
+ * remove it with one directory read instead of a walk of the archive.
+ */
+const TEMP_DIR = `${TEMP_PREFIX}files`;
+const ABANDONED_TEMP_MS = 60 * 60 * 1000;
+const HOST_TAG = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 const LOCK_SUFFIX = '.lock';
 const STALE_LOCK_MS = 30_000;
 const NO_HARD_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'];
@@ -17,6 +26,7 @@ const NO_HARD_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'];
  */
 export class FsBackend implements Backend {
   readonly capabilities = { createOnly: true, compareAndSwap: true };
+  private swept = false;
 
   constructor(readonly root: string) {}
 
@@ -56,7 +66,7 @@ export class FsBackend implements Backend {
       return true;
     } catch (error) {
       if (isCode(error, 'EEXIST')) return false;
-      if (!NO_HARD_LINKS.some((code) => isCode(error, code))) throw error;
+      if (!NO_HARD_LINKS.some((code) => isCode(error, code))) throw asWriteError(this.root, error);
       // Some mounts (SMB, some FUSE caches) have no hard links. A rename is still atomic; it may
       // replace what a concurrent writer just put there, but an object's key names its bytes and
       // a record's key names the fact it records, so nothing is lost.
@@ -67,18 +77,32 @@ export class FsBackend implements Backend {
     }
   }
 
+  /** Writes `data` to a fsynced temp file; a failed write (a full disk) leaves no temp behind. */
   private async writeTemp(target: string, data: Uint8Array): Promise<string> {
-    const dir = path.dirname(target);
-    await fs.mkdir(dir, { recursive: true });
-    const temp = path.join(dir, `${TEMP_PREFIX}${randomBytes(8).toString('hex')}`);
-    const handle = await fs.open(temp, 'wx');
     try {
-      await handle.writeFile(data);
-      await handle.sync();
-    } finally {
-      await handle.close();
+      await fs.mkdir(path.dirname(target), { recursive: true });
+      const dir = path.join(this.root, TEMP_DIR);
+      await fs.mkdir(dir, { recursive: true });
+      await this.sweepAbandonedTemps(dir);
+      const temp = path.join(dir, `${TEMP_PREFIX}${HOST_TAG}-${process.pid}-${randomBytes(8).toString('hex')}`);
+      await writeSynced(temp, data);
+      return temp;
+    } catch (error) {
+      throw asWriteError(this.root, await rootRefusal(this.root, error));
     }
-    return temp;
+  }
+
+  /** Once per process, before its first write: temps of writers that died are nobody's. */
+  private async sweepAbandonedTemps(dir: string): Promise<void> {
+    if (this.swept) return;
+    this.swept = true;
+    for (const name of await fs.readdir(dir)) {
+      const file = path.join(dir, name);
+      const [host, pid] = name.slice(TEMP_PREFIX.length).split('-');
+      const ownerGone = host === HOST_TAG && pid !== undefined && pidIsGone(Number(pid));
+      const stat = ownerGone ? null : await fs.stat(file).catch(() => null);
+      if (ownerGone || (stat && Date.now() - stat.mtimeMs > ABANDONED_TEMP_MS)) await fs.rm(file, { force: true });
+    }
   }
 
   async list(prefix: string, startAfter?: string): Promise<StoredKey[]> {
@@ -116,7 +140,11 @@ export class FsBackend implements Backend {
       if (next === undefined) {
         await fs.rm(target, { force: true });
       } else {
-        await fs.rename(await this.writeTemp(target, next), target);
+        const temp = await this.writeTemp(target, next);
+        await fs.rename(temp, target).catch(async (error: unknown) => {
+          await fs.rm(temp, { force: true });
+          throw asWriteError(this.root, error);
+        });
       }
       return true;
     } finally {
@@ -182,12 +210,56 @@ async function breakStaleLock(lockFile: string): Promise<void> {
 function ownerIsGone(owner: string): boolean {
   const [host, pid] = owner.split('\n');
   if (host !== hostname() || !pid) return false;
+  return pidIsGone(Number(pid));
+}
+
+function pidIsGone(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
-    process.kill(Number(pid), 0);
+    process.kill(pid, 0);
     return false;
   } catch (error) {
     return isCode(error, 'ESRCH');
   }
+}
+
+async function writeSynced(file: string, data: Uint8Array): Promise<void> {
+  const handle = await fs.open(file, 'wx');
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } catch (error) {
+    await handle.close();
+    await fs.rm(file, { force: true });
+    throw error;
+  }
+  await handle.close();
+}
+
+/**
+ * A recursive mkdir on a read-only mount says ENOENT, not EROFS: ask the root itself whether it
+ * can be written, so the message names the real cause.
+ */
+async function rootRefusal(root: string, error: unknown): Promise<unknown> {
+  if (!isCode(error, 'ENOENT')) return error;
+  return fs.access(root, fsConstants.W_OK).then(
+    () => error,
+    (refusal: unknown) => refusal,
+  );
+}
+
+const NO_SPACE = ['ENOSPC', 'EDQUOT'];
+const NOT_WRITABLE = ['EROFS', 'EACCES', 'EPERM'];
+
+/** A full or read-only disk is the machine's state, not a bug: say which path and what to do. */
+function asWriteError(root: string, error: unknown): unknown {
+  if (NO_SPACE.some((code) => isCode(error, code))) {
+    return new AtticError('no-space', `No space left on the disk of the archive ${root}. Free space there and run the command again; what was written before is kept.`, { path: root });
+  }
+  if (NOT_WRITABLE.some((code) => isCode(error, code))) {
+    return new AtticError('read-only', `The archive ${root} cannot be written (${(error as { code: string }).code}). Give dbtattic write access to it, or point --store at a writable directory.`, { path: root });
+  }
+  return error;
 }
 
 function sleep(ms: number): Promise<void> {

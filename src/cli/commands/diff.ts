@@ -1,9 +1,9 @@
-import { ExitCode } from '../../errors.js';
 import { branchBaseReader, diffInvocations, resolveInvocationRef, withCurrentStore } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
 import { withProgress } from '../progress.js';
+import { readNotices } from '../read-notice.js';
 
 interface DiffFlags extends GlobalFlags {
   args?: string[];
@@ -14,16 +14,17 @@ interface DiffFlags extends GlobalFlags {
 export default async function diff(io: CliIo, flags: DiffFlags): Promise<number> {
   const [a, b] = flags.args ?? [];
   const config = loadConfig(io, flags);
+  const notices = readNotices(io);
   const changes = await withProgress(io, 'catching up', (update) => withCurrentStore(config, async (db) => {
     const baseOf = branchBaseReader(config);
     const from = await resolveInvocationRef(db.connection, { id: a, baseOf });
     const to = await resolveInvocationRef(db.connection, { id: b, baseOf });
     return diffInvocations(db.connection, from, to);
-  }, update));
+  }, update, notices.collect));
   if (flags.json) printJson(io, changes);
   else {
     io.stdout(`from        ${changes.from}\nto          ${changes.to}\n`);
     printChanges(io, changes);
   }
-  return ExitCode.ok;
+  return notices.exitCode();
 }

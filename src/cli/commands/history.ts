@@ -1,4 +1,3 @@
-import { ExitCode } from '../../errors.js';
 import { typedCommandName } from '../../extract/index.js';
 import { invocationAbbreviator, readHistory, withCurrentStore, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
 import { countOf, parseTimeArgument, shortId, spanLastIso, spanStartIso } from '../../vocab/index.js';
@@ -6,6 +5,7 @@ import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatDuration, formatTime, printTable } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { withProgress } from '../progress.js';
+import { readNotices } from '../read-notice.js';
 
 interface HistoryFlags extends GlobalFlags {
   limit?: number;
@@ -22,11 +22,13 @@ interface HistoryFlags extends GlobalFlags {
 export default async function history(io: CliIo, flags: HistoryFlags): Promise<number> {
   const filter = filterOf(flags);
   const config = loadConfig(io, flags);
-  const found = await withProgress(io, 'catching up', (update) => withCurrentStore(config, async (db) => ({ ...(await readHistory(db.connection, filter, flags.failed ?? false)), abbreviate: await invocationAbbreviator(db.connection) }), update));
+  const notices = readNotices(io);
+  const found = await withProgress(io, 'catching up', (update) =>
+    withCurrentStore(config, async (db) => ({ ...(await readHistory(db.connection, filter, flags.failed ?? false)), abbreviate: await invocationAbbreviator(db.connection) }), update, notices.collect));
   if (flags.json) printJson(io, found.rows);
   else if (found.rows.length > 0) printRows(io, found.rows, flags, found.abbreviate);
   sayWhatWasLeftOut(io, found);
-  return ExitCode.ok;
+  return notices.exitCode();
 }
 
 function filterOf(flags: HistoryFlags): HistoryFilter {

@@ -2,12 +2,13 @@ import { existsSync } from 'node:fs';
 import { openArchive, summarizeArchive, type ArchiveSummary, type Backend } from '../../archive/index.js';
 import { parseCatalogConfig } from '../../capture/catalog/index.js';
 import type { AtticConfig } from '../../config/resolve.js';
-import { ExitCode, isAtticError } from '../../errors.js';
-import type { StoreFigures } from '../../store/index.js';
+import { isAtticError } from '../../errors.js';
+import type { ReadNotice, StoreFigures } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { withProgress } from '../progress.js';
+import { readNotices } from '../read-notice.js';
 import { TOOL_VERSION } from '../version.js';
 import { countOf } from '../../vocab/index.js';
 
@@ -19,11 +20,12 @@ export default async function info(io: CliIo, flags: InfoFlags): Promise<number>
   const config = loadConfig(io, flags);
   const backend = config.remote || existsSync(config.archiveLocation) ? await openIfPresent(config) : null;
   const archive = backend ? await summarizeArchive(backend) : null;
-  const store = archive ? await withProgress(io, 'catching up', (update) => storeFigures(config, update)) : null;
+  const notices = readNotices(io);
+  const store = archive ? await withProgress(io, 'catching up', (update) => storeFigures(config, update, notices.collect)) : null;
   const remote = config.remote && backend ? remoteView(config, backend) : null;
   if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), remote, archive, store });
   else printHuman(io, config, archive, store, remote);
-  return ExitCode.ok;
+  return notices.exitCode();
 }
 
 /** info must always answer: a bucket without an archive yet is "none yet", like a missing directory. */
@@ -56,10 +58,10 @@ function remoteView(config: AtticConfig, backend: Backend): RemoteView {
 type StoreView = StoreFigures | { busy: string };
 
 /** Store figures after catching up; a busy store is reported, not fatal: info must always answer. */
-async function storeFigures(config: AtticConfig, onProgress: (done: number, total: number) => void): Promise<StoreView> {
+async function storeFigures(config: AtticConfig, onProgress: (done: number, total: number) => void, onNotice: (notice: ReadNotice) => void): Promise<StoreView> {
   const { withCurrentStore, readStoreFigures } = await import('../../store/index.js');
   try {
-    return await withCurrentStore(config, (db) => readStoreFigures(db.connection), onProgress);
+    return await withCurrentStore(config, (db) => readStoreFigures(db.connection), onProgress, onNotice);
   } catch (error) {
     if (isAtticError(error) && error.code === 'store-busy') return { busy: error.message };
     throw error;
@@ -123,7 +125,8 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
   }
   const dedup = store.nodeVersions > 0 ? (store.nodeRows / store.nodeVersions).toFixed(1) : '-';
   line('node versions', `${countOf(store.nodeVersions, 'distinct definition')} for ${countOf(store.nodeRows, 'node row')} (${dedup}x)`);
-  if (store.problems > 0) line('problems', `${countOf(store.problems, 'artifact')} could not be read into rows: dbtattic query "select * from ingest_problem"`);
+  if (store.problems > 0) line('problems', `${countOf(store.problems, 'artifact or record', 'artifacts or records')} could not be read into rows: dbtattic query "select * from ingest_problem"`);
+  if (store.damaged.length > 0) line('damaged', `${store.damaged.join(', ')}: repair with dbtattic verify --repair, or capture the originals again`);
   line('rows', Object.entries(store.rows).filter(([table]) => table !== 'store_meta').map(([table, rows]) => `${table} ${rows}`).join(', '));
 }
 

@@ -7,6 +7,7 @@ import { formatDuration, formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
 import { withProgress } from '../progress.js';
+import { readNotices } from '../read-notice.js';
 
 interface InspectFlags extends GlobalFlags {
   args?: string[];
@@ -26,15 +27,16 @@ export default async function inspect(io: CliIo, flags: InspectFlags): Promise<n
     return ExitCode.usage;
   }
   const config = loadConfig(io, flags);
+  const notices = readNotices(io);
   const report = await withProgress(io, 'catching up', (update) =>
-    withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) })), update));
+    withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) })), update, notices.collect));
   const plans = (await listPlanRecords(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), String(report.invocation.invocation_id))).map(planSummary);
   if (flags.json) printJson(io, { ...report, plans });
   else {
     printInspect(io, report);
     for (const plan of plans) io.stdout(`${'plan'.padEnd(12)}plan ${plan.plan_id}  made ${formatTime(plan.made_at)}  ${plan.reuse} reuse, ${plan.build} build${plan.target ? `  target ${plan.target}` : ''}${plan.branch ? `  branch ${plan.branch}` : ''}${plan.defer_to ? `  defer to ${plan.defer_to}` : ''}\n`);
   }
-  return ExitCode.ok;
+  return notices.exitCode();
 }
 
 /** What inspect lists of each plan recorded for the invocation; the record itself has every verdict. */

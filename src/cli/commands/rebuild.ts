@@ -1,5 +1,5 @@
 import { ExitCode } from '../../errors.js';
-import { rebuildProjectStore } from '../../store/index.js';
+import { rebuildProjectStore, type IngestProblem } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
@@ -17,8 +17,16 @@ export default async function rebuild(io: CliIo, flags: RebuildFlags): Promise<n
   if (flags.json) {
     printJson(io, { store: config.databaseFile, ...report });
   } else {
+    if (report.movedAside) io.stderr(`${io.color.yellow('warning:')} the old store could not be opened (${report.movedAside.reason}); it was moved aside to ${report.movedAside.to}\n`);
     io.stderr(`rebuilt ${config.databaseFile}: ${countOf(report.invocations, 'invocation')} from ${countOf(report.captures, 'capture')}\n`);
-    for (const p of report.problems) io.stderr(`${io.color.yellow('warning:')} ${p.artifact_type} of ${p.invocation_id} left out: ${p.message}\n`);
+    for (const p of report.problems) io.stderr(`${io.color.yellow('warning:')} ${describeLeftOut(p)} left out: ${p.message}\n`);
+    if (report.problems.length > 0) io.stderr(`${countOf(report.problems.length, 'artifact or record', 'artifacts or records')} left out; the rest was rebuilt. See them with: dbtattic query "select * from ingest_problem"\n`);
   }
-  return ExitCode.ok;
+  // Something left out is a partial rebuild, which a script must be able to tell from a whole one.
+  return report.problems.length > 0 ? ExitCode.partial : ExitCode.ok;
+}
+
+function describeLeftOut(problem: IngestProblem): string {
+  if (problem.artifact_type && problem.invocation_id) return `${problem.artifact_type} of ${problem.invocation_id}`;
+  return `record ${problem.archive_key ?? '?'}`;
 }

@@ -1,9 +1,8 @@
 import path from 'node:path';
-import { keySegment, openArchive } from '../../archive/index.js';
-import { AtticError, ExitCode } from '../../errors.js';
+import { keySegment, openArchive, type Backend } from '../../archive/index.js';
+import { AtticError, ExitCode, isAtticError } from '../../errors.js';
 import { typedCommandName } from '../../extract/index.js';
-import type { Backend } from '../../archive/index.js';
-import { checkStateDir, chooseState, STATE_ARTIFACTS, synthesizePerNodeState, writePerNodeState, writeStateDir } from '../../state/index.js';
+import { checkStateDir, chooseState, STATE_ARTIFACTS, synthesizePerNodeState, writePerNodeState, writeStateDir, type ChosenState, type StateQuery } from '../../state/index.js';
 import { ARTIFACT_TYPES, artifactFileName, isArtifactType, type ArtifactType } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
@@ -26,17 +25,17 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
   const config = loadConfig(io, flags);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   if (flags.perNode) return statePerNode(io, backend, flags, path.join(config.localDir, 'state', perNodeDirName(flags)));
-  const chosen = await chooseState(backend, {
+  const query: StateQuery = {
     invocation: flags.invocation,
     target: flags.target,
     branch: flags.branch,
     walk: config.remote !== null,
     allowFailed: flags.allowFailed,
     commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean).map(typedCommandName),
-  });
-  const dir = flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.localDir, 'state', keySegment(chosen.invocation.invocationId));
-  if (flags.out) await checkStateDir(dir);
-  const files = await writeStateDir(backend, chosen.invocation, dir, artifacts);
+  };
+  if (flags.out) await checkStateDir(path.resolve(io.cwd, flags.out));
+  const dirOf = (id: string): string => (flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.localDir, 'state', keySegment(id)));
+  const { chosen, dir, files } = await writeIntactState(io, backend, query, dirOf, artifacts);
   const missing = artifacts.filter((a) => !files.some((f) => path.basename(f) === artifactFileName(a)));
   if (flags.artifacts !== undefined && missing.length > 0) {
     io.stderr(`note: invocation ${chosen.invocation.invocationId} has no ${missing.map(artifactFileName).join(', ')} in the archive\n`);
@@ -85,4 +84,24 @@ function parseArtifacts(list: string): ArtifactType[] {
     throw new AtticError('usage', `--artifacts takes a comma-separated list of ${ARTIFACT_TYPES.join(', ')}${unknown.length ? ` (not: ${unknown.join(', ')})` : ''}.`);
   }
   return [...new Set(names.filter(isArtifactType))];
+}
+
+/**
+ * Never hands out damaged bytes, yet still finds the newest intact success: an invocation whose
+ * artifacts turn out damaged while being written is passed over, with a warning, for the next.
+ * An invocation asked for by id is not replaced by another.
+ */
+async function writeIntactState(io: CliIo, backend: Backend, query: StateQuery, dirOf: (id: string) => string, artifacts: readonly ArtifactType[]): Promise<{ chosen: ChosenState; dir: string; files: string[] }> {
+  const exclude = new Set<string>();
+  for (;;) {
+    const chosen = await chooseState(backend, { ...query, exclude });
+    const dir = dirOf(chosen.invocation.invocationId);
+    try {
+      return { chosen, dir, files: await writeStateDir(backend, chosen.invocation, dir, artifacts) };
+    } catch (error) {
+      if (query.invocation || !isAtticError(error) || error.code !== 'archive-damaged') throw error;
+      io.stderr(`${io.color.yellow('warning:')} passing over ${chosen.invocation.invocationId}: ${error.message}\n`);
+      exclude.add(chosen.invocation.invocationId);
+    }
+  }
 }

@@ -1,4 +1,6 @@
-import { openArchive, verifyArchive } from '../../archive/index.js';
+import path from 'node:path';
+import { openArchiveForCheck, repairArchive, verifyArchive, type VerifyReport } from '../../archive/index.js';
+import { intactCopies } from '../../capture/index.js';
 import { ExitCode } from '../../errors.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
@@ -6,22 +8,37 @@ import { startProgress } from '../progress.js';
 import { countOf } from '../../vocab/index.js';
 
 interface VerifyFlags extends GlobalFlags {
+  repair?: boolean;
   json?: boolean;
 }
 
 export default async function verify(io: CliIo, flags: VerifyFlags): Promise<number> {
   const config = loadConfig(io, flags);
-  const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
+  const backend = await openArchiveForCheck(config.archiveLocation, config.remote);
   const progress = startProgress(io, 'verifying');
-  const report = await verifyArchive(backend, progress.update).finally(progress.stop);
-  if (flags.json) {
-    printJson(io, report);
-  } else {
-    const { chunks, files, artifactRecords, captureRecords } = report.checked;
-    for (const problem of report.problems) io.stdout(`${io.color.red(problem.kind)}\t${problem.key}\t${problem.message}\n`);
-    const summary = `checked ${countOf(chunks, 'chunk')}, ${countOf(files, 'artifact')}, ${countOf(artifactRecords, 'artifact record')}, ${countOf(captureRecords, 'capture record')}`;
-    // The verdict is the answer verify was asked for: data, so stdout, after the problems it sums up.
-    io.stdout(report.ok ? `${io.color.green('ok')}: ${summary}\n` : `${io.color.red(countOf(report.problems.length, 'problem'))}: ${summary}\n`);
+  if (!flags.repair) {
+    const report = await verifyArchive(backend, progress.update).finally(progress.stop);
+    if (flags.json) printJson(io, report);
+    else printReport(io, report, (n) => countOf(n, 'problem'));
+    return report.ok ? ExitCode.ok : ExitCode.damaged;
   }
-  return report.ok ? ExitCode.ok : ExitCode.damaged;
+  // Intact copies: what target/ holds now, and the state directories written from the archive.
+  const dirs = [config.targetDir?.value, path.join(config.store.value, 'state')].filter((dir): dir is string => Boolean(dir));
+  const repair = await repairArchive(backend, () => intactCopies(dirs), progress.update).finally(progress.stop);
+  if (flags.json) {
+    printJson(io, { ...repair.after, restored: repair.restored });
+  } else {
+    const { format, chunks, files } = repair.restored;
+    io.stderr(`restored: ${format ? 'FORMAT, ' : ''}${countOf(chunks, 'chunk')}, ${countOf(files, 'artifact')}, from intact copies in ${dirs.join(' and ')}\n`);
+    printReport(io, repair.after, (n) => `${countOf(n, 'problem remains', 'problems remain')}: lost unless an intact copy of the artifact is captured again`);
+  }
+  return repair.after.ok ? ExitCode.ok : ExitCode.damaged;
+}
+
+function printReport(io: CliIo, report: VerifyReport, problems: (n: number) => string): void {
+  const { chunks, files, artifactRecords, captureRecords } = report.checked;
+  for (const problem of report.problems) io.stdout(`${io.color.red(problem.kind)}\t${problem.key}\t${problem.message}\n`);
+  const summary = `checked ${countOf(chunks, 'chunk')}, ${countOf(files, 'artifact')}, ${countOf(artifactRecords, 'artifact record')}, ${countOf(captureRecords, 'capture record')}`;
+  // The verdict is the answer verify was asked for: data, so stdout, after the problems it sums up.
+  io.stdout(report.ok ? `${io.color.green('ok')}: ${summary}\n` : `${io.color.red(problems(report.problems.length))}: ${summary}\n`);
 }

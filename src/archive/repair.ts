@@ -1,0 +1,46 @@
+import { sha256 } from '../vocab/index.js';
+import type { Backend } from './backend.js';
+import { FORMAT_KEY } from './layout.js';
+import { repairBlob, restoreChunks } from './objects.js';
+import { ARCHIVE_FORMAT } from './open.js';
+import { verifyArchive, type VerifyReport } from './verify.js';
+
+/**
+ * `verify --repair`: re-writes what can be re-derived, then verifies again to say what remains
+ * lost. Objects are named by their content, so an intact copy of an artifact (the file still in
+ * target/, a state directory written earlier) restores its file index and every chunk it
+ * contains, including chunks it shares with a damaged older version. A missing FORMAT is
+ * written again: every record in this archive says format 1, the only format there is.
+ * Records and capture records have no second copy here; they stay lost and are named.
+ */
+export interface RepairReport {
+  restored: { format: boolean; chunks: number; files: number };
+  /** The archive as verified after the repair: its problems are what remains lost. */
+  after: VerifyReport;
+}
+
+export async function repairArchive(backend: Backend, copies: () => AsyncIterable<Buffer>, onProgress?: (done: number, total: number) => void): Promise<RepairReport> {
+  const before = await verifyArchive(backend, onProgress);
+  const restored = { format: await restoreFormat(backend), chunks: 0, files: 0 };
+  const wantedChunks = new Set(before.damaged.chunks);
+  const wantedFiles = new Set(before.damaged.files);
+  if (wantedChunks.size + wantedFiles.size > 0) {
+    for await (const bytes of copies()) {
+      for (const id of await restoreChunks(backend, bytes, wantedChunks)) {
+        wantedChunks.delete(id);
+        restored.chunks++;
+      }
+      const id = sha256(bytes);
+      if (!wantedFiles.has(id)) continue;
+      await repairBlob(backend, bytes, id);
+      wantedFiles.delete(id);
+      restored.files++;
+    }
+  }
+  return { restored, after: before.ok && !restored.format ? before : await verifyArchive(backend) };
+}
+
+async function restoreFormat(backend: Backend): Promise<boolean> {
+  if ((await backend.get(FORMAT_KEY)) !== undefined) return false;
+  return backend.putIfAbsent(FORMAT_KEY, Buffer.from(`${ARCHIVE_FORMAT}\n`));
+}

@@ -1,0 +1,53 @@
+import { promises as fs } from 'node:fs';
+import { AtticError } from '../errors.js';
+
+/**
+ * The store file is a cache of the archive, so damage to it is never worth an error: a file
+ * DuckDB cannot open (empty, truncated, random bytes, a block failing its checksum) is moved
+ * aside, kept for whoever wants to look at it, and the store is derived again from the archive.
+ */
+export interface MovedAside {
+  from: string;
+  to: string;
+  reason: string;
+}
+
+const UNREADABLE = /not a valid DuckDB database file|Could not read enough bytes|Corrupt database file|does not match stored checksum|Serialization Error|Failed to load metadata|INTERNAL Error/i;
+
+export function isUnreadableStore(error: unknown): boolean {
+  return error instanceof Error && UNREADABLE.test(error.message);
+}
+
+/** Renames the store file (and its WAL, which belongs to it) to `<file>.unreadable-<time>`. */
+export async function moveStoreAside(file: string, error: unknown): Promise<MovedAside> {
+  const to = `${file}.unreadable-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
+  await fs.rename(file, to);
+  await fs.rename(`${file}.wal`, `${to}.wal`).catch(() => undefined);
+  return { from: file, to, reason: firstLine(error) };
+}
+
+const NO_SPACE = /No space left on device|ENOSPC|disk is full|Could not write all bytes/i;
+const READ_ONLY = /Read-only file system|EROFS|Permission denied|EACCES|EPERM|Cannot open database .* in read-only mode/i;
+
+export function isReadOnlyStore(error: unknown): boolean {
+  return error instanceof Error && READ_ONLY.test(error.message);
+}
+
+/**
+ * A store that cannot be written (its disk is full, its file system is read-only): a message
+ * that names the path and the fix, never an internal error. Other errors pass through.
+ */
+export function asStoreWriteError(file: string, error: unknown): unknown {
+  if (error instanceof Error && NO_SPACE.test(error.message)) {
+    return new AtticError('no-space', `No space left to write the store ${file}. Free space on that disk (the archive is untouched; the store catches up on the next command).`, { path: file });
+  }
+  if (isReadOnlyStore(error)) {
+    return new AtticError('read-only', `The store ${file} cannot be written (${firstLine(error)}). Give dbtattic write access to it, or point --store at a writable directory.`, { path: file });
+  }
+  return error;
+}
+
+function firstLine(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split('\n')[0] ?? text;
+}
