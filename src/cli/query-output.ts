@@ -1,4 +1,3 @@
-import type { Json } from '@duckdb/node-api';
 import type { QuerySink } from '../store/index.js';
 import { printTable, tsvLine } from './format.js';
 import type { CliIo } from './io.js';
@@ -17,7 +16,7 @@ export function querySink(io: CliIo, format: QueryFormat): QuerySink & { end(): 
   let first = true;
   let page: string[][] = [];
   const drained = (): Promise<void> => io.drain?.() ?? Promise.resolve();
-  const cells = (rows: Record<string, Json>[]): string[][] => rows.map((row) => names.map((name) => cellText(row[name])));
+  const cells = (rows: Record<string, unknown>[]): string[][] => rows.map((row) => names.map((name) => cellText(row[name])));
   // Off a terminal a table is tab-separated lines: the header once, then rows as they come.
   const flushPage = (): void => {
     if (!io.isTTY) io.stdout([...(first ? [names] : []), ...page].map((row) => tsvLine(row) + '\n').join(''));
