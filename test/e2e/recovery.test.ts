@@ -288,10 +288,15 @@ describe.skipIf(!CAN_MOUNT)('full and read-only disks (a tmpfs mounted by the te
     writeFileSync(path.join(project.target, 'manifest.json'), JSON.stringify(manifest));
     const store = path.join(mount, 'store');
     const capture = await runCli(['--store', store, 'capture', '--json'], { cwd: project.dir });
-    expect(capture.exitCode, capture.stderr).toBe(1);
-    const artifacts = (JSON.parse(capture.stdout) as { artifacts: { artifact: string; status: string; error?: string }[] }).artifacts;
-    expect(artifacts.find((a) => a.artifact === 'manifest')).toMatchObject({ status: 'error', error: `No space left on the disk of the archive ${path.join(store, 'archive')}. Free space there and run the command again; what was written before is kept.` });
-    expect(artifacts.find((a) => a.artifact === 'run_results')).toMatchObject({ status: 'captured' });
+    const noSpace = `No space left on the disk of the archive ${path.join(store, 'archive')}. Free space there and run the command again; what was written before is kept.`;
+    // Either the capture record still fit (the manifest is an error row, exit 1) or the disk was
+    // too full even for it (exit 7 with the same words); never an internal error.
+    const output = JSON.parse(capture.stdout) as { artifacts?: { artifact: string; status: string; error?: string }[]; error?: { code: string; message: string } };
+    if (capture.exitCode === 1) expect(output.artifacts!.find((a) => a.artifact === 'manifest')).toMatchObject({ status: 'error', error: noSpace });
+    else expect({ exitCode: capture.exitCode, error: output.error }).toEqual({ exitCode: 7, error: { code: 'no-space', message: noSpace, path: path.join(store, 'archive') } });
+    // The small artifact was written first and fit: it is archived, whole.
+    const archived = listArtifactRecordFiles(path.join(store, 'archive')).map((r) => `${r.invocation}/${r.artifact}`);
+    expect(archived).toEqual([`${id}/run_results`]);
     expect(readdirSync(path.join(store, 'archive', '.tmp-files'))).toEqual([]);
     const verify = await runCli(['--store', store, 'verify'], { cwd: project.dir });
     expect(verify.exitCode, verify.stdout).toBe(0);
