@@ -88,3 +88,19 @@ export class AtticError extends Error {
 export function isAtticError(error: unknown): error is AtticError {
   return error instanceof AtticError;
 }
+
+const NO_SPACE = ['ENOSPC', 'EDQUOT'];
+const NOT_WRITABLE = ['EROFS', 'EACCES', 'EPERM'];
+
+/**
+ * A full or read-only disk is the machine's state, not a bug: an error that names `place` (the
+ * archive …, the state directory …) and what to do, where to write instead being `elsewhere`.
+ * Any other error is returned as it is.
+ */
+export function asDiskError(error: unknown, place: string, file: string, elsewhere = 'point --store at a writable directory'): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return error;
+  if (NO_SPACE.includes(code)) return new AtticError('no-space', `No space left on the disk of ${place}. Free space there and run the command again; what was written before is kept.`, { path: file });
+  if (NOT_WRITABLE.includes(code)) return new AtticError('read-only', `${place[0]!.toUpperCase()}${place.slice(1)} cannot be written (${code}). Give dbtattic write access to it, or ${elsewhere}.`, { path: file });
+  return error;
+}

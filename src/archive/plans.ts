@@ -24,9 +24,19 @@ export async function listPlanRecords(backend: Backend, invocationId: string): P
   const plans: unknown[] = [];
   for (const key of keys) {
     const bytes = await backend.get(key);
-    if (bytes) plans.push(JSON.parse(bytes.toString('utf8')));
+    // A damaged record is left out, as readers leave out any damaged record; verify names it.
+    if (bytes && isWhole(key, bytes)) plans.push(JSON.parse(bytes.toString('utf8')));
   }
   return plans;
+}
+
+function isWhole(key: string, bytes: Buffer): boolean {
+  try {
+    parsePlanRecord(key, bytes);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** A plan record's key must be the one its content implies: invocation_id and plan_id. */

@@ -1,6 +1,6 @@
 import { hasBlob, hasOutputRecord, planSqlTree, putBlob, putOutputRecord, type Backend, type CapturedOutput, type OutputRecord, type SqlTreeBase } from '../archive/index.js';
 import { sqlTreeBytes } from '../archive/sql-tree.js';
-import { AtticError } from '../errors.js';
+import { AtticError, isAtticError } from '../errors.js';
 import { sha256, type CapturePhase } from '../vocab/index.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import type { Attribution } from './attribution.js';
@@ -38,11 +38,25 @@ interface SqlMemo {
 export async function captureOutputs(backend: Backend, attribution: Attribution | null, options: OutputOptions, memos: StatCache | undefined, meta: OutputMeta): Promise<CapturedOutput[]> {
   const rows: CapturedOutput[] = [];
   if (options.sql && attribution) {
-    const row = await captureSqlOnce(backend, attribution, options, memos, meta);
+    const row = await captureSqlOnce(backend, attribution, options, memos, meta).catch(diskRefusal('sql', attribution.invocationId));
     if (row) rows.push(row);
   }
-  if (options.logs && options.logDir) rows.push(...(await captureLog(backend, options.logDir, attribution, memos, meta)));
+  if (options.logs && options.logDir) {
+    const refused = diskRefusal('log', attribution?.invocationId ?? null);
+    rows.push(...(await captureLog(backend, options.logDir, attribution, memos, meta).catch((error: unknown) => [refused(error)])));
+  }
   return rows;
+}
+
+/**
+ * A full or read-only disk stops this output, not the capture: what was written stays (objects
+ * are whole or absent), and the artifacts still get their chance to fit. The output's row says why.
+ */
+function diskRefusal(output: CapturedOutput['output'], invocationId: string | null): (error: unknown) => CapturedOutput {
+  return (error) => {
+    if (!isAtticError(error) || (error.code !== 'no-space' && error.code !== 'read-only')) throw error;
+    return outputError(output, invocationId, error.message);
+  };
 }
 
 async function captureSqlOnce(backend: Backend, attribution: Attribution, options: OutputOptions, memos: StatCache | undefined, meta: OutputMeta): Promise<CapturedOutput | null> {
@@ -122,6 +136,6 @@ function outputRecord(output: OutputRecord['output'], invocationId: string, id: 
   return { kind: 'output', format: 1, output, invocation_id: invocationId, sha256: id, size, entries, detail, captured_at: meta.capturedAt.toISOString(), capture_id: meta.captureId, phase: meta.phase };
 }
 
-function outputError(output: CapturedOutput['output'], invocationId: string, error: string): CapturedOutput {
+function outputError(output: CapturedOutput['output'], invocationId: string | null, error: string): CapturedOutput {
   return { output, status: 'error', invocation_id: invocationId, sha256: null, size: null, entries: 0, stored_bytes: 0, error };
 }

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { SqlFiles, SqlTreeBase } from '../archive/index.js';
 import type { ObjectId } from '../vocab/index.js';
+import { saveCacheFile } from './cache-file.js';
 
 /**
  * The stat cache of target/compiled and target/run (stat-cache.ts explains the idea): a SQL
@@ -63,9 +63,6 @@ export class SqlCache {
   }
 
   async save(): Promise<void> {
-    await fs.mkdir(path.dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${randomBytes(6).toString('hex')}.tmp`;
-    await fs.writeFile(temp, JSON.stringify({ format: 1, ...this.held }));
-    await fs.rename(temp, this.file);
+    await saveCacheFile(this.file, JSON.stringify({ format: 1, ...this.held }));
   }
 }

@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { promises as fs, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import type { ObjectId } from '../vocab/index.js';
 import type { ArtifactHeader } from './artifact-header.js';
+import { saveCacheFile } from './cache-file.js';
 
 /**
  * Remembers what a file in target/ hashed to, keyed by its identity (device, inode, size,
@@ -85,36 +85,10 @@ export class StatCache {
     this.memos[key] = value;
   }
 
-  /**
-   * Written to a temp file and renamed: two captures at once each leave a whole cache. The cache
-   * only saves work: a disk too full or read-only to hold it costs the next capture some hashing,
-   * nothing more (the archive write that follows says what is wrong with the disk).
-   */
   async save(): Promise<void> {
-    const temp = `${this.file}.${randomBytes(6).toString('hex')}.tmp`;
     // Only what target/ holds now matters: forget records of files no longer there.
     const current = new Set(Object.values(this.entries).map((e) => e.sha256));
     const archived = [...this.archived].filter((key) => current.has(key.slice(-64)));
-    try {
-      await fs.mkdir(path.dirname(this.file), { recursive: true });
-      await removeAbandonedTemps(this.file);
-      await fs.writeFile(temp, JSON.stringify({ format: 1, entries: this.entries, archived, memos: this.memos }));
-      await fs.rename(temp, this.file);
-    } catch {
-      await fs.rm(temp, { force: true }).catch(() => undefined);
-    }
-  }
-}
-
-const ABANDONED_MS = 10 * 60 * 1000;
-
-/** A capture killed between write and rename leaves its temp; one untouched for minutes is nobody's. */
-async function removeAbandonedTemps(file: string): Promise<void> {
-  const prefix = `${path.basename(file)}.`;
-  for (const name of await fs.readdir(path.dirname(file))) {
-    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
-    const temp = path.join(path.dirname(file), name);
-    const stat = await fs.stat(temp).catch(() => null);
-    if (stat && Date.now() - stat.mtimeMs > ABANDONED_MS) await fs.rm(temp, { force: true });
+    await saveCacheFile(this.file, JSON.stringify({ format: 1, entries: this.entries, archived, memos: this.memos }));
   }
 }

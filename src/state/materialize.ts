@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { readBlob, type Backend } from '../archive/index.js';
-import { AtticError } from '../errors.js';
+import { AtticError, asDiskError } from '../errors.js';
 import { artifactFileName, type ArtifactType } from '../vocab/index.js';
 import type { ArchivedInvocation } from './invocations.js';
 
@@ -57,8 +57,12 @@ export async function writeStateDir(backend: Backend, invocation: ArchivedInvoca
 
 /** Creates `dir` if need be and marks it as a state directory dbtattic writes into. */
 export async function markStateDir(dir: string): Promise<void> {
-  await fs.mkdir(dir, { recursive: true });
-  await fs.writeFile(path.join(dir, STATE_DIR_MARKER), 'A dbtattic state directory: `dbtattic state` replaces the artifacts in it.\n');
+  try {
+    await fs.mkdir(dir, { recursive: true });
+    await fs.writeFile(path.join(dir, STATE_DIR_MARKER), 'A dbtattic state directory: `dbtattic state` replaces the artifacts in it.\n');
+  } catch (error) {
+    throw asDiskError(error, `the state directory ${dir}`, dir, 'give another --out');
+  }
 }
 
 async function holds(file: string, bytes: Buffer): Promise<boolean> {
@@ -69,8 +73,14 @@ async function holds(file: string, bytes: Buffer): Promise<boolean> {
   }
 }
 
+/** A failed write (a full disk) leaves no temp file behind in a directory dbt reads. */
 export async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
   const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
-  await fs.writeFile(temp, bytes);
-  await fs.rename(temp, file);
+  try {
+    await fs.writeFile(temp, bytes);
+    await fs.rename(temp, file);
+  } catch (error) {
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+    throw asDiskError(error, `the state directory ${path.dirname(file)}`, file, 'give another --out');
+  }
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { captureRecordKey, listJournalIds, readJournalEntries, type Backend } from '../archive/index.js';
 import { catchUp, type CatchUpReport, type ProgressFn } from './catch-up.js';
 import type { Database } from './database.js';
+import { asStoreWriteError } from './store-file.js';
 
 /**
  * Catching a local store up with a remote archive without listing the bucket: the journal
@@ -63,6 +64,11 @@ async function readMark(localDir: string): Promise<SyncMark> {
 
 async function writeMark(localDir: string, mark: SyncMark): Promise<void> {
   const temp = path.join(localDir, `${SYNC_FILE}.${process.pid}.tmp`);
-  await fs.writeFile(temp, `${JSON.stringify(mark)}\n`);
-  await fs.rename(temp, path.join(localDir, SYNC_FILE));
+  try {
+    await fs.writeFile(temp, `${JSON.stringify(mark)}\n`);
+    await fs.rename(temp, path.join(localDir, SYNC_FILE));
+  } catch (error) {
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+    throw asStoreWriteError(path.join(localDir, SYNC_FILE), error);
+  }
 }

@@ -302,6 +302,25 @@ describe.skipIf(!CAN_MOUNT)('full and read-only disks (a tmpfs mounted by the te
     expect(verify.exitCode, verify.stdout).toBe(0);
   }, 60_000);
 
+  it('a full disk under state --out: exit 7 naming the directory, and no temp file left for dbt to read', async () => {
+    const project = makeProject();
+    cleanups.push(() => rmSync(project.dir, { recursive: true, force: true }));
+    writeSyntheticTarget({ invocationId: '0000000a-0000-4000-8000-00000000d0ca' }, project.target);
+    const manifest = JSON.parse(readFileSync(path.join(project.target, 'manifest.json'), 'utf8')) as { nodes: Record<string, { raw_code: string }> };
+    Object.values(manifest.nodes)[0]!.raw_code = randomBytes(1_500_000).toString('base64');
+    writeFileSync(path.join(project.target, 'manifest.json'), JSON.stringify(manifest));
+    expect((await runCli(['capture', '--quiet'], { cwd: project.dir })).exitCode).toBe(0);
+    const mount = mountTmpfs('1m');
+    if (!mount) return expect.fail('mount failed although root');
+    const out = path.join(mount, 'state');
+    const state = await runCli(['state', '--out', out, '--json'], { cwd: project.dir });
+    expect({ exitCode: state.exitCode, error: (JSON.parse(state.stdout) as { error: unknown }).error }).toEqual({
+      exitCode: 7,
+      error: { code: 'no-space', message: `No space left on the disk of the state directory ${out}. Free space there and run the command again; what was written before is kept.`, path: path.join(out, 'manifest.json') },
+    });
+    expect(readdirSync(out).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  }, 60_000);
+
   it('a read-only store: reading commands answer from an up-to-date store; capture says what to do', async () => {
     const project = await projectWithHistory();
     const mount = mountTmpfs('64m');

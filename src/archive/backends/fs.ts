@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { AtticError } from '../../errors.js';
+import { asDiskError } from '../../errors.js';
 import { sameBytes, type Backend, type StoredKey } from '../backend.js';
 
 /** Temp files start with this, so list() and verify can tell them from real keys. */
@@ -248,18 +248,8 @@ async function rootRefusal(root: string, error: unknown): Promise<unknown> {
   );
 }
 
-const NO_SPACE = ['ENOSPC', 'EDQUOT'];
-const NOT_WRITABLE = ['EROFS', 'EACCES', 'EPERM'];
-
-/** A full or read-only disk is the machine's state, not a bug: say which path and what to do. */
 function asWriteError(root: string, error: unknown): unknown {
-  if (NO_SPACE.some((code) => isCode(error, code))) {
-    return new AtticError('no-space', `No space left on the disk of the archive ${root}. Free space there and run the command again; what was written before is kept.`, { path: root });
-  }
-  if (NOT_WRITABLE.some((code) => isCode(error, code))) {
-    return new AtticError('read-only', `The archive ${root} cannot be written (${(error as { code: string }).code}). Give dbtattic write access to it, or point --store at a writable directory.`, { path: root });
-  }
-  return error;
+  return asDiskError(error, `the archive ${root}`, root);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -49,6 +49,28 @@ describe('a disk that fills up during capture', () => {
     expect(byArtifact.run_results).toMatchObject({ status: 'captured', invocation_id: id });
     const runResults = path.join(target, 'run_results.json');
     expect(sha256Of(await readBlob(backend, sha256Of(runResults)))).toBe(sha256Of(runResults));
+    expect(await verifyArchive(backend)).toMatchObject({ ok: true, problems: [] });
+  });
+
+  it('an output that does not fit is an error row; the artifacts after it are still captured', async () => {
+    const target = mkdtempSync(path.join(os.tmpdir(), 'attic-full-'));
+    dirs.push(target);
+    const id = '0000000f-0000-4000-8000-00000000f012';
+    writeSyntheticTarget({ invocationId: id, generatedAt: '2026-01-01T00:00:00.000000Z' }, target);
+    // Written after the invocation began, so it is its SQL; incompressible and bigger than the room.
+    const sqlDir = path.join(target, 'compiled', 'attic', 'models');
+    mkdirSync(sqlDir, { recursive: true });
+    writeFileSync(path.join(sqlDir, 'big.sql'), `select '${randomBytes(600_000).toString('base64')}' as x`);
+    const backend = new FillingBackend(200_000);
+    await backend.putIfAbsent('FORMAT', Buffer.from(`${ARCHIVE_FORMAT}\n`));
+    const outputs = { logDir: null, sql: true, logs: false, sqlCacheFile: null };
+    const { record } = await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 't', branch: null, outputs });
+    expect(record!.outputs).toEqual([expect.objectContaining({ output: 'sql', status: 'error', invocation_id: id, error: expect.stringContaining('No space left') })]);
+    expect(record!.artifacts.map((a) => [a.artifact, a.status])).toEqual([['manifest', 'captured'], ['run_results', 'captured']]);
+    for (const file of ['manifest.json', 'run_results.json']) {
+      const bytes = path.join(target, file);
+      expect(sha256Of(await readBlob(backend, sha256Of(bytes)))).toBe(sha256Of(bytes));
+    }
     expect(await verifyArchive(backend)).toMatchObject({ ok: true, problems: [] });
   });
 });

@@ -32,10 +32,15 @@ export async function openS3Backend(uri: string, options: S3OpenOptions): Promis
 async function probeAndCache(client: ReturnType<typeof makeS3Client>, where: S3Location, options: S3OpenOptions, now: Date): Promise<ProbedCapabilities> {
   options.onRequest?.('PROBE', '');
   const probed = await probeCapabilities(client, where, options.settings, now);
-  await fs.mkdir(options.cacheDir, { recursive: true });
   const temp = path.join(options.cacheDir, `${CAPABILITIES_FILE}.${process.pid}.tmp`);
-  await fs.writeFile(temp, `${JSON.stringify({ store: formatS3Uri(where), endpoint: options.settings.endpoint, ...probed }, null, 2)}\n`);
-  await fs.rename(temp, path.join(options.cacheDir, CAPABILITIES_FILE));
+  // Only a cache: a full or read-only disk costs a probe next time, never the command.
+  try {
+    await fs.mkdir(options.cacheDir, { recursive: true });
+    await fs.writeFile(temp, `${JSON.stringify({ store: formatS3Uri(where), endpoint: options.settings.endpoint, ...probed }, null, 2)}\n`);
+    await fs.rename(temp, path.join(options.cacheDir, CAPABILITIES_FILE));
+  } catch {
+    await fs.rm(temp, { force: true }).catch(() => undefined);
+  }
   return probed;
 }
 
