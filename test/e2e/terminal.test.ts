@@ -72,4 +72,11 @@ describe('on a terminal', () => {
     expect(onTerminal(['history', '--limit', '2'], { rows: 10, cols: 200 }, env)).not.toContain('PAGED:');
     expect(onTerminal(['history'], { rows: 10, cols: 200 }, { PAGER: '' })).not.toContain('PAGED:');
   });
+
+  it('streams a long result through the pager instead of holding it whole', () => {
+    // 1.5 M rows held whole take several times the 40 MB heap allowed here; streamed they never do.
+    const env = { PAGER: 'tail -n 1', NODE_OPTIONS: '--max-old-space-size=40' };
+    const shown = onTerminal(['query', '--format', 'csv', 'select range as n from range(1500000)'], { rows: 10, cols: 80 }, env);
+    expect(shown.trim()).toBe('1499999');
+  }, 120_000);
 });
