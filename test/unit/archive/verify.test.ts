@@ -34,7 +34,7 @@ describe('verifyArchive', () => {
     const { backend } = await healthy();
     const ticks: [number, number][] = [];
     const report = await verifyArchive(backend, (done, total) => ticks.push([done, total]));
-    expect(report).toEqual({ ok: true, checked: { chunks: 2, files: 2, artifactRecords: 2, captureRecords: 1 }, problems: [] });
+    expect(report).toEqual({ ok: true, checked: { chunks: 2, files: 2, artifactRecords: 2, captureRecords: 1 }, problems: [], damaged: { chunks: [], files: [] } });
     expect(ticks.at(-1)).toEqual([4, 4]);
     expect(ticks).toHaveLength(4);
   });

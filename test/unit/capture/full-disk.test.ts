@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +24,13 @@ class FillingBackend extends MemBackend {
     this.room -= data.length;
     return super.putIfAbsent(key, data);
   }
+}
+
+/** Text that does not compress, the same on every run: the chunks and what fits are fixed. */
+function incompressible(length: number): string {
+  const blocks: Buffer[] = [];
+  for (let i = 0; blocks.length * 32 < length; i++) blocks.push(createHash('sha256').update(String(i)).digest());
+  return Buffer.concat(blocks).toString('base64').slice(0, length);
 }
 
 const dirs: string[] = [];
@@ -60,8 +67,9 @@ describe('a disk that fills up during capture', () => {
     // Written after the invocation began, so it is its SQL; incompressible and bigger than the room.
     const sqlDir = path.join(target, 'compiled', 'attic', 'models');
     mkdirSync(sqlDir, { recursive: true });
-    writeFileSync(path.join(sqlDir, 'big.sql'), `select '${randomBytes(600_000).toString('base64')}' as x`);
-    const backend = new FillingBackend(200_000);
+    writeFileSync(path.join(sqlDir, 'big.sql'), `select '${incompressible(600_000)}' as x`);
+    // Less room than any chunk of that file takes (16 KiB and more), more than the artifacts need.
+    const backend = new FillingBackend(12_000);
     await backend.putIfAbsent('FORMAT', Buffer.from(`${ARCHIVE_FORMAT}\n`));
     const outputs = { logDir: null, sql: true, logs: false, sqlCacheFile: null };
     const { record } = await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 't', branch: null, outputs });
