@@ -71,6 +71,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--invocation <id>', 'plan an archived invocation (id, unique prefix or @branch) instead of target/')
     .addOption(new Option('--format <format>', 'table, json, selector (nodes to build) or exclude (nodes to reuse)').choices(['table', 'json', 'selector', 'exclude']).default('table'))
     .option('--explain <node>', 'print the checks behind one node\'s verdict')
+    .option('--no-record', 'do not record the plan in the archive')
     .option('--json', 'same as --format json')
     .action(run(() => import('./commands/plan.js')));
 
@@ -194,6 +195,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .command('mcp')
     .description('Serve the history to agents: a read-only Model Context Protocol server on stdio')
     .option('--max-rows <n>', 'the most rows a query tool may return', positiveInt, 1000)
+    .option('--max-seconds <n>', 'the longest a query tool may run before it is stopped (query --timeout)', positiveInt, 60)
     .action(run(() => import('./commands/mcp.js')));
 
   program

@@ -3,14 +3,32 @@ import type { CliAnswer } from './cli-call.js';
 /** What a tool returns: the CLI's JSON under each key, or the CLI's own error message. */
 export type ToolAnswer = { ok: true; value: Record<string, unknown> } | { ok: false; message: string };
 
+/**
+ * Exit 1 is an answer with a warning (the archive is damaged, say) unless the command failed:
+ * `query` stopped by its time limit also exits 1, after the rows it had streamed, with the error
+ * document last. That error is the tool's answer; rows before it are only a part.
+ */
 export function readAnswers(answers: Record<string, CliAnswer>): ToolAnswer {
   const value: Record<string, unknown> = {};
   for (const [key, answer] of Object.entries(answers)) {
     const parsed = parseJson(answer.stdout);
+    const failed = answer.exitCode === 1 ? trailingError(answer.stdout) : null;
+    if (failed) return { ok: false, message: failed };
     if (answer.exitCode !== 0 && answer.exitCode !== 1) return { ok: false, message: errorMessage(parsed, answer) };
     value[key] = parsed;
   }
   return { ok: true, value };
+}
+
+/**
+ * The message of an error document that ends the output, as main.ts prints it with --json: a
+ * top-level object, so its key sits at two spaces (streamed rows are indented further).
+ */
+function trailingError(stdout: string): string | null {
+  const at = stdout.lastIndexOf('{\n  "error": {');
+  if (at < 0) return null;
+  const parsed = parseJson(stdout.slice(at));
+  return parsed && typeof parsed === 'object' && 'error' in parsed ? errorMessage(parsed, { exitCode: 1, stdout, stderr: '' }) : null;
 }
 
 /** With --json the CLI prints errors as {"error": {"code", "message"}}; usage text goes to stderr. */

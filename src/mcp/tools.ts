@@ -7,6 +7,8 @@ import { z } from 'zod';
  */
 export interface QueryLimits {
   maxRows: number;
+  /** The longest a query may run, in seconds (`query --timeout`); an agent may ask for less. */
+  maxSeconds: number;
 }
 
 export interface ToolSpec {
@@ -25,15 +27,32 @@ export function sqlString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
+/** A variadic option, its values after it: `--select a b`. */
+function list(name: string, values: unknown): string[] {
+  return Array.isArray(values) && values.length > 0 ? [name, ...values.map(String)] : [];
+}
+
 function flag(name: string, value: unknown): string[] {
   if (value === undefined || value === null || value === false) return [];
   return value === true ? [name] : [name, String(value)];
 }
 
-/** `query --json` with the rows asked for, never more than the server allows. */
-function sql(text: string, limits: QueryLimits, rows = limits.maxRows): string[] {
-  return ['query', '--json', '--limit', String(Math.min(rows, limits.maxRows)), '--', text];
+/** `query --json` with the rows and seconds asked for, never more than the server allows. */
+function sql(text: string, limits: QueryLimits, rows = limits.maxRows, seconds = limits.maxSeconds): string[] {
+  return ['query', '--json', '--limit', String(Math.min(rows, limits.maxRows)), '--timeout', String(Math.min(seconds, limits.maxSeconds)), '--', text];
 }
+
+/** The flags `plan` and `explain` share, from a tool's input. */
+function planFlags(i: Record<string, unknown>): string[] {
+  return ['--invocation', String(i.invocation), ...flag('--target', i.target), ...flag('--branch', i.branch), ...flag('--defer-to', i.defer_to)];
+}
+
+const planInput = {
+  invocation: ref.describe('the dbt parse or compile whose manifest is planned: an invocation id, a unique prefix or @branch (the server captures nothing, so target/ is planned only once captured)'),
+  target: optional("count only builds on this dbt target (default: the invocation's)"),
+  branch: optional("count only builds on this line of history (default: the invocation's)"),
+  defer_to: optional("nodes never built on the branch may reuse this branch's builds"),
+};
 
 /** The SQL behind node_history, one statement per part of the answer. */
 export function nodeHistorySql(node: string): Record<'versions' | 'changes' | 'runs', string> {
@@ -97,13 +116,32 @@ export const TOOLS: ToolSpec[] = [
     commands: (_i, limits) => ({ regressions: sql('SELECT * FROM v_runtime_regressions ORDER BY unique_id', limits) }),
   },
   {
+    name: 'plan',
+    description: 'For an archived manifest: which models, seeds, snapshots and tests can be reused and which must build, each with its reason (dbtattic plan, not recorded).',
+    input: {
+      ...planInput,
+      select: z.array(z.string().min(1)).optional().describe("dbt's simple selectors: names, tag:, path:, resource_type:, + and n+ operators"),
+      exclude: z.array(z.string().min(1)).optional().describe('the same forms, taken out'),
+    },
+    commands: (i) => ({
+      plan: ['plan', '--json', '--no-record', ...planFlags(i), ...list('--select', i.select), ...list('--exclude', i.exclude)],
+    }),
+  },
+  {
+    name: 'explain',
+    description: "One node's plan verdict with each check behind it: old value, new value, result (dbtattic explain).",
+    input: { node: z.string().min(1).describe('a name, selector or unique_id'), ...planInput },
+    commands: (i) => ({ explain: ['explain', String(i.node), '--json', ...planFlags(i)] }),
+  },
+  {
     name: 'query',
-    description: 'Read-only SQL on the store (tables and views: see the dbtattic://schema resource). Writes are refused; rows are capped by the server.',
+    description: 'Read-only SQL on the store (tables and views: see the dbtattic://schema resource). Writes are refused; rows and time are capped by the server, and a query past the time limit is stopped.',
     input: {
       sql: z.string().min(1).describe('one read-only statement'),
       limit: z.number().int().positive().optional().describe('at most this many rows (capped by the server)'),
+      timeout_s: z.number().int().positive().optional().describe('stop the query after this many seconds (capped by the server)'),
     },
-    commands: (i, limits) => ({ rows: sql(String(i.sql), limits, Number(i.limit ?? limits.maxRows)) }),
+    commands: (i, limits) => ({ rows: sql(String(i.sql), limits, Number(i.limit ?? limits.maxRows), Number(i.timeout_s ?? limits.maxSeconds)) }),
   },
   {
     name: 'state_path',

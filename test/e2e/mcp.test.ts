@@ -1,7 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeHistorySql } from '../../src/mcp/tools.js';
+import { archiveDirOf } from '../helpers/archive-files.js';
 import { BIN } from '../helpers/cli.js';
 import { cleanEnv, startReplay, type ReplayedHistory } from '../helpers/replay.js';
 
@@ -13,17 +16,17 @@ import { cleanEnv, startReplay, type ReplayedHistory } from '../helpers/replay.j
 let replay: ReplayedHistory;
 let client: Client;
 
+/** A client of a server started here with `extra` flags (the shared one runs with --max-rows 50). */
+async function startClient(extra: string[]): Promise<Client> {
+  const started = new Client({ name: 'dbtattic-test', version: '0' });
+  await started.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...extra], cwd: replay.project, env: cleanEnv(), stderr: 'pipe' }));
+  return started;
+}
+
 beforeAll(async () => {
   replay = startReplay();
   for (const step of replay.steps) replay.replayStep(step);
-  client = new Client({ name: 'dbtattic-test', version: '0' });
-  await client.connect(new StdioClientTransport({
-    command: process.execPath,
-    args: [BIN, 'mcp', '--max-rows', '50'],
-    cwd: replay.project,
-    env: cleanEnv(),
-    stderr: 'pipe',
-  }));
+  client = await startClient(['--max-rows', '50']);
 }, 300_000);
 
 afterAll(async () => {
@@ -39,7 +42,7 @@ const errorText = (out: ToolOutput): string => out.content.map((c) => c.text ?? 
 describe('dbtattic mcp', () => {
   it('lists the read-only tools, each with an input schema', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['diff_runs', 'inspect_run', 'list_runs', 'node_history', 'query', 'runtime_regressions', 'state_path', 'test_history']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['diff_runs', 'explain', 'inspect_run', 'list_runs', 'node_history', 'plan', 'query', 'runtime_regressions', 'state_path', 'test_history']);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.annotations?.readOnlyHint).toBe(true);
@@ -77,6 +80,39 @@ describe('dbtattic mcp', () => {
     const capped = await callTool('query', { sql: 'select * from range(1000)', limit: 100_000 });
     expect((capped.structuredContent!.rows as unknown[]).length).toBe(50);
   });
+
+  it('plan and explain answer what plan --json and explain --json do, and record nothing', async () => {
+    const plans = path.join(archiveDirOf(replay.project), 'records', 'plans');
+    const recorded = (): string[] => (existsSync(plans) ? readdirSync(plans, { recursive: true }).map(String).sort() : []);
+    const before = recorded();
+    // A plan's id and the moment it was made are its own; every verdict must be the CLI's.
+    const made = ({ plan_id: _id, made_at: _at, ...rest }: Record<string, unknown>): Record<string, unknown> => rest;
+    const plan = await callTool('plan', { invocation: '@main', select: ['orders+'] });
+    expect(made(plan.structuredContent!.plan as Record<string, unknown>)).toEqual(made(cli(['plan', '--json', '--no-record', '--invocation', '@main', '--select', 'orders+'])));
+    expect(((plan.structuredContent!.plan as { nodes: unknown[] }).nodes).length).toBeGreaterThan(0);
+    expect((await callTool('explain', { node: 'orders', invocation: '@main' })).structuredContent).toEqual({ explain: cli(['explain', 'orders', '--json', '--invocation', '@main']) });
+    expect(recorded()).toEqual(before);
+    const unknown = await callTool('explain', { node: 'no_such_model', invocation: '@main' });
+    expect(unknown.isError).toBe(true);
+    expect(errorText(unknown)).toBe((JSON.parse(replay.attic(['explain', 'no_such_model', '--json', '--invocation', '@main']).stdout) as { error: { message: string } }).error.message);
+  });
+
+  it('stops a query past the time limit, says so, and keeps serving', async () => {
+    const long = 'select count(*) from range(100000000) a, range(100000) b';
+    const stopped = (seconds: number): string => `The query was stopped after ${seconds} s. Raise --timeout (seconds; 0: none), or narrow the query.`;
+    const asked = await callTool('query', { sql: long, timeout_s: 1 });
+    expect({ isError: asked.isError, text: errorText(asked) }).toEqual({ isError: true, text: stopped(1) });
+    // An agent cannot raise the limit past the server's maximum.
+    const capped = await startClient(['--max-seconds', '1']);
+    try {
+      const out = (await capped.callTool({ name: 'query', arguments: { sql: long, timeout_s: 3600 } })) as ToolOutput;
+      expect({ isError: out.isError, text: errorText(out) }).toEqual({ isError: true, text: stopped(1) });
+      const after = (await capped.callTool({ name: 'list_runs', arguments: { limit: 50 } })) as ToolOutput;
+      expect(after.structuredContent).toEqual({ runs: cli(['history', '--json', '--limit', '50']) });
+    } finally {
+      await capped.close();
+    }
+  }, 60_000);
 
   it('refuses a writing statement with the CLI\'s message', async () => {
     const sql = 'delete from invocation';

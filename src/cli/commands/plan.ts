@@ -7,13 +7,15 @@ import { findNode } from './explain.js';
 
 interface PlanCommandFlags extends PlanFlags {
   format?: string;
+  /** false with --no-record: a plan only read (by an agent, say) leaves no trace. */
+  record?: boolean;
   explain?: string;
   json?: boolean;
 }
 
 /** Verdicts for the manifest in target/: reuse or build, with the reason. Recorded in the archive. */
 export default async function plan(io: CliIo, flags: PlanCommandFlags): Promise<number> {
-  const result = await planFromFlags(io, flags);
+  const result = await planFromFlags(io, flags, { record: flags.record !== false });
   if (flags.explain) printExplain(io, findNode(result, flags.explain));
   else printResult(io, result, flags.json ? 'json' : (flags.format ?? 'table'));
   return ExitCode.ok;
