@@ -3,7 +3,7 @@ import SummaryReporter from './test/support/summary-reporter.js';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
+    include: ['test/**/*.test.ts', 'vscode/test/unit/**/*.test.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores on CI: DuckDB and child-process tests fight for them.
