@@ -38,7 +38,8 @@ const PARALLEL_CHUNKS = 8;
 const PARALLEL_READS = 32;
 const GZIP_LEVEL = 6;
 
-export async function putBlob(backend: Backend, bytes: Uint8Array, id: ObjectId = sha256(bytes)): Promise<PutResult> {
+/** `onChunk` hears the uncompressed length of each chunk once it is in the archive (progress). */
+export async function putBlob(backend: Backend, bytes: Uint8Array, id: ObjectId = sha256(bytes), onChunk?: (length: number) => void): Promise<PutResult> {
   const existing = await readFileIndexIfPresent(backend, id);
   if (existing) return { id, size: bytes.length, storedBytes: 0, newChunks: 0 };
   const chunks = splitChunks(bytes);
@@ -47,6 +48,7 @@ export async function putBlob(backend: Backend, bytes: Uint8Array, id: ObjectId 
   let newChunks = 0;
   await forEachLimited(chunks, PARALLEL_CHUNKS, async (chunk, i) => {
     const written = await putChunk(backend, index.chunks[i]![0], chunk);
+    onChunk?.(chunk.length);
     storedBytes += written;
     if (written > 0) newChunks++;
   });

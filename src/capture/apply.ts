@@ -32,12 +32,15 @@ export interface CaptureMeta {
   outputs?: CapturedOutput[];
 }
 
+/** Bytes of artifacts stored so far, of the total to store: for a progress line on a terminal. */
+export type UploadProgress = (done: number, total: number) => void;
+
 /**
  * Writes what the plan says, in the order that keeps the archive consistent at every instant:
  * chunks, then the file index, then the artifact record, then the capture record. A process
  * killed at any point leaves only unreferenced objects, which the next capture reuses.
  */
-export async function applyCapture(backend: Backend, plan: CapturePlan, meta: CaptureMeta): Promise<CaptureRecord> {
+export async function applyCapture(backend: Backend, plan: CapturePlan, meta: CaptureMeta, onProgress?: UploadProgress): Promise<CaptureRecord> {
   const storing = plan.artifacts.flatMap((p) => (p.action === 'store' ? [p.item] : []));
   // First, the journal entry naming what follows (journal.ts): readers of object storage find
   // new records through it, even those of a capture killed before its capture record.
@@ -50,7 +53,10 @@ export async function applyCapture(backend: Backend, plan: CapturePlan, meta: Ca
   }
   // Smallest first: when the disk fills up, the most artifacts have fit before it did.
   const artifacts: CapturedArtifact[] = new Array(plan.artifacts.length);
-  for (const i of bySize(plan.artifacts)) artifacts[i] = await applyArtifact(backend, plan.artifacts[i]!, meta);
+  const total = storing.reduce((sum, item) => sum + item.size, 0);
+  let done = 0;
+  const onChunk = onProgress && ((length: number) => onProgress((done += length), total));
+  for (const i of bySize(plan.artifacts)) artifacts[i] = await applyArtifact(backend, plan.artifacts[i]!, meta, onChunk);
   const record: CaptureRecord = {
     kind: 'capture',
     format: 1,
@@ -85,7 +91,7 @@ function headInvocation(captured: CapturedArtifact[]): string | null {
   return by('run_results') ?? by('manifest') ?? captured[0]?.invocation_id ?? null;
 }
 
-async function applyArtifact(backend: Backend, planned: PlannedArtifact, meta: CaptureMeta): Promise<CapturedArtifact> {
+async function applyArtifact(backend: Backend, planned: PlannedArtifact, meta: CaptureMeta, onChunk?: (length: number) => void): Promise<CapturedArtifact> {
   switch (planned.action) {
     case 'absent':
       return { artifact: planned.artifact, status: 'absent', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0 };
@@ -94,11 +100,11 @@ async function applyArtifact(backend: Backend, planned: PlannedArtifact, meta: C
     case 'unchanged':
       return planned.item.bytes ? repairArtifact(backend, planned.item, planned.item.bytes, meta) : entry(planned.item, 'unchanged', 0);
     case 'store':
-      return storeArtifact(backend, planned.item, meta);
+      return storeArtifact(backend, planned.item, meta, onChunk);
   }
 }
 
-async function storeArtifact(backend: Backend, item: PresentArtifact, meta: CaptureMeta): Promise<CapturedArtifact> {
+async function storeArtifact(backend: Backend, item: PresentArtifact, meta: CaptureMeta, onChunk?: (length: number) => void): Promise<CapturedArtifact> {
   let bytes: Buffer;
   try {
     bytes = item.bytes ?? (await readVouchedFile(item));
@@ -108,7 +114,7 @@ async function storeArtifact(backend: Backend, item: PresentArtifact, meta: Capt
     return errorEntry(item.artifact, item.path, error.message);
   }
   try {
-    const put = await putBlob(backend, bytes, item.sha256);
+    const put = await putBlob(backend, bytes, item.sha256, onChunk);
     const wrote = await putArtifactRecord(backend, artifactRecordOf(item, meta));
     // Another capture may have filed the same record a moment ago: then ours is unchanged.
     return entry(item, wrote ? 'captured' : 'unchanged', put.storedBytes);

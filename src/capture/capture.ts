@@ -30,6 +30,8 @@ export interface CaptureOptions {
   rememberArchived?: boolean;
   /** What dbt wrote besides artifacts, to capture too (outputs.ts); none: artifacts only. */
   outputs?: Omit<OutputOptions, 'targetDir'>;
+  /** Bytes stored so far of the total (a progress line on a terminal, for long uploads). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 export interface CaptureOutcome {
@@ -71,7 +73,7 @@ export async function captureTarget(backend: Backend, options: CaptureOptions): 
     branch: options.branch ?? branchOf(context),
     context,
     run: options.run ?? null,
-  });
+  }, options.onProgress);
   if (known) {
     for (const a of record.artifacts) if (a.invocation_id && a.sha256 && (a.status === 'captured' || a.status === 'unchanged')) known.markArchived(recordName(a.invocation_id, a.artifact, a.sha256));
     await known.save();

@@ -16,6 +16,7 @@ export interface SessionOptions {
   /** Context gathered earlier (run takes it before dbt starts); else taken now if needed. */
   context?: RunContext;
   env: Record<string, string | undefined>;
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** Captures the configured project's target/ into its archive. */
@@ -44,5 +45,6 @@ export async function captureProject(config: AtticConfig, options: SessionOption
       logDir: config.logDir?.value ?? null,
       sqlCacheFile: path.join(config.localDir, 'capture-cache-sql.json'),
     },
+    onProgress: options.onProgress,
   });
 }

@@ -43,6 +43,15 @@ describe.each(backends)('%s backend', (_name, make) => {
     expect(backend.capabilities).toEqual({ ...backend.capabilities, createOnly: true, compareAndSwap: true });
   });
 
+  it('stores a value over the multipart threshold (16 MiB) whole, once', async () => {
+    const backend = await make();
+    const big = Buffer.alloc(17 * 1024 * 1024);
+    for (let i = 0; i < big.length; i += 4096) big.writeUInt32LE(i, i);
+    expect(await backend.putIfAbsent('files/big', big)).toBe(true);
+    expect(await backend.putIfAbsent('files/big', Buffer.from('other'))).toBe(false);
+    expect((await backend.get('files/big'))?.equals(big)).toBe(true);
+  }, 60_000);
+
   it('lists only keys after a given key', async () => {
     const backend = await make();
     for (const id of ['0001', '0002', '0003']) await backend.putIfAbsent(`journal/${id}.json`, Buffer.from(id));

@@ -8,6 +8,7 @@ import type { CliIo } from '../io.js';
 import { updateStoreAfter } from '../after-capture.js';
 import { captureRows, printCaptureResult } from '../print-capture.js';
 import { archiveAbbreviator } from '../abbreviate.js';
+import { startProgress } from '../progress.js';
 import { TOOL_VERSION } from '../version.js';
 
 interface CaptureFlags extends GlobalFlags {
@@ -24,7 +25,9 @@ export default async function capture(io: CliIo, flags: CaptureFlags): Promise<n
   // A broken `catalog:` (a URI with credentials, say) is an error, said at every capture; the
   // artifacts are still kept, since target/ will not wait for the fix.
   const catalogProblem = config.catalog ? catalogConfigProblem(config.catalog.value) : null;
-  const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env });
+  // Uploads to a remote store can be long: a progress line on a terminal (never in CI logs).
+  const progress = config.remote && !flags.quiet ? startProgress(io, 'uploading (bytes)') : null;
+  const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env, onProgress: progress?.update }).finally(() => progress?.stop());
   // A pre capture runs in front of dbt (the shell wrapper): it only reads and archives bytes.
   // Ingest, which parses and fingerprints, is left to the next read or the next capture after dbt.
   if (!flags.dryRun && phase !== 'pre') await updateStoreAfter(io, config, [outcome], flags.quiet ?? false);
