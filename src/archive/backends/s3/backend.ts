@@ -10,6 +10,7 @@ import {
 import { sameBytes, type Backend, type BackendCapabilities, type StoredKey } from '../../backend.js';
 import { TEMP_PREFIX } from '../fs.js';
 import { writeConditionally, type ConditionalOutcome } from './conditional.js';
+import { DirectGet, recordTemplate } from './direct-get.js';
 import { isMissing, remoteError } from './failure.js';
 import { formatS3Uri, type S3Location } from './location.js';
 import { MULTIPART_THRESHOLD, putMultipart } from './multipart.js';
@@ -58,12 +59,26 @@ export class S3Backend implements Backend {
     }
   }
 
+  /** GETs without the SDK's stack (direct-get.ts): learnt from the first GET; null when impossible. */
+  private direct: DirectGet | null | undefined;
+
   async get(key: string): Promise<Buffer | undefined> {
+    if (this.direct) {
+      this.onRequest?.('GET', key);
+      const got = await this.direct.get(this.objectKey(key));
+      if (got) return got.bytes;
+    }
     return (await this.getWithEtag(key))?.bytes;
   }
 
   private async getWithEtag(key: string): Promise<{ bytes: Buffer; etag: string } | undefined> {
-    const out = await this.send('GET', key, (c) => c.send(new GetObjectCommand({ Bucket: this.where.bucket, Key: this.objectKey(key) })), isMissing);
+    const command = new GetObjectCommand({ Bucket: this.where.bucket, Key: this.objectKey(key) });
+    if (this.direct === undefined) {
+      recordTemplate(command, this.objectKey(key), (template) => {
+        this.direct ??= template && new DirectGet(this.client, template, this.settings.timeoutMs, this.settings.parallel);
+      });
+    }
+    const out = await this.send('GET', key, (c) => c.send(command), isMissing);
     if ('failed' in out) return undefined;
     const array = (await out.Body?.transformToByteArray()) ?? new Uint8Array();
     return { bytes: Buffer.from(array.buffer, array.byteOffset, array.byteLength), etag: bareEtag(out.ETag ?? '') };
