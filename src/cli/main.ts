@@ -145,6 +145,21 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--json', 'print as JSON')
     .action(run(() => import('./commands/diff.js')));
 
+  program
+    .command('report')
+    .description('The history as one self-contained HTML file (charts, runs, models, tests, sources), or a markdown summary for a pull request')
+    .option('--out <file>', 'where to write the HTML report', 'report.html')
+    .addOption(new Option('--format <format>', 'html, or markdown: a summary from --from to --to on stdout').choices(['html', 'markdown']).default('html'))
+    .option('--since <time>', 'only invocations at or after this time (ISO 8601)')
+    .option('--last <n>', 'only the newest N invocations', positiveInt)
+    .option('--target <name>', 'only this dbt target')
+    .option('--branch <name>', 'only this line of history')
+    .option('--from <id>', 'markdown: the earlier run (default: the run before --to on its branch and target)')
+    .option('--to <id>', 'markdown: the later run (default: the newest)')
+    .option('--open', 'open the report in a browser once written')
+    .option('--json', 'print what was written as JSON')
+    .action(run(() => import('./commands/report.js')));
+
   const branch = program.command('branch').description('Lines of history: list them, start one at a past run, or delete one');
   branch
     .command('list')

@@ -21,7 +21,8 @@ const ALLOWED: Record<string, string[]> = {
   state: [...BOTTOM, 'archive', 'extract'],
   store: [...BOTTOM, 'archive', 'extract', 'config'],
   plan: [...BOTTOM, 'archive', 'config', 'store'],
-  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'plan', 'mcp'],
+  report: [...BOTTOM, 'archive', 'config', 'store'],
+  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'plan', 'mcp', 'report'],
   // A second front end: it puts agents' questions to cli's own program, which loads it only for `dbtattic mcp`.
   mcp: [...BOTTOM, 'cli'],
 };

@@ -1,0 +1,57 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { AtticError, ExitCode } from '../../errors.js';
+import { readMarkdownSummary, writeHtmlReport } from '../../report/index.js';
+import { withCurrentStore } from '../../store/index.js';
+import { parseTimeArgument, spanStartIso } from '../../vocab/index.js';
+import { loadConfig, type GlobalFlags } from '../context.js';
+import { printJson, type CliIo } from '../io.js';
+import { withProgress } from '../progress.js';
+import { TOOL_VERSION } from '../version.js';
+
+interface ReportFlags extends GlobalFlags {
+  out?: string;
+  format?: 'html' | 'markdown';
+  since?: string;
+  last?: number;
+  target?: string;
+  from?: string;
+  to?: string;
+  open?: boolean;
+  json?: boolean;
+}
+
+/** 10 MB: what a mail attachment or CI artifact viewer takes without complaint. */
+const SIZE_BUDGET = 10_000_000;
+
+export default async function report(io: CliIo, flags: ReportFlags): Promise<number> {
+  const config = loadConfig(io, flags);
+  if (flags.format === 'markdown') {
+    const text = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) => readMarkdownSummary(db, config, { from: flags.from, to: flags.to }), update));
+    io.stdout(text);
+    return ExitCode.ok;
+  }
+  if (flags.from !== undefined || flags.to !== undefined) throw new AtticError('usage', '--from and --to choose the runs of --format markdown; an HTML report covers a period: use --since or --last.');
+  const scope = { target: flags.target, branch: flags.branch, since: flags.since === undefined ? undefined : spanStartIso(parseTimeArgument(flags.since)), last: flags.last };
+  const out = path.resolve(io.cwd, flags.out ?? 'report.html');
+  const written = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) =>
+    writeHtmlReport(db, { out, scope, scopeText: scopeText(flags), toolVersion: TOOL_VERSION, now: new Date(), limitBytes: SIZE_BUDGET }), update));
+  if (flags.json) printJson(io, written);
+  else io.stdout(`${written.path}\n`);
+  io.stderr(`report: ${written.runs} runs, ${written.nodes} nodes, ${(written.bytes / 1e6).toFixed(2)} MB${written.note ? `\n${written.note}` : ''}\n`);
+  if (flags.open) openInBrowser(io, written.path);
+  return ExitCode.ok;
+}
+
+function scopeText(flags: ReportFlags): string {
+  const parts = [flags.last !== undefined ? `the last ${flags.last} runs` : 'every run', flags.since ? `since ${flags.since}` : '', flags.target ? `on target ${flags.target}` : '', flags.branch ? `on branch ${flags.branch}` : ''];
+  return parts.filter(Boolean).join(' ');
+}
+
+/** The desktop's opener, detached; a missing one is a warning, never a failure: the file is written. */
+function openInBrowser(io: CliIo, file: string): void {
+  const [command, args] = process.platform === 'darwin' ? ['open', [file]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', file]] : ['xdg-open', [file]];
+  const child = spawn(command, args as string[], { detached: true, stdio: 'ignore' });
+  child.on('error', () => io.stderr(`warning: could not open ${file} (${command} failed); open it in a browser yourself\n`));
+  child.unref();
+}

@@ -1,0 +1,77 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { plainResult } from './plain-rows.js';
+import { readFacts, type FactRow, type ReportScope } from './report-facts.js';
+
+/**
+ * The report's detail: one run's timeline and lineage, each node's changes with their code,
+ * test and source histories, regressions. Read for the runs and nodes the report keeps in full.
+ */
+async function rows(connection: DuckDBConnection, sql: string, params: (string | number)[] = []): Promise<FactRow[]> {
+  return plainResult(await connection.runAndReadAll(sql, params)).rows;
+}
+
+/** One run's results with their timing and thread, for its Gantt chart. */
+export function readRunTimeline(connection: DuckDBConnection, invocationId: string): Promise<FactRow[]> {
+  return rows(connection, `
+    SELECT unique_id, status, thread_id, execution_time, execute_started_at, execute_completed_at
+    FROM run_result WHERE invocation_id = $1 ORDER BY execute_started_at NULLS LAST, unique_id`, [invocationId]);
+}
+
+/** The lineage a run ran with: its own manifest's edges, else those of the newest manifest before it. */
+export function readRunEdges(connection: DuckDBConnection, invocationId: string): Promise<FactRow[]> {
+  return rows(connection, `
+    WITH manifest AS (
+      SELECT m.invocation_id FROM v_invocation_sequence AS m, v_invocation_sequence AS r
+      WHERE r.invocation_id = $1 AND m.has_manifest AND m.seq <= r.seq ORDER BY m.seq DESC LIMIT 1
+    )
+    SELECT d.unique_id, d.depends_on_id FROM node_depends_on AS d JOIN manifest USING (invocation_id) WHERE d.kind = 'node'`, [invocationId]);
+}
+
+/**
+ * Each change of a node that reached a manifest in scope (v_node_changes), pinned to its run and
+ * git sha, with the raw code (node versions) and compiled code (each invocation's own) on both sides.
+ */
+export function readNodeChanges(connection: DuckDBConnection, scope: ReportScope): Promise<FactRow[]> {
+  return readFacts(connection, scope, `
+    SELECT c.unique_id, c.change_kind, c.what_changed, c.changed_macros, c.from_invocation, c.to_invocation, c.changed_at, c.to_seq,
+           i.git_sha, fv.raw_code AS from_raw, tv.raw_code AS to_raw, fc.compiled_code AS from_compiled, tc.compiled_code AS to_compiled
+    FROM v_node_changes AS c
+    JOIN scope ON scope.invocation_id = c.to_invocation
+    JOIN invocation AS i ON i.invocation_id = c.to_invocation
+    LEFT JOIN node_version AS fv ON fv.node_version_id = c.from_version
+    LEFT JOIN node_version AS tv ON tv.node_version_id = c.to_version
+    LEFT JOIN node AS fc ON fc.invocation_id = c.from_invocation AND fc.node_version_id = c.from_version
+    LEFT JOIN node AS tc ON tc.invocation_id = c.to_invocation AND tc.node_version_id = c.to_version
+    WHERE c.change_kind NOT IN ('added', 'removed') OR c.resource_type NOT IN ('test', 'unit_test')
+    ORDER BY c.unique_id, c.to_seq`);
+}
+
+/** v_test_history for the tests that ran in scope. */
+export function readTestHistory(connection: DuckDBConnection, scope: ReportScope): Promise<FactRow[]> {
+  return readFacts(connection, scope, `
+    SELECT t.unique_id, t.name, t.runs, t.passes, t.warns, t.fails, t.errors, t.skips, t.last_status, t.flaky, t.tested_node, t.column_name
+    FROM v_test_history AS t
+    WHERE t.unique_id IN (SELECT r.unique_id FROM run_result AS r JOIN scope USING (invocation_id))
+    ORDER BY t.unique_id`);
+}
+
+/** Every freshness check in scope (v_source_freshness_history), oldest first. */
+export function readSourceChecks(connection: DuckDBConnection, scope: ReportScope): Promise<FactRow[]> {
+  return readFacts(connection, scope, `
+    SELECT f.unique_id, f.source_name, f.table_name, f.invocation_id, f.seq, f.invoked_at, f.status, f.age_s, f.max_loaded_at,
+           f.warn_after_count, f.warn_after_period, f.error_after_count, f.error_after_period, f.status_changed
+    FROM v_source_freshness_history AS f JOIN scope USING (invocation_id)
+    ORDER BY f.unique_id, f.seq`);
+}
+
+/** v_runtime_regressions, worst first. */
+export function readRuntimeRegressions(connection: DuckDBConnection): Promise<FactRow[]> {
+  return rows(connection, 'SELECT unique_id, name, last_invocation_id, last_s, baseline_median_s, trend_ratio, added_s FROM v_runtime_regressions ORDER BY added_s DESC');
+}
+
+/** The failed results of one run, with dbt's messages. */
+export function readRunFailures(connection: DuckDBConnection, invocationId: string): Promise<FactRow[]> {
+  return rows(connection, `
+    SELECT unique_id, status, message FROM run_result
+    WHERE invocation_id = $1 AND status IN ('error', 'fail', 'runtime error', 'partial success') ORDER BY unique_id`, [invocationId]);
+}
