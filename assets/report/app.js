@@ -5,9 +5,16 @@ const REPORT = { data: null, nodeById: new Map(), indexById: new Map() };
 
 async function loadData() {
   const text = document.getElementById('report-data').textContent.trim();
-  const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+  const bytes = Uint8Array.fromBase64 ? Uint8Array.fromBase64(text) : binary(atob(text));
   const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
   return JSON.parse(await new Response(stream).text());
+}
+
+/** A binary string's bytes (browsers without Uint8Array.fromBase64). */
+function binary(text) {
+  const bytes = new Uint8Array(text.length);
+  for (let k = 0; k < text.length; k++) bytes[k] = text.charCodeAt(k);
+  return bytes;
 }
 
 function notFound(main, message) {

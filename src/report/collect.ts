@@ -1,9 +1,10 @@
 import { gzipSync } from 'node:zlib';
-import { readNodeChanges, readNodeSeries, readReportNodes, readReportRuns, readRunProblems, readRuntimeRegressions, readSourceChecks, readTestHistory, type Database, type FactRow, type ReportScope } from '../store/index.js';
+import { boundReportMemory, readNodeChanges, readNodeRuntimes, readReportNodes, readReportRuns, readRunProblems, readRuntimeRegressions, readSourceChecks, readTestHistory, streamResults, type Database, type FactRow, type ReportScope } from '../store/index.js';
 import type { ReportData, RunDetail } from './data.js';
 import { readRunDetail } from './run-detail.js';
-import { choosePoints, nodeSeries, pointOfSeq, type Point } from './series.js';
-import { failingSince, nodeChange, num, reportNode, reportRun, reportSources, reportTest, seriesInput } from './shape.js';
+import { runDiffs } from './run-diff.js';
+import { choosePoints, collectSeriesInputs, nodeSeries, pointOfSeq, type Point, type SeriesInput } from './series.js';
+import { failingSince, nodeChange, num, reportNode, reportRun, reportSources, reportTest } from './shape.js';
 
 export interface CollectOptions {
   scope: ReportScope;
@@ -21,11 +22,13 @@ export interface CollectOptions {
  */
 export async function collectReport(db: Database, options: CollectOptions): Promise<ReportData> {
   const c = db.connection;
+  await boundReportMemory(c);
   const scope = options.scope;
   const runs = (await readReportRuns(c, scope)).map((row) => ({ row, run: reportRun(row) }));
   const defined = new Map((await readReportNodes(c, scope)).map((r) => [String(r.unique_id), r]));
-  const ran = new Map((await readNodeSeries(c, scope)).map((r) => [String(r.unique_id), r]));
-  const ids = [...new Set([...defined.keys(), ...ran.keys()])].sort();
+  const ran = new Map((await readNodeRuntimes(c, scope)).map((r) => [String(r.unique_id), r]));
+  const results = await collectSeriesInputs(streamResults(c, scope));
+  const ids = [...new Set([...defined.keys(), ...results.keys()])].sort();
   const nodeIndex = new Map(ids.map((id, k) => [id, k]));
   const indexOf = (id: string): number => nodeIndex.get(id) ?? -1;
   const runIndex = new Map(runs.map(({ run }, k) => [run.id, k]));
@@ -45,24 +48,21 @@ export async function collectReport(db: Database, options: CollectOptions): Prom
     nodes: ids.map((id) => reportNode(id, defined.get(id), ran.get(id))),
     series: {},
     details: {},
-    changes: groupChanges(await readNodeChanges(c, scope), indexOf),
+    changes: {},
     tests: (await readTestHistory(c, scope)).map((row) => {
       const id = String(row.unique_id);
-      const results = ran.has(id) ? seriesInput(ran.get(id)!) : { seqs: [], statuses: [] };
-      return reportTest(row, indexOf(id), failingSince(results.statuses, (k) => runOfSeq.get(results.seqs[k]!)));
+      const own = results.get(id) ?? { seqs: [], statuses: [] };
+      return reportTest(row, indexOf(id), failingSince(own.statuses, (k) => runOfSeq.get(own.seqs[k]!)));
     }),
     sources: reportSources(await readSourceChecks(c, scope), indexOf, runIndex),
     regressions: (await readRuntimeRegressions(c)).map((r) => ({ node: indexOf(String(r.unique_id)), last_s: num(r.last_s)!, baseline_s: num(r.baseline_median_s)!, ratio: num(r.trend_ratio)!, run: String(r.last_invocation_id) })).filter((r) => r.node >= 0),
   };
-  fitSeries(data, executions, (k) => Number(runs[k]!.row.seq), ids.map((id) => ran.get(id)), options.dataBudget);
-  await addDetails(db, data, await readRunProblems(c, scope), options.dataBudget);
+  const changes = (await readNodeChanges(c, scope)).map((row) => ({ node: String(row.unique_id), change: nodeChange(row) }));
+  for (const { node, change } of changes) (data.changes[indexOf(node)] ??= []).push(change);
+  const diffs = runDiffs(runs.map(({ row, run }) => ({ run, seq: Number(row.seq), hasManifest: row.has_manifest === true })), changes, [...results.values()]);
+  fitSeries(data, executions, (k) => Number(runs[k]!.row.seq), ids.map((id) => results.get(id)), options.dataBudget);
+  await addDetails(db, data, await readRunProblems(c, scope), (id) => diffs.get(id) ?? null, options.dataBudget);
   return data;
-}
-
-function groupChanges(rows: FactRow[], indexOf: (id: string) => number): ReportData['changes'] {
-  const changes: ReportData['changes'] = {};
-  for (const row of rows) (changes[indexOf(String(row.unique_id))] ??= []).push(nodeChange(row));
-  return changes;
 }
 
 export function compressedSize(value: unknown): number {
@@ -70,7 +70,7 @@ export function compressedSize(value: unknown): number {
 }
 
 /** The series at full resolution if the data fits in 80% of the budget (the rest is for run pages), else older runs in ever larger buckets. */
-function fitSeries(data: ReportData, executions: number[], seqOf: (run: number) => number, inputs: (FactRow | undefined)[], budget: number): void {
+function fitSeries(data: ReportData, executions: number[], seqOf: (run: number) => number, inputs: (SeriesInput | undefined)[], budget: number): void {
   // The newest quarter of the runs (at most 50) always keeps a point each.
   const keepNewest = Math.min(50, Math.ceil(executions.length / 4));
   for (let bucket = 1; ; bucket *= 2) {
@@ -84,23 +84,26 @@ function fitSeries(data: ReportData, executions: number[], seqOf: (run: number) 
   }
 }
 
-function seriesOf(points: Point[], executions: number[], seqOf: (run: number) => number, inputs: (FactRow | undefined)[]): ReportData['series'] {
+function seriesOf(points: Point[], executions: number[], seqOf: (run: number) => number, inputs: (SeriesInput | undefined)[]): ReportData['series'] {
   const pointOf = pointOfSeq(points, executions, seqOf);
   const series: ReportData['series'] = {};
   inputs.forEach((input, k) => {
-    if (input) series[k] = nodeSeries(seriesInput(input), pointOf, points.length);
+    if (input) series[k] = nodeSeries(input, pointOf, points.length);
   });
   return series;
 }
 
 /** Run pages in full, newest first, while the budget lasts. */
-async function addDetails(db: Database, data: ReportData, problems: FactRow[], budget: number): Promise<void> {
+async function addDetails(db: Database, data: ReportData, problems: FactRow[], diffOf: (id: string) => RunDetail['diff'], budget: number): Promise<void> {
   let left = budget - compressedSize(data);
   const byRun = new Map<string, FactRow[]>();
-  for (const p of problems) byRun.set(String(p.invocation_id), [...(byRun.get(String(p.invocation_id)) ?? []), p]);
+  for (const p of problems) {
+    const id = String(p.invocation_id);
+    byRun.set(id, byRun.get(id) ?? []).get(id)!.push(p);
+  }
   let kept = 0;
   for (const run of [...data.runs].reverse()) {
-    const detail: RunDetail = await readRunDetail(db, run.id, byRun.get(run.id) ?? []);
+    const detail = await readRunDetail(db, run.id, byRun.get(run.id) ?? [], diffOf(run.id));
     left -= compressedSize(detail);
     if (left < 0) break;
     data.details[run.id] = detail;

@@ -1,27 +1,18 @@
-import { diffInvocations, previousInvocation, readRunEdges, readRunTimeline, type Database, type FactRow } from '../store/index.js';
+import { readRunEdges, readRunTimeline, type Database, type FactRow } from '../store/index.js';
 import type { RunDetail } from './data.js';
 import { num, text } from './shape.js';
 import { runTimeline, type TimedNode } from './timeline.js';
 
-/** A run's page in full: its timeline with the critical path, its problems, and its `diff` from the previous run. */
-export async function readRunDetail(db: Database, id: string, problems: FactRow[]): Promise<RunDetail> {
+/** A run's page in full: its timeline with the critical path, its problems, and what changed since the run before. */
+export async function readRunDetail(db: Database, id: string, problems: FactRow[], diff: RunDetail['diff']): Promise<RunDetail> {
   const connection = db.connection;
-  const results = await readRunTimeline(connection, id);
-  const nodes = results.map(timedNode);
-  const edges = nodes.some((n) => n.start !== null) ? (await readRunEdges(connection, id)).map((e): [string, string] => [String(e.unique_id), String(e.depends_on_id)]) : [];
-  const previous = await previousInvocation(connection, id);
-  const changes = previous ? await diffInvocations(connection, previous, id) : null;
+  const nodes = (await readRunTimeline(connection, id)).map(timedNode);
+  const timed = nodes.some((n) => n.start !== null);
+  const edges = timed ? (await readRunEdges(connection, id)).map((e): [string, string] => [String(e.unique_id), String(e.depends_on_id)]) : [];
   return {
-    timeline: nodes.some((n) => n.start !== null) ? runTimeline(nodes, edges) : null,
+    timeline: timed ? runTimeline(nodes, edges) : null,
     problems: problems.map((p) => ({ node: String(p.unique_id), status: String(p.status), message: text(p.message) })),
-    diff: changes && previous
-      ? {
-          previous,
-          node_counts: changes.node_counts,
-          nodes: changes.nodes.map((n) => ({ id: String(n.unique_id), change: String(n.change) })),
-          statuses: changes.statuses.map((s) => ({ id: String(s.unique_id), from: text(s.from_status), to: text(s.to_status) })),
-        }
-      : null,
+    diff,
   };
 }
 

@@ -1,3 +1,5 @@
+import type { ResultPoint } from '../store/index.js';
+
 /**
  * Each node's results over the report's runs as dense series aligned on shared points (the
  * x-axis of every Model chart). A point is one run, or, past the size budget, a bucket of
@@ -9,6 +11,31 @@ export interface SeriesInput {
   statuses: string[];
   ms: (number | null)[];
   rows_affected: (number | null)[];
+}
+
+/** A node's results grouped from the store's stream, in run order. */
+export async function collectSeriesInputs(chunks: AsyncIterable<ResultPoint[]>): Promise<Map<string, SeriesInput>> {
+  const inputs = new Map<string, SeriesInput>();
+  for await (const chunk of chunks) {
+    for (const r of chunk) {
+      let input = inputs.get(r.unique_id);
+      if (!input) inputs.set(r.unique_id, (input = { unique_id: r.unique_id, seqs: [], statuses: [], ms: [], rows_affected: [] }));
+      input.seqs.push(r.seq);
+      input.statuses.push(r.status ?? '');
+      input.ms.push(r.ms);
+      input.rows_affected.push(r.rows_affected);
+    }
+  }
+  for (const input of inputs.values()) inRunOrder(input);
+  return inputs;
+}
+
+function inRunOrder(input: SeriesInput): void {
+  const order = input.seqs.map((_, k) => k).sort((a, b) => input.seqs[a]! - input.seqs[b]!);
+  input.seqs = order.map((k) => input.seqs[k]!);
+  input.statuses = order.map((k) => input.statuses[k]!);
+  input.ms = order.map((k) => input.ms[k]!);
+  input.rows_affected = order.map((k) => input.rows_affected[k]!);
 }
 
 export interface Point {

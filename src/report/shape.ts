@@ -95,16 +95,3 @@ export function reportSources(rows: FactRow[], nodeIndex: (id: string) => number
   }
   return [...bySource.values()];
 }
-
-const list = <T>(value: unknown, item: (v: unknown) => T): T[] => (Array.isArray(value) ? value.map(item) : []);
-
-/** readNodeSeries' parallel lists, typed. */
-export function seriesInput(row: FactRow): SeriesInput {
-  return {
-    unique_id: String(row.unique_id),
-    seqs: list(row.seqs, Number),
-    statuses: list(row.statuses, String),
-    ms: list(row.ms, num),
-    rows_affected: list(row.rows_affected, num),
-  };
-}

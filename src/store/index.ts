@@ -20,5 +20,5 @@ export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvoc
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type Triplet } from './reports.js';
 export { readPlanFacts, type PlanFacts, type PlanScope, type CurrentNode, type BuildAfter, type FreshnessCheck, type BuildFact, type CatalogFact, type NodeBuilds, type ScopedBuilds } from './plan-facts.js';
 export { readNodeOutput, type NodeOutput, type NodeOutputRef } from './node-output.js';
-export { readReportRuns, readNodeSeries, readReportNodes, readRunProblems, type ReportScope, type FactRow } from './report-facts.js';
+export { boundReportMemory, readReportRuns, readNodeRuntimes, streamResults, readReportNodes, readRunProblems, type ReportScope, type FactRow, type ResultPoint } from './report-facts.js';
 export { readRunTimeline, readRunEdges, readNodeChanges, readTestHistory, readSourceChecks, readRuntimeRegressions, readRunFailures } from './report-details.js';

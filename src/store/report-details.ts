@@ -32,9 +32,12 @@ export function readRunEdges(connection: DuckDBConnection, invocationId: string)
  * git sha, with the raw code (node versions) and compiled code (each invocation's own) on both sides.
  */
 export function readNodeChanges(connection: DuckDBConnection, scope: ReportScope): Promise<FactRow[]> {
+  // The code of both sides only for changes: an added or removed node's whole text is no diff.
+  const changed = "c.change_kind NOT IN ('added', 'removed')";
   return readFacts(connection, scope, `
-    SELECT c.unique_id, c.change_kind, c.what_changed, c.changed_macros, c.from_invocation, c.to_invocation, c.changed_at, c.to_seq,
-           i.git_sha, fv.raw_code AS from_raw, tv.raw_code AS to_raw, fc.compiled_code AS from_compiled, tc.compiled_code AS to_compiled
+    SELECT c.unique_id, c.change_kind, c.what_changed, c.changed_macros, c.from_invocation, c.to_invocation, c.changed_at, c.to_seq, i.git_sha,
+           CASE WHEN ${changed} THEN fv.raw_code END AS from_raw, CASE WHEN ${changed} THEN tv.raw_code END AS to_raw,
+           CASE WHEN ${changed} THEN fc.compiled_code END AS from_compiled, CASE WHEN ${changed} THEN tc.compiled_code END AS to_compiled
     FROM v_node_changes AS c
     JOIN scope ON scope.invocation_id = c.to_invocation
     JOIN invocation AS i ON i.invocation_id = c.to_invocation
@@ -42,7 +45,6 @@ export function readNodeChanges(connection: DuckDBConnection, scope: ReportScope
     LEFT JOIN node_version AS tv ON tv.node_version_id = c.to_version
     LEFT JOIN node AS fc ON fc.invocation_id = c.from_invocation AND fc.node_version_id = c.from_version
     LEFT JOIN node AS tc ON tc.invocation_id = c.to_invocation AND tc.node_version_id = c.to_version
-    WHERE c.change_kind NOT IN ('added', 'removed') OR c.resource_type NOT IN ('test', 'unit_test')
     ORDER BY c.unique_id, c.to_seq`);
 }
 

@@ -57,29 +57,44 @@ export function readReportRuns(connection: DuckDBConnection, scope: ReportScope)
     ORDER BY s.seq`);
 }
 
-/**
- * Per node: its results in scope as parallel lists ordered by seq (one row per node, not per
- * result, so 2 million results arrive as 10,000 rows), and the runtime figures v_node_runtime
- * defines (median and p95 of completed executions), over the scope.
- */
-export function readNodeSeries(connection: DuckDBConnection, scope: ReportScope): Promise<FactRow[]> {
+/** Per node, the runtime figures v_node_runtime defines (median and p95 of completed executions), over the scope. */
+export function readNodeRuntimes(connection: DuckDBConnection, scope: ReportScope): Promise<FactRow[]> {
   return readFacts(connection, scope, `,
-    result AS (
-      SELECT r.unique_id, sc.seq, r.status, r.execution_time, r.rows_affected,
-             r.status IN ('success', 'pass', 'warn', 'fail') AND s.builds AND r.execution_time IS NOT NULL AS completed
+    execution AS (
+      SELECT r.unique_id, sc.seq, r.execution_time
       FROM run_result AS r JOIN scope AS sc USING (invocation_id) JOIN v_invocation_sequence AS s USING (invocation_id)
-      WHERE s.builds
+      WHERE s.builds AND r.status IN ('success', 'pass', 'warn', 'fail') AND r.execution_time IS NOT NULL
     )
-    SELECT unique_id,
-           list(seq ORDER BY seq) AS seqs,
-           list(status ORDER BY seq) AS statuses,
-           list(round(execution_time * 1000)::BIGINT ORDER BY seq) AS ms,
-           list(rows_affected ORDER BY seq) AS rows_affected,
-           count(*) FILTER (WHERE completed) AS runs,
-           median(execution_time) FILTER (WHERE completed) AS median_s,
-           quantile_cont(execution_time, 0.95) FILTER (WHERE completed) AS p95_s,
-           arg_max(execution_time, seq) FILTER (WHERE completed) AS last_s
-    FROM result GROUP BY unique_id`);
+    SELECT unique_id, count(*) AS runs, median(execution_time) AS median_s, quantile_cont(execution_time, 0.95) AS p95_s,
+           arg_max(execution_time, seq) AS last_s
+    FROM execution GROUP BY unique_id`);
+}
+
+/** One execution's result, as the report's series need it. */
+export interface ResultPoint {
+  unique_id: string;
+  seq: number;
+  status: string | null;
+  ms: number | null;
+  rows_affected: number | null;
+}
+
+/**
+ * Every result of an execution in scope, streamed in chunks: 2 million results never sit in
+ * memory at once, neither in DuckDB (no aggregation) nor here.
+ */
+export async function* streamResults(connection: DuckDBConnection, scope: ReportScope): AsyncGenerator<ResultPoint[]> {
+  const { cte, params } = scopeSql(scope);
+  const result = await connection.stream(`WITH ${cte}
+    SELECT r.unique_id, sc.seq::INTEGER AS seq, r.status, round(r.execution_time * 1000)::DOUBLE AS ms, r.rows_affected::DOUBLE AS rows_affected
+    FROM run_result AS r JOIN scope AS sc USING (invocation_id) JOIN v_invocation_sequence AS s USING (invocation_id)
+    WHERE s.builds`, params);
+  for await (const rows of result.yieldRowsJs()) {
+    yield rows.map(([unique_id, seq, status, ms, rows_affected]) => ({
+      unique_id: String(unique_id), seq: Number(seq), status: status === null ? null : String(status),
+      ms: typeof ms === 'number' ? ms : null, rows_affected: typeof rows_affected === 'number' ? rows_affected : null,
+    }));
+  }
 }
 
 /** Every node any manifest in scope held, as its newest manifest there has it. */
@@ -99,4 +114,15 @@ export function readRunProblems(connection: DuckDBConnection, scope: ReportScope
     FROM run_result AS r JOIN scope USING (invocation_id)
     WHERE r.status IN ${FAILED} OR r.status = 'skipped' OR (r.status = 'warn')
     ORDER BY r.invocation_id, r.unique_id`);
+}
+
+/**
+ * The report's views window over every result of the history (2 million at 10,000 nodes × 200
+ * runs); left at DuckDB's default (80% of memory) they took over 5 GB. Bounded, DuckDB spills
+ * to its temp directory instead and the report takes longer, not more.
+ */
+export const REPORT_MEMORY_LIMIT = process.env.DBTATTIC_REPORT_MEMORY_LIMIT ?? '1GB';
+
+export async function boundReportMemory(connection: DuckDBConnection): Promise<void> {
+  await connection.run(`SET memory_limit = '${REPORT_MEMORY_LIMIT.replace(/'/g, '')}'`);
 }
