@@ -5,6 +5,7 @@ import type { NodeChange, ReportNode, ReportRun, ReportSource, ReportTest } from
 
 /** Store rows → the report's shapes. Pure. */
 export const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value));
+const strings = (value: unknown): string[] => (Array.isArray(value) ? value.map(String) : []);
 export const num = (value: unknown): number | null => (value === null || value === undefined || value === '' ? null : Number(value));
 const FAILING = new Set(['fail', 'error', 'runtime error']);
 
@@ -42,8 +43,8 @@ export function nodeChange(row: FactRow): NodeChange {
   const compiled = row.from_compiled !== null && row.to_compiled !== null ? codeDiff(text(row.from_compiled), text(row.to_compiled)) : null;
   return {
     kind: String(row.change_kind),
-    what: Array.isArray(row.what_changed) ? row.what_changed.map(String) : [],
-    macros: Array.isArray(row.changed_macros) ? row.changed_macros.map(String) : [],
+    what: strings(row.what_changed),
+    macros: strings(row.changed_macros),
     run: String(row.to_invocation),
     from: String(row.from_invocation),
     at: text(row.changed_at),
