@@ -102,8 +102,8 @@ function ganttChart(container, timeline, critical) {
   };
   return new uPlot({
     width: chartWidth(container), height: Math.max(140, 40 * rows + 70), legend: { show: false },
-    scales: { x: { time: false, range: [0, end] }, y: { range: [rows - 0.5, -0.5] } },
-    axes: [{ label: 'seconds since the first node started' }, { values: (u, splits) => splits.map((v) => timeline.threads[v] || ''), splits: () => timeline.threads.map((_, k) => k), size: 120 }],
+    scales: { x: { time: false, range: [0, end] }, y: { range: [-0.5, rows - 0.5], dir: -1 } },
+    axes: [{ label: 'seconds since the first node started' }, { values: (u, splits) => splits.map((v) => timeline.threads[v] || ''), splits: () => timeline.threads.map((_, k) => k), size: 140, gap: 6 }],
     series: [{}, { show: false }],
     hooks: { draw: [draw, ...drawnHook().draw] },
   }, [[0, end], [null, null]], container);
