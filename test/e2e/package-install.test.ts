@@ -41,12 +41,13 @@ beforeAll(() => {
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the packed tarball', () => {
-  it('holds exactly what runs: bin, dist without source maps, schema, README, LICENSE', () => {
+  it("holds exactly what runs: bin, dist without source maps, schema, the report page's assets, README, LICENSE", () => {
     const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, ''));
     const tops = new Set(files.map((f) => (f.includes('/') ? `${f.split('/')[0]}/` : f)));
-    expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'bin/', 'dist/', 'package.json', 'schema/']);
+    expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'assets/', 'bin/', 'dist/', 'package.json', 'schema/']);
     expect(files.filter((f) => f.endsWith('.map') || /(^|\/)(test|fixtures|src)\//.test(f))).toEqual([]);
     expect(files).toContain('dist/cli/main.js');
+    expect(files).toContain('assets/report/app.js');
     expect(files.filter((f) => f.startsWith('schema/')).length).toBeGreaterThan(0);
   });
 
