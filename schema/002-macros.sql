@@ -74,3 +74,12 @@ CREATE OR REPLACE MACRO changed_called_macros(from_invocation, to_invocation, no
     AND was.kind = 'macro' AND now.kind = 'macro' AND mw.macro_version_id <> mn.macro_version_id
     AND vw.macro_sql IS DISTINCT FROM vn.macro_sql
 );
+
+-- Whether an invocation's results are executions: false for the commands that write results
+-- without building anything from a node's SQL (compile, docs generate, show, clone, ...), true
+-- for build, run, test, seed, snapshot, retry and commands we do not know. The same list as
+-- NON_BUILDING_COMMANDS in src/vocab/commands.ts (a test holds them equal). The command is
+-- the store's, read from every signal the artifacts give (src/extract/command-name.ts).
+CREATE OR REPLACE MACRO command_builds(command) AS
+  NOT coalesce(command IN ('compile', 'docs generate', 'docs serve', 'show', 'clone', 'parse', 'list', 'ls', 'source freshness',
+                           'generate', 'docs', 'source', 'freshness'), false);

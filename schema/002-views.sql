@@ -44,7 +44,7 @@ SELECT
   i.branch,
   i.git_branch,
   i.git_sha,
-  NOT coalesce(i.command IN ('compile', 'docs generate', 'show', 'clone'), false) AS builds,
+  command_builds(i.command) AS builds,
   i.invocation_id IN (SELECT invocation_id FROM node_invocation) AS has_manifest
 FROM invocation AS i
 LEFT JOIN capture AS c ON c.capture_id = i.run_id;

@@ -18,10 +18,22 @@ const TYPED_NAMES: Record<string, string> = {
   run_operation: 'run-operation',
 };
 
+/**
+ * `which` alone can mislead: through dbt-rpc it is always `rpc`, and a docs generate run by a
+ * job server has been seen to say `run` (with `rpc_method: docs.generate`, `compile: true`, a
+ * catalog beside it). The method, then the docs generate flag, then `which`.
+ */
 export function commandName(args: JsonObject): string | null {
-  const which = str(args.which);
-  const raw = which === 'rpc' || which === null ? (str(args.rpc_method) ?? which ?? str(args.command)) : which;
+  const raw = str(args.rpc_method) ?? docsGenerateFlag(args) ?? str(args.which) ?? str(args.command);
   return raw === null ? null : typedCommandName(raw);
+}
+
+/**
+ * `compile` is a parameter of docs generate alone (`--no-compile`); dbt-rpc merges the method's
+ * parameters into args, so an rpc invocation with `compile: true` was a `docs.generate`.
+ */
+function docsGenerateFlag(args: JsonObject): string | null {
+  return typeof args.compile === 'boolean' ? 'docs generate' : null;
 }
 
 /** A command name in any spelling dbt or a user wrote it → the one dbtattic stores. */

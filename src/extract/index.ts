@@ -22,7 +22,7 @@
  * node at a time, so memory stays bounded for artifacts too large for one JSON.parse.
  */
 export { extractCatalog, type CatalogEntry, type CatalogExtract } from './catalog.js';
-export { typedCommandName } from './command-name.js';
+export { commandName, typedCommandName } from './command-name.js';
 export {
   checkSchemaVersion,
   KNOWN_SCHEMA_VERSIONS,

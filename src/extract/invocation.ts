@@ -90,7 +90,17 @@ export function mergeInvocationFacts(parts: readonly ArtifactInvocationFacts[]):
     }
     fillGaps(merged, facts);
   }
+  merged.command = commandOfParts(ordered, merged.command);
   return merged;
+}
+
+/**
+ * Only `docs generate` writes catalog.json: with one in the invocation, a command its results
+ * could not name (`rpc`, a dbt-rpc server whose args kept no method) was a docs generate.
+ */
+function commandOfParts(parts: readonly ArtifactInvocationFacts[], command: string | null): string | null {
+  const hasCatalog = parts.some((part) => part.from === 'catalog');
+  return hasCatalog && (command === null || command === 'rpc') ? 'docs generate' : command;
 }
 
 function fillGaps(target: InvocationFacts, source: InvocationFacts): void {

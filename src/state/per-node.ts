@@ -1,6 +1,6 @@
 import { readBlob, type Backend } from '../archive/index.js';
 import { AtticError } from '../errors.js';
-import { normaliseStatus } from '../extract/index.js';
+import { commandName, normaliseStatus } from '../extract/index.js';
 import { BUILD_SUCCESS_STATUSES, isBuildingCommand } from '../vocab/index.js';
 import { listArchivedInvocations, type ArchivedInvocation } from './invocations.js';
 import { branchFilter } from './last-success.js';
@@ -51,7 +51,7 @@ export async function selectPerNode(backend: Backend, query: { target?: string; 
     if (!invocation.artifacts.run_results) continue;
     const doc = await readDoc(backend, invocation, 'run_results');
     const args = (doc.args ?? {}) as Doc;
-    if (!isBuildingCommand(typeof args.which === 'string' ? args.which : null)) continue;
+    if (!isBuildingCommand(commandName(args))) continue;
     if (query.target && args.target !== query.target) continue;
     const succeeded = resultsOf(doc).filter((r) => wanted.has(String(r.unique_id)) && !decided.has(String(r.unique_id)) && SUCCESS.has(normaliseStatus(r.status) ?? ''));
     if (succeeded.length === 0) continue;

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { BUILD_SUCCESS_STATUSES, NON_BUILDING_COMMANDS } from '../vocab/index.js';
+import { BUILD_SUCCESS_STATUSES } from '../vocab/index.js';
 import { plainResult } from './plain-rows.js';
 
 /**
@@ -53,7 +53,6 @@ interface BuildScope {
 }
 
 export async function readBuildFacts(connection: DuckDBConnection, scope: BuildScope): Promise<Map<string, NodeBuilds>> {
-  const notBuilding = NON_BUILDING_COMMANDS.map((c) => `'${c}'`).join(', ');
   const succeeded = BUILD_SUCCESS_STATUSES.map((s) => `'${s}'`).join(', ');
   // One pass over the results: arg_max keeps, per node and scope, the newest attempt and the
   // newest success (a window over millions of results costs several times more).
@@ -65,7 +64,7 @@ export async function readBuildFacts(connection: DuckDBConnection, scope: BuildS
       FROM invocation
       WHERE invocation_id <> $1 AND target IS NOT DISTINCT FROM $2::VARCHAR
         AND ($5::BIGINT IS NULL OR epoch_us(coalesce(completed_at, generated_at)) <= $5)
-        AND NOT coalesce(command IN (${notBuilding}), false)
+        AND command_builds(command)
     ),
     latest AS (
       SELECT r.unique_id, i.scope,

@@ -1,6 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
-import { NON_BUILDING_COMMANDS } from '../vocab/index.js';
 import { plainResult } from './plain-rows.js';
 import { catalogOf, micros, readBuildFacts, readEphemeralFingerprints, type CatalogFact, type NodeBuilds } from './plan-builds.js';
 
@@ -114,9 +113,9 @@ async function newestBuildTarget(connection: DuckDBConnection, invocationId: str
     `SELECT target FROM invocation
      WHERE invocation_id <> $1 AND result_count > 0 AND ($2::VARCHAR IS NULL OR branch = $2)
        AND ($3::BIGINT IS NULL OR epoch_us(coalesce(completed_at, generated_at)) <= $3)
-       AND NOT coalesce(command IN (SELECT unnest(from_json($4, '["VARCHAR"]'))), false)
+       AND command_builds(command)
      ORDER BY coalesce(completed_at, generated_at) DESC, run_id DESC LIMIT 1`,
-    [invocationId, branch, asOfUs === null ? null : String(asOfUs), JSON.stringify(NON_BUILDING_COMMANDS)],
+    [invocationId, branch, asOfUs === null ? null : String(asOfUs)],
   );
   return found[0] ? text(found[0].target) : null;
 }
