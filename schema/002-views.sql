@@ -135,22 +135,44 @@ LEFT JOIN node AS n ON n.invocation_id = s.last_invocation_id AND n.unique_id = 
 -- A regression: at least regression_min_runs (3) earlier runs in the baseline of
 -- v_node_runtime, the last run above regression_ratio (1.5) times their median, and slower by
 -- more than regression_floor_s (1 second), so that a model going from 0.2 s to 0.4 s is not news.
+-- Only nodes of the project as it stands: enabled in the latest manifest of the branch and
+-- target of that last run (a manifest of unknown target, a `dbt parse`, counts for every
+-- target of its branch). A model deleted months ago is history, not a regression.
 CREATE OR REPLACE VIEW v_runtime_regressions AS
+WITH regressed AS (
+  SELECT r.*, s.branch, s.target
+  FROM v_node_runtime AS r
+  JOIN v_invocation_sequence AS s ON s.invocation_id = r.last_invocation_id
+  WHERE r.baseline_runs >= coalesce(getvariable('regression_min_runs'), 3)
+    AND r.trend_ratio > coalesce(getvariable('regression_ratio'), 1.5)
+    AND r.last_s - r.baseline_median_s > coalesce(getvariable('regression_floor_s'), 1.0)
+),
+latest_manifest AS (
+  SELECT g.branch, g.target, arg_max(m.invocation_id, m.seq) AS invocation_id
+  FROM (SELECT DISTINCT branch, target FROM regressed) AS g
+  JOIN v_invocation_sequence AS m
+    ON m.has_manifest AND m.branch IS NOT DISTINCT FROM g.branch AND (m.target IS NULL OR m.target IS NOT DISTINCT FROM g.target)
+  GROUP BY g.branch, g.target
+)
 SELECT
-  unique_id,
-  name,
-  resource_type,
-  last_invocation_id,
-  last_at,
-  last_s,
-  baseline_median_s,
-  baseline_runs,
-  trend_ratio,
-  last_s - baseline_median_s AS added_s
-FROM v_node_runtime
-WHERE baseline_runs >= coalesce(getvariable('regression_min_runs'), 3)
-  AND trend_ratio > coalesce(getvariable('regression_ratio'), 1.5)
-  AND last_s - baseline_median_s > coalesce(getvariable('regression_floor_s'), 1.0);
+  r.unique_id,
+  r.name,
+  r.resource_type,
+  r.branch,
+  r.target,
+  r.last_invocation_id,
+  r.last_at,
+  r.last_s,
+  r.baseline_median_s,
+  r.baseline_runs,
+  r.trend_ratio,
+  r.last_s - r.baseline_median_s AS added_s
+FROM regressed AS r
+JOIN latest_manifest AS l ON l.branch IS NOT DISTINCT FROM r.branch AND l.target IS NOT DISTINCT FROM r.target
+WHERE EXISTS (
+  SELECT 1 FROM node_invocation AS ni JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id
+  WHERE ni.invocation_id = l.invocation_id AND ni.unique_id = r.unique_id AND NOT nv.disabled
+);
 
 -- Grain: one test (data test or unit test) with at least one result. Answers "which tests fail,
 -- since when, and which flap?". Counts are over executions: `errors` includes runtime errors;

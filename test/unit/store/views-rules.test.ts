@@ -42,8 +42,22 @@ async function result(id: string, uniqueId: string, status: string, seconds = 0.
     $5::DOUBLE AS execution_time) FROM run_result WHERE invocation_id = $1 AND unique_id = $6`, [lastStep(), id, uniqueId, status, seconds, TEMPLATE_RESULT]);
 }
 
+/**
+ * Makes `uniqueId` a model of the last step's manifest (a copy of the template's definition),
+ * so invocations copied from it have it too: regressions are of nodes the project still has.
+ */
+async function inLastManifest(uniqueId: string): Promise<void> {
+  const id = `version-of-${uniqueId}`;
+  if ((await fx.query('SELECT 1 FROM node_version WHERE node_version_id = $1', [id])).length > 0) return;
+  await run(`INSERT INTO node_version SELECT * REPLACE ($2::VARCHAR AS node_version_id, $3::VARCHAR AS unique_id, split_part($3, '.', 3) AS name)
+    FROM node_version WHERE node_version_id = (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1 AND unique_id = $4)`, [lastStep(), id, uniqueId, TEMPLATE_RESULT]);
+  await run(`INSERT INTO node_invocation SELECT * REPLACE ($2::VARCHAR AS node_version_id, $3::VARCHAR AS unique_id)
+    FROM node_invocation WHERE invocation_id = $1 AND unique_id = $4`, [lastStep(), id, uniqueId, TEMPLATE_RESULT]);
+}
+
 /** Runs of `uniqueId` taking `seconds`, oldest first, one invocation per hour from hour `from`. */
 async function timedRuns(uniqueId: string, seconds: number[], from = 1): Promise<void> {
+  await inLastManifest(uniqueId);
   for (const [i, s] of seconds.entries()) {
     const id = `h${String(from + i).padStart(3, '0')}`;
     const exists = await fx.query('SELECT 1 FROM invocation WHERE invocation_id = $1', [id]);
@@ -200,6 +214,35 @@ describe('v_runtime_regressions: last run > 1.5 × baseline median, > 1 s slower
     const last = seconds.at(-1)!;
     const expected = { unique_id: TIMED, last_s: last, baseline_median_s: medianOf(before), baseline_runs: before.length, trend_ratio: last / medianOf(before), added_s: last - medianOf(before) };
     expect(rows).toEqual(regressed ? [expected] : []);
+  });
+
+  /** A manifest `hours` after the last step's, on `branch` and `target`, without `uniqueId`: the model was deleted. */
+  async function deletedAt(hours: number, uniqueId: string, branch: string, target: string | null): Promise<void> {
+    const id = `deleted-${hours}`;
+    await invocationAt(id, hours, 'parse');
+    await run('UPDATE invocation SET branch = $2, target = $3 WHERE invocation_id = $1', [id, branch, target]);
+    await run('DELETE FROM node_invocation WHERE invocation_id = $1 AND unique_id = $2', [id, uniqueId]);
+  }
+
+  const lastRun = async (): Promise<{ branch: string; target: string }> => {
+    const row = (await fx.query('SELECT branch, target FROM invocation WHERE invocation_id = $1', [lastStep()]))[0]!;
+    return { branch: String(row.branch), target: String(row.target) };
+  };
+
+  it.each([
+    ['a later manifest of its branch and target does not have it', (b: string, t: string) => [b, t], []],
+    ['a later parse of its branch (target unknown) does not have it', (b: string) => [b, null], []],
+    ['only another branch\'s later manifest lacks it', (_b: string, t: string) => ['elsewhere', t], [TIMED]],
+    ['only another target\'s later manifest lacks it', (b: string) => [b, 'other-target'], [TIMED]],
+  ] as [string, (b: string, t: string) => [string, string | null], string[]][])('lists a regressed model only while the project has it: %s', async (_label, where, expected) => {
+    const rows = await fx.withEdits(async () => {
+      await timedRuns(TIMED, [1, 1, 1, 2.5]);
+      const { branch, target } = await lastRun();
+      const [b, t] = where(branch, target);
+      await deletedAt(10, TIMED, b, t);
+      return fx.query('SELECT unique_id FROM v_runtime_regressions');
+    });
+    expect(rows.map((r) => r.unique_id)).toEqual(expected);
   });
 
   it.each([
