@@ -94,9 +94,10 @@ function checkRunResults(buf: Buffer, json: Json): void {
   expect(extract.invocation.result_count).toBe(arr(json.results).length);
   checkStatuses(extract.results, json);
   expectUnique(extract.results.map((r) => r.unique_id), 'run_result');
-  const which = obj(json.args).which;
-  // Commands are named as dbt's users type them; rpc runs are named by their method.
-  const typed: Record<string, string> = { generate: 'docs generate', freshness: 'source freshness', 'source-freshness': 'source freshness' };
+  // Commands are named as dbt's users type them; runs through a job server by the method they ran.
+  const args = obj(json.args);
+  const which = typeof args.rpc_method === 'string' ? args.rpc_method : args.which;
+  const typed: Record<string, string> = { generate: 'docs generate', 'docs.generate': 'docs generate', freshness: 'source freshness', 'source-freshness': 'source freshness' };
   if (typeof which === 'string' && which !== 'rpc') expect(extract.invocation.command).toBe(typed[which] ?? which);
 }
 
