@@ -109,7 +109,13 @@ CREATE TABLE IF NOT EXISTS node_version (
   group_name         VARCHAR,
   fqn                JSON,
   declared_columns   JSON,         -- columns as declared in YAML (description, data_type, ...)
-  attributes         JSON          -- what only this resource type has (test_metadata, freshness, owner, ...)
+  attributes         JSON,         -- what only this resource type has (test_metadata, freshness, owner, ...)
+  -- what v_node_changes, inspect and diff compare (src/extract/compared-config.ts): config,
+  -- unrendered_config and columns without absent values and the defaults a dbt release writes
+  -- on its own, so an upgrade of dbt is not an edit
+  config_compared            JSON,
+  unrendered_config_compared JSON,
+  columns_compared           JSON
 );
 
 -- Grain: a node present in an invocation's manifest. Key: (invocation_id, node_version_id);

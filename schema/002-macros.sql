@@ -1,29 +1,47 @@
 -- Macros shared by views and by dbtattic's own queries (inspect, diff), so that a change
 -- between two states of a node is classified by one rule everywhere.
 
--- config without the keys that have an aspect of their own, so a tag edit is `tags` only.
-CREATE OR REPLACE MACRO config_sans_own_aspects(config) AS
-  json_merge_patch(config, '{"tags":null,"meta":null,"materialized":null,"database":null,"schema":null,"alias":null,"contract":null}');
+-- How each adapter quotes a relation by default (every adapter all three parts, Snowflake
+-- none), with the node's configured quoting over it: dbt 1.x writes `quoting: {}` for the
+-- defaults, dbt Fusion writes them out (and `snowflake_ignore_case: false`), which is the same
+-- relation. The rule of quotingBeyondDefaults in src/extract/build-config.ts.
+CREATE OR REPLACE MACRO effective_quoting(config, adapter) AS {
+  'database': coalesce(try_cast(json_extract(config, '$.quoting.database') AS BOOLEAN), adapter IS DISTINCT FROM 'snowflake'),
+  'schema': coalesce(try_cast(json_extract(config, '$.quoting.schema') AS BOOLEAN), adapter IS DISTINCT FROM 'snowflake'),
+  'identifier': coalesce(try_cast(json_extract(config, '$.quoting.identifier') AS BOOLEAN), adapter IS DISTINCT FROM 'snowflake'),
+  'snowflake_ignore_case': coalesce(try_cast(json_extract(config, '$.quoting.snowflake_ignore_case') AS BOOLEAN), false)
+};
+
+-- A contract as compared: nothing unless enforced (newer dbt writes `{"enforced": false, ...}`
+-- where older wrote none), and never dbt's checksum of it, whose recipe changes by release
+-- (the columns it covers are compared as columns).
+CREATE OR REPLACE MACRO compared_contract(contract) AS
+  CASE WHEN coalesce(try_cast(json_extract(contract, '$.enforced') AS BOOLEAN), false)
+       THEN json_merge_patch(json_merge_patch('{}', contract), '{"checksum":null}') END;
 
 -- What differs between two states of a node. `f` and `t` are node_version rows (structs);
 -- from_fp / to_fp their fingerprints in the two invocations; changed_macros the macros the node
--- calls directly whose definition changed (NULL for none). Aspects, in this order:
+-- calls directly whose definition changed (NULL for none); from_adapter / to_adapter the
+-- invocations' adapters (for the default quoting). Aspects, in this order:
 -- raw_code, checksum, macros, fingerprint, config, unrendered_config, materialization,
 -- contract, relation, description, tags, meta, columns.
-CREATE OR REPLACE MACRO node_change_aspects(f, t, from_fp, to_fp, changed_macros) AS [aspect FOR aspect IN [
+-- config, unrendered_config and columns compare the *_compared columns (what the user set,
+-- without what a dbt release writes on its own); contract as compared_contract.
+CREATE OR REPLACE MACRO node_change_aspects(f, t, from_fp, to_fp, changed_macros, from_adapter, to_adapter) AS [aspect FOR aspect IN [
   CASE WHEN f.raw_code IS DISTINCT FROM t.raw_code THEN 'raw_code' END,
   CASE WHEN f.checksum IS DISTINCT FROM t.checksum THEN 'checksum' END,
   CASE WHEN changed_macros IS NOT NULL THEN 'macros' END,
   CASE WHEN from_fp IS DISTINCT FROM to_fp THEN 'fingerprint' END,
-  CASE WHEN config_sans_own_aspects(f.config) IS DISTINCT FROM config_sans_own_aspects(t.config) THEN 'config' END,
-  CASE WHEN config_sans_own_aspects(f.unrendered_config) IS DISTINCT FROM config_sans_own_aspects(t.unrendered_config) THEN 'unrendered_config' END,
+  CASE WHEN f.config_compared IS DISTINCT FROM t.config_compared THEN 'config' END,
+  CASE WHEN f.unrendered_config_compared IS DISTINCT FROM t.unrendered_config_compared THEN 'unrendered_config' END,
   CASE WHEN f.materialization IS DISTINCT FROM t.materialization THEN 'materialization' END,
-  CASE WHEN f.contract IS DISTINCT FROM t.contract THEN 'contract' END,
-  CASE WHEN (f.database_name, f.schema_name, f.identifier) IS DISTINCT FROM (t.database_name, t.schema_name, t.identifier) THEN 'relation' END,
+  CASE WHEN compared_contract(f.contract) IS DISTINCT FROM compared_contract(t.contract) THEN 'contract' END,
+  CASE WHEN (f.database_name, f.schema_name, f.identifier) IS DISTINCT FROM (t.database_name, t.schema_name, t.identifier)
+         OR effective_quoting(f.config, from_adapter) IS DISTINCT FROM effective_quoting(t.config, to_adapter) THEN 'relation' END,
   CASE WHEN f.description IS DISTINCT FROM t.description THEN 'description' END,
   CASE WHEN f.tags IS DISTINCT FROM t.tags THEN 'tags' END,
   CASE WHEN f.meta IS DISTINCT FROM t.meta THEN 'meta' END,
-  CASE WHEN f.declared_columns IS DISTINCT FROM t.declared_columns THEN 'columns' END
+  CASE WHEN f.columns_compared IS DISTINCT FROM t.columns_compared THEN 'columns' END
 ] IF aspect IS NOT NULL];
 
 -- The aspect of a node's compiled SQL as dbt wrote it under target/compiled (node_sql, not the
@@ -31,6 +49,14 @@ CREATE OR REPLACE MACRO node_change_aspects(f, t, from_fp, to_fp, changed_macros
 -- A var, an env var or the target can change what the same code compiles to.
 CREATE OR REPLACE MACRO compiled_sql_aspect(from_object, to_object) AS
   CASE WHEN from_object IS NOT NULL AND to_object IS NOT NULL AND from_object <> to_object THEN ['compiled_sql'] ELSE [] END;
+
+-- The aspects of a change, or ['other'] when the definitions differ in nothing compared: a
+-- path, an fqn, a field no aspect covers. Between invocations of two dbt versions that is the
+-- release reshaping the node (new fields, renamed ones), and no change at all: [].
+CREATE OR REPLACE MACRO change_aspects_or_other(aspects, from_version, to_version, from_dbt, to_dbt) AS
+  CASE WHEN len(aspects) > 0 THEN aspects
+       WHEN from_version IS DISTINCT FROM to_version AND from_dbt IS NOT DISTINCT FROM to_dbt THEN ['other']
+       ELSE [] END;
 
 -- The one kind that names a change, weightiest first:
 --   semantic  the fingerprint changed along with the code (raw_code, checksum: a seed's file) or

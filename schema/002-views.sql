@@ -265,7 +265,11 @@ GROUP BY r.unique_id;
 --   first manifest are its starting point, not additions); removed: the reverse. Disabled
 --   entries count as absent.
 -- config and unrendered_config are compared without the keys that have aspects of their own
--- (tags, meta, materialized, database, schema, alias, contract), so a tag edit is `tags` only.
+-- (tags, meta, materialized, database, schema, alias, quoting, contract), so a tag edit is
+-- `tags` only, and without what a dbt release writes on its own (null and empty values, default
+-- values: node_version.*_compared); quoting as the relation it quotes (effective_quoting).
+-- A dbt upgrade alone is no change: a new node version that differs in nothing compared is
+-- `other` between two invocations of one dbt version, and no row between two versions.
 -- change_kind names the weightiest aspect, in this order:
 --   semantic  the fingerprint changed along with the code (raw_code, checksum: a seed's file) or
 --             a called macro, or with nothing that config or relation explains; also code
@@ -336,22 +340,29 @@ changed AS (
     a.unique_id, a.prev_invocation_id AS from_invocation, a.invocation_id AS to_invocation,
     f.node_version_id AS from_version, t.node_version_id AS to_version, t.resource_type, mc.changed_macros,
     a.prev_fingerprint IS NOT NULL AND a.fingerprint IS NOT NULL AS fingerprints_known,
-    list_concat(node_change_aspects(f, t, a.prev_fingerprint, a.fingerprint, mc.changed_macros), compiled_sql_aspect(a.prev_compiled_same_code, a.compiled_object)) AS aspects
+    change_aspects_or_other(
+      list_concat(node_change_aspects(f, t, a.prev_fingerprint, a.fingerprint, mc.changed_macros, fi.adapter_type, ti.adapter_type),
+                  compiled_sql_aspect(a.prev_compiled_same_code, a.compiled_object)),
+      f.node_version_id, t.node_version_id, fi.dbt_version, ti.dbt_version) AS aspects
   FROM compiled AS a
   JOIN node_version AS f ON f.node_version_id = a.prev_version_id
   JOIN node_version AS t ON t.node_version_id = a.node_version_id
+  JOIN invocation AS fi ON fi.invocation_id = a.prev_invocation_id
+  JOIN invocation AS ti ON ti.invocation_id = a.invocation_id
   LEFT JOIN macro_change AS mc ON mc.invocation_id = a.invocation_id AND mc.unique_id = a.unique_id
   WHERE a.prev_k = a.k - 1
     AND (a.prev_version_id <> a.node_version_id OR mc.changed_macros IS NOT NULL OR a.prev_fingerprint IS DISTINCT FROM a.fingerprint
          OR len(compiled_sql_aspect(a.prev_compiled_same_code, a.compiled_object)) > 0)
 ),
 kinded AS (
+  -- A change with no aspect left is a dbt release reshaping the node (change_aspects_or_other): no row.
   SELECT
     unique_id, from_invocation, to_invocation, from_version, to_version,
     node_change_kind(aspects, resource_type, fingerprints_known) AS change_kind,
-    CASE WHEN len(aspects) = 0 THEN ['other'] ELSE aspects END AS what_changed,
+    aspects AS what_changed,
     changed_macros
   FROM changed
+  WHERE len(aspects) > 0
   UNION ALL
   SELECT a.unique_id, m.invocation_id, a.invocation_id, NULL, a.node_version_id, 'added', NULL, NULL
   FROM appearance AS a

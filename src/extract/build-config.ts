@@ -110,6 +110,7 @@ function configuredValue(node: ConfiguredNode, key: string): unknown {
 /** Hooks and SQL headers are SQL: a reformatted hook is not a changed one. */
 function normalizeValue(key: string, value: unknown, dialect: SqlDialect): unknown {
   if (key === 'sql_header') return typeof value === 'string' ? normalizeSql(value, dialect) : value;
+  if (key === 'quoting') return quotingBeyondDefaults(value, dialect.adapter);
   if (key in HOOK_ALIASES) return normalizeHooks(value, dialect);
   return value;
 }
@@ -124,14 +125,32 @@ function normalizeHooks(value: unknown, dialect: SqlDialect): unknown[] {
   });
 }
 
-function isImplicitDefault(key: string, value: unknown): boolean {
+/**
+ * Each adapter quotes database, schema and identifier by default (all three on every adapter
+ * but Snowflake, none there); dbt 1.x writes `quoting: {}` for that, dbt Fusion writes the
+ * defaults out, plus `snowflake_ignore_case: false`. Only a value that differs from the
+ * adapter's default changes the relation: the same relation quoted by a newer dbt is no change.
+ * The same rule is `effective_quoting` in schema/002-macros.sql.
+ */
+export function quotingBeyondDefaults(value: unknown, adapter: string): Record<string, unknown> | unknown {
+  if (!isRecord(value)) return value;
+  const quotedByDefault = adapter !== 'snowflake';
+  const kept: Record<string, unknown> = {};
+  for (const [part, quoted] of Object.entries(value)) {
+    const isDefault = part === 'snowflake_ignore_case' ? quoted === false : ['database', 'schema', 'identifier'].includes(part) && quoted === quotedByDefault;
+    if (!isDefault && quoted !== null && quoted !== undefined) kept[part] = quoted;
+  }
+  return kept;
+}
+
+export function isImplicitDefault(key: string, value: unknown): boolean {
   const implicit = IMPLICIT_DEFAULTS[key];
   if (implicit === undefined) return false;
   return typeof value === 'string' ? value.trim().toLowerCase() === implicit : value === implicit;
 }
 
 /** null, '', [] and objects of nothing but those mean "not set" in every manifest version. */
-function isAbsent(value: unknown): boolean {
+export function isAbsent(value: unknown): boolean {
   if (value === undefined || value === null || value === '') return true;
   if (Array.isArray(value)) return value.length === 0;
   return isRecord(value) && Object.values(value).every(isAbsent);

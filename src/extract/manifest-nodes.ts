@@ -1,4 +1,5 @@
 import { asArray, asObject, json, pick, str, text, type JsonObject } from './fields.js';
+import { comparedColumns, comparedConfig } from './compared-config.js';
 import { macroVersionId, nodeVersionId } from './node-version.js';
 import { sha256 } from '../vocab/index.js';
 import type {
@@ -124,6 +125,9 @@ function nodeVersionRow(node: JsonObject, uniqueId: string, id: string, context:
     fqn: json(node.fqn),
     declared_columns: json(node.columns),
     attributes: json(pick(node, ATTRIBUTES[resourceType] ?? [])),
+    config_compared: comparedConfig(node.config),
+    unrendered_config_compared: comparedConfig(node.unrendered_config),
+    columns_compared: comparedColumns(node.columns),
   };
 }
 

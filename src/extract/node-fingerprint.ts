@@ -1,6 +1,7 @@
 import { canonicalJson, sha256 } from '../vocab/hash.js';
 import { isRecord, pickBuildConfig, pickRelation, type ConfiguredNode } from './build-config.js';
 import { readCodeConfigKeys } from './code-config.js';
+import { withoutAbsent } from './compared-config.js';
 import { collectMacroClosure, type FingerprintContext } from './fingerprint-context.js';
 import { normalizeSql } from './sql-tokens.js';
 
@@ -105,10 +106,24 @@ function enforcedContract(node: FingerprintInput): unknown {
   return {
     alias_types: node.contract?.alias_types !== false,
     columns: columns
-      .map((column) => [column.name ?? null, column.data_type ?? null, column.constraints ?? []])
+      .map((column) => [column.name ?? null, column.data_type ?? null, builtConstraints(column.constraints)])
       .sort((a, b) => compareText(String(a[0]), String(b[0]))),
-    constraints: node.constraints ?? [],
+    constraints: builtConstraints(node.constraints),
   };
+}
+
+/**
+ * What a constraint makes the build do: its type, columns, expression, references. Whether dbt
+ * warns about one the warehouse does not enforce (`warn_unenforced`, `warn_unsupported`) builds
+ * nothing, and the empty fields newer dbt versions add (`name: null`, `to_columns: []`) are none.
+ */
+function builtConstraints(constraints: unknown): unknown[] {
+  if (!Array.isArray(constraints)) return [];
+  return constraints.map((constraint: unknown) => {
+    if (!isRecord(constraint)) return constraint;
+    const { warn_unenforced: _warnUnenforced, warn_unsupported: _warnUnsupported, ...built } = constraint;
+    return withoutAbsent(built) ?? {};
+  });
 }
 
 /** A generic test's code is one macro call; what it tests is in `test_metadata`. */

@@ -61,6 +61,10 @@ export interface NodeVersionRow {
   fqn: string | null;
   declared_columns: string | null;
   attributes: string | null;
+  /** config, unrendered_config and declared columns as compared between invocations (compared-config.ts). */
+  config_compared: string | null;
+  unrendered_config_compared: string | null;
+  columns_compared: string | null;
 }
 
 export interface NodeInvocationRow {

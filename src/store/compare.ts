@@ -95,11 +95,16 @@ export async function compareNodes(connection: DuckDBConnection, a: string, b: s
     connection,
     `WITH a AS (SELECT * FROM node_invocation WHERE invocation_id = $1),
           b AS (SELECT * FROM node_invocation WHERE invocation_id = $2),
+          ia AS (SELECT adapter_type, dbt_version FROM invocation WHERE invocation_id = $1),
+          ib AS (SELECT adapter_type, dbt_version FROM invocation WHERE invocation_id = $2),
           paired AS (
             SELECT coalesce(t.unique_id, f.unique_id) AS unique_id, coalesce(t.resource_type, f.resource_type) AS resource_type,
                    CASE WHEN f.unique_id IS NULL THEN ['added'] WHEN t.unique_id IS NULL THEN ['removed']
-                        ELSE list_concat(node_change_aspects(f, t, a.fingerprint, b.fingerprint, changed_called_macros($1, $2, t.unique_id)),
-                                         compiled_sql_aspect(ca.object_id, cb.object_id)) END AS aspects,
+                        ELSE change_aspects_or_other(
+                               list_concat(node_change_aspects(f, t, a.fingerprint, b.fingerprint, changed_called_macros($1, $2, t.unique_id),
+                                                               (SELECT adapter_type FROM ia), (SELECT adapter_type FROM ib)),
+                                           compiled_sql_aspect(ca.object_id, cb.object_id)),
+                               f.node_version_id, t.node_version_id, (SELECT dbt_version FROM ia), (SELECT dbt_version FROM ib)) END AS aspects,
                    a.fingerprint IS NOT NULL AND b.fingerprint IS NOT NULL AS fingerprints_known
             FROM (a JOIN node_version AS f ON f.node_version_id = a.node_version_id AND NOT f.disabled)
             FULL JOIN (b JOIN node_version AS t ON t.node_version_id = b.node_version_id AND NOT t.disabled) ON f.unique_id = t.unique_id

@@ -184,6 +184,33 @@ describe('fingerprintNode: contract, tests, seeds', () => {
   });
 });
 
+describe('fingerprintNode: what a dbt release writes on its own', () => {
+  const on = (adapter: string) => (node: FingerprintInput): string => fingerprintNode(node, createFingerprintContext({ metadata: { adapter_type: adapter }, macros }));
+  const quoting = (value: unknown): FingerprintInput => model({ config: { ...model().config, quoting: value } });
+
+  it.each([
+    ['snowflake', { database: false, identifier: false, schema: false, snowflake_ignore_case: false }],
+    ['postgres', { database: true, identifier: true, schema: true, snowflake_ignore_case: false }],
+    ['duckdb', { database: true, identifier: true, schema: true }],
+  ])("ignores the adapter's default quoting written out (dbt Fusion) on %s", (adapter, written) => {
+    expect(on(adapter)(quoting(written))).toBe(on(adapter)(quoting({})));
+    expect(on(adapter)(quoting(written))).toBe(on(adapter)(model()));
+  });
+
+  it('sees quoting that differs from the adapter default', () => {
+    expect(on('snowflake')(quoting({ identifier: true }))).not.toBe(on('snowflake')(quoting({})));
+    expect(on('postgres')(quoting({ identifier: false }))).not.toBe(on('postgres')(quoting({})));
+  });
+
+  it("ignores a constraint's warning flags and the empty fields newer dbt adds, not what it constrains", () => {
+    const contracted = (constraint: Record<string, unknown>): FingerprintInput =>
+      model({ contract: { enforced: true }, columns: { id: { name: 'id', data_type: 'int' } }, constraints: [constraint] });
+    const base = on('postgres')(contracted({ type: 'primary_key', columns: ['id'] }));
+    expect(on('postgres')(contracted({ type: 'primary_key', columns: ['id'], warn_unenforced: false, warn_unsupported: true, name: null, to: null, to_columns: [] }))).toBe(base);
+    expect(on('postgres')(contracted({ type: 'unique', columns: ['id'] }))).not.toBe(base);
+  });
+});
+
 describe('fingerprintProject', () => {
   const pairs: [string, string][] = [
     ['model.p.a', 'f1'],

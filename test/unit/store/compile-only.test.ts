@@ -3,11 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../../../src/archive/index.js';
-import { captureTarget } from '../../../src/capture/index.js';
-import { openDatabase, syncStore, type Database } from '../../../src/store/index.js';
+import { openDatabase, syncStore } from '../../../src/store/index.js';
 import { plainResult } from '../../../src/store/plain-rows.js';
-import { ARTIFACT_TYPES, isBuildingCommand, NON_BUILDING_COMMANDS } from '../../../src/vocab/index.js';
+import { isBuildingCommand, NON_BUILDING_COMMANDS } from '../../../src/vocab/index.js';
 import { corpusTargetDirs, hasCorpus } from '../../helpers/corpus.js';
+import { buildCorpusStore, type CorpusStore } from '../../helpers/corpus-store.js';
 
 /**
  * docs generate through dbt-rpc (`which: rpc`, `compile: true`, a catalog beside it) compiles
@@ -31,26 +31,16 @@ function rpcRuns(): RpcRun[] {
   });
 }
 
-let root: string;
-let db: Database;
+let store: CorpusStore;
 let runs: RpcRun[];
-const query = async (sql: string, params: string[] = []): Promise<Record<string, unknown>[]> => plainResult(await db.connection.runAndReadAll(sql, params)).rows;
+const query = (sql: string, params: string[] = []): Promise<Record<string, unknown>[]> => store.query(sql, params);
 
 describe.skipIf(!hasCorpus)('docs generate through dbt-rpc', () => {
   beforeAll(async () => {
-    root = mkdtempSync(path.join(os.tmpdir(), 'attic-compile-only-'));
     runs = rpcRuns();
-    const backend = await openArchive(path.join(root, 'archive'), { create: true });
-    for (const [i, run] of runs.entries()) {
-      await captureTarget(backend, { targetDir: run.dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.parse('2026-01-01T00:00:00Z') + i * 1000) });
-    }
-    await syncStore(backend, path.join(root, 'store.duckdb'), 'wait');
-    db = await openDatabase(path.join(root, 'store.duckdb'), 'write');
+    store = await buildCorpusStore(runs.map((r) => r.dir));
   });
-  afterAll(() => {
-    db?.close();
-    rmSync(root, { recursive: true, force: true });
-  });
+  afterAll(() => store?.close());
 
   it('is named docs generate and is no build', async () => {
     expect(runs.length).toBeGreaterThanOrEqual(5);
