@@ -220,7 +220,7 @@ describe('v_runtime_regressions: last run > 1.5 × baseline median, > 1 s slower
   async function deletedAt(hours: number, uniqueId: string, branch: string, target: string | null): Promise<void> {
     const id = `deleted-${hours}`;
     await invocationAt(id, hours, 'parse');
-    await run('UPDATE invocation SET branch = $2, target = $3 WHERE invocation_id = $1', [id, branch, target]);
+    await run(`UPDATE invocation SET branch = $2, target = ${target === null ? 'NULL' : '$3'} WHERE invocation_id = $1`, target === null ? [id, branch] : [id, branch, target]);
     await run('DELETE FROM node_invocation WHERE invocation_id = $1 AND unique_id = $2', [id, uniqueId]);
   }
 
