@@ -37,6 +37,8 @@ const NODE_SECTIONS: Readonly<Record<string, string | null>> = {
   docs: 'doc',
 };
 
+const FINGERPRINTED_SECTIONS = new Set(['nodes', 'unit_tests']);
+
 export function extractManifest(buf: Buffer, options: ReadOptions = {}): ManifestExtract {
   const { header, invocationId } = openArtifact(buf, 'manifest', options);
   return {
@@ -67,8 +69,8 @@ function* manifestEntries(buf: Buffer, schemaVersion: number | null, invocationI
     } else if (Object.hasOwn(NODE_SECTIONS, section.key)) {
       const sectionType = NODE_SECTIONS[section.key] ?? null;
       for (const member of mapMembers(buf, section)) {
-        // Only the `nodes` section builds anything; sources, docs, exposures... have no fingerprint.
-        const context = { invocationId, schemaVersion, key: member.key, sectionType, disabled: false, ...(section.key === 'nodes' ? { fingerprint } : {}) };
+        // Nodes build or test something, and unit tests test a model; sources, docs, exposures... have no fingerprint.
+        const context = { invocationId, schemaVersion, key: member.key, sectionType, disabled: false, ...(FINGERPRINTED_SECTIONS.has(section.key) ? { fingerprint } : {}) };
         yield shapeNode(parseNode(buf, member), context);
       }
     }

@@ -27,13 +27,20 @@ export interface FingerprintInput extends ConfiguredNode {
   columns?: Readonly<Record<string, { name?: string | null; data_type?: string | null; constraints?: unknown }>> | null;
   constraints?: unknown;
   test_metadata?: { name?: string | null; namespace?: string | null; kwargs?: unknown } | null;
+  /** A unit test's (dbt 1.8+, `unit_tests` in the manifest): the model it tests and its cases. */
+  model?: string | null;
+  version?: unknown;
+  versions?: unknown;
+  given?: unknown;
+  expect?: unknown;
+  overrides?: unknown;
 }
 
 /** What goes into the hash, kept apart so a caller can tell which part of a node changed. */
 export interface FingerprintParts {
   version: number;
   /** Normal form hash of SQL or Python, or the seed file's checksum. */
-  code: { kind: 'sql' | 'python' | 'seed'; hash: string | null; note?: string };
+  code: { kind: 'sql' | 'python' | 'seed' | 'unit_test'; hash: string | null; note?: string };
   macros: [string, string | null][];
   config: Record<string, unknown>;
   relation: Record<string, unknown>;
@@ -46,6 +53,7 @@ export function fingerprintNode(node: FingerprintInput, context: FingerprintCont
 }
 
 export function describeFingerprint(node: FingerprintInput, context: FingerprintContext): FingerprintParts {
+  if (node.resource_type === 'unit_test') return describeUnitTest(node);
   const code = codeOf(node);
   const setInCode = readCodeConfigKeys(code);
   return {
@@ -56,6 +64,32 @@ export function describeFingerprint(node: FingerprintInput, context: Fingerprint
     relation: pickRelation(node, context.dialect, setInCode),
     contract: enforcedContract(node),
     test: genericTest(node),
+  };
+}
+
+/**
+ * A unit test has no code: what it checks is the model it tests (and which of its versions), the
+ * rows given for each input, the rows expected, and the macros, vars and env vars it overrides,
+ * the parts dbt's own unit test checksum covers. Given inputs are a set (sorted by input); the
+ * empty fields of a given (`fixture: null`) are none.
+ */
+function describeUnitTest(node: FingerprintInput): FingerprintParts {
+  const given = Array.isArray(node.given) ? node.given.map((input: unknown) => withoutAbsent(input) ?? {}) : [];
+  given.sort((a, b) => compareText(canonicalJson(a), canonicalJson(b)));
+  return {
+    version: FINGERPRINT_VERSION,
+    code: { kind: 'unit_test', hash: null },
+    macros: [],
+    config: {},
+    relation: {},
+    contract: null,
+    test: {
+      model: node.model ?? null,
+      versions: withoutAbsent(node.versions ?? node.version) ?? null,
+      given,
+      expect: withoutAbsent(node.expect) ?? null,
+      overrides: withoutAbsent(node.overrides) ?? null,
+    },
   };
 }
 
