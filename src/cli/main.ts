@@ -122,6 +122,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .description('Which code, data and run produced an invocation, and what changed since the previous run')
     .argument('[invocation]', 'an id, a unique prefix, or @branch for its latest')
     .option('--at <time>', 'the latest invocation at or before this time (ISO 8601)')
+    .option('--nearest', 'when it has no manifest, compare nodes through the nearest earlier run that has one')
     .option('--json', 'print as JSON')
     .action(run(() => import('./commands/inspect.js')));
 
@@ -142,6 +143,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .description('What changed between two invocations: nodes, statuses, runtimes, git range, catalog snapshot')
     .argument('<from>', 'an id, a unique prefix, or @branch')
     .argument('<to>', 'an id, a unique prefix, or @branch')
+    .option('--nearest', 'compare nodes of a side without a manifest through the nearest earlier run that has one')
     .option('--json', 'print as JSON')
     .action(run(() => import('./commands/diff.js')));
 

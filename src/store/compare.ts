@@ -72,17 +72,36 @@ export async function readInvocation(connection: DuckDBConnection, id: string): 
  * previous run of any target, rather than with nothing.
  */
 export async function previousInvocation(connection: DuckDBConnection, id: string): Promise<string | null> {
+  return manifestOnLine(connection, id, false);
+}
+
+/**
+ * The invocation whose manifest stands for `id`'s code when `id` has none (a run whose manifest
+ * was never archived, a catalog-only invocation): `id` itself if it has one, else the latest
+ * before it on its branch and target that does. Used only when asked (`--nearest`).
+ */
+export async function nearestWithManifest(connection: DuckDBConnection, id: string): Promise<string | null> {
+  return manifestOnLine(connection, id, true);
+}
+
+async function manifestOnLine(connection: DuckDBConnection, id: string, includeSelf: boolean): Promise<string | null> {
   const found = await rows(
     connection,
     `SELECT p.invocation_id FROM invocation p, invocation c
-     WHERE c.invocation_id = $1 AND p.invocation_id <> c.invocation_id
+     WHERE c.invocation_id = $1 AND (p.invocation_id <> c.invocation_id OR $2 = 1)
        AND p.branch IS NOT DISTINCT FROM c.branch AND (c.target IS NULL OR p.target = c.target)
-       AND coalesce(p.completed_at, p.generated_at) < coalesce(c.completed_at, c.generated_at)
+       AND (coalesce(p.completed_at, p.generated_at) < coalesce(c.completed_at, c.generated_at) OR p.invocation_id = c.invocation_id)
        AND p.invocation_id IN (SELECT invocation_id FROM node_invocation)
-     ORDER BY coalesce(p.completed_at, p.generated_at) DESC, p.run_id DESC LIMIT 1`,
-    [id],
+     ORDER BY p.invocation_id = c.invocation_id DESC, coalesce(p.completed_at, p.generated_at) DESC, p.run_id DESC LIMIT 1`,
+    [id, includeSelf ? 1 : 0],
   );
   return found[0] ? String(found[0].invocation_id) : null;
+}
+
+/** What an invocation lacks for a comparison: no manifest (nodes, macros), no run results (statuses, runtimes). */
+export async function artifactsOf(connection: DuckDBConnection, id: string): Promise<string[]> {
+  const found = await rows(connection, 'SELECT DISTINCT artifact_type FROM artifact_capture WHERE invocation_id = $1 ORDER BY 1', [id]);
+  return found.map((r) => String(r.artifact_type));
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { compareMacros, compareNodes, compareRuntimes, compareStatuses, previousInvocation, readInvocation, type Row } from './compare.js';
+import { shortId } from '../vocab/index.js';
+import { artifactsOf, compareMacros, compareNodes, compareRuntimes, compareStatuses, nearestWithManifest, previousInvocation, readInvocation, type Row } from './compare.js';
+import { plainResult } from './plain-rows.js';
 
 /**
  * Everything one command needs to explain a run, or what changed between two: the triplet
@@ -18,20 +20,33 @@ export interface Changes {
   same_code: boolean | null;
   git: { from: unknown; to: unknown; range: string | null };
   catalog: { from: unknown; to: unknown; changed: boolean | null };
-  nodes: Row[];
+  /** The invocations whose manifests were compared: `from` and `to`, or with `--nearest` the nearest that have one. */
+  manifests: { from: string | null; to: string | null };
+  /** null when unknown: a side has no manifest (the reason is in `unknown.nodes`). */
+  nodes: Row[] | null;
   node_counts: Record<string, number>;
   /** Macros added, removed or changed (`code`, `docs`, `other`): a changed macro changes every model that calls it. */
-  macros: Row[];
+  macros: Row[] | null;
   macro_counts: Record<string, number>;
-  statuses: Row[];
-  runtimes: Row[];
+  /** null when unknown: a side has no run results (the reason is in `unknown.statuses`). */
+  statuses: Row[] | null;
+  runtimes: Row[] | null;
+  /** Why a part could not be compared; empty when everything was. */
+  unknown: { nodes?: string; statuses?: string };
 }
 
 export interface InspectReport {
   invocation: Row;
+  /** The run's own failures (error, fail, runtime error, partial success): node, status, message. */
+  failures: Row[];
   triplet: Triplet;
   previous: string | null;
   changes: Changes | null;
+}
+
+/** `nearest`: a side without a manifest is compared through the nearest earlier invocation that has one. */
+export interface CompareOptions {
+  nearest?: boolean;
 }
 
 export function tripletOf(row: Row): Triplet {
@@ -48,21 +63,28 @@ export function tripletOf(row: Row): Triplet {
   };
 }
 
-export async function inspectInvocation(connection: DuckDBConnection, id: string): Promise<InspectReport> {
+export async function inspectInvocation(connection: DuckDBConnection, id: string, options: CompareOptions = {}): Promise<InspectReport> {
   const invocation = await readInvocation(connection, id);
   const previous = await previousInvocation(connection, id);
   return {
     invocation,
+    failures: await runFailures(connection, id),
     triplet: tripletOf(invocation),
     previous,
-    changes: previous ? await diffInvocations(connection, previous, id, invocation) : null,
+    changes: previous ? await diffInvocations(connection, previous, id, options, invocation) : null,
   };
 }
 
-export async function diffInvocations(connection: DuckDBConnection, a: string, b: string, bRow?: Row): Promise<Changes> {
+export async function diffInvocations(connection: DuckDBConnection, a: string, b: string, options: CompareOptions = {}, bRow?: Row): Promise<Changes> {
   const [from, to] = await Promise.all([readInvocation(connection, a), bRow ?? readInvocation(connection, b)]);
-  const nodes = await compareNodes(connection, a, b);
-  const macros = await compareMacros(connection, a, b);
+  const manifests = await manifestSides(connection, a, b, options);
+  const nodesKnown = manifests.from !== null && manifests.to !== null;
+  const nodes = nodesKnown ? await compareNodes(connection, manifests.from!, manifests.to!) : null;
+  const macros = nodesKnown ? await compareMacros(connection, manifests.from!, manifests.to!) : null;
+  const resultsMissing = await withoutRunResults(connection, [a, b]);
+  const unknown: Changes['unknown'] = {};
+  if (!nodesKnown) unknown.nodes = await noManifestReason(connection, manifests.from === null ? a : b, options);
+  if (resultsMissing) unknown.statuses = `${shortId(resultsMissing)} has no run results (${(await artifactsOf(connection, resultsMissing)).join(', ') || 'nothing'} archived)`;
   return {
     from: a,
     to: b,
@@ -73,13 +95,52 @@ export async function diffInvocations(connection: DuckDBConnection, a: string, b
       to: to.catalog_snapshot_id,
       changed: from.catalog_snapshot_id && to.catalog_snapshot_id ? from.catalog_snapshot_id !== to.catalog_snapshot_id : null,
     },
+    manifests,
     nodes,
-    node_counts: countBy(nodes, 'change'),
+    node_counts: countBy(nodes ?? [], 'change'),
     macros,
-    macro_counts: countBy(macros, 'change'),
-    statuses: await compareStatuses(connection, a, b),
-    runtimes: await compareRuntimes(connection, a, b),
+    macro_counts: countBy(macros ?? [], 'change'),
+    statuses: resultsMissing ? null : await compareStatuses(connection, a, b),
+    runtimes: resultsMissing ? null : await compareRuntimes(connection, a, b),
+    unknown,
   };
+}
+
+/** The first of `ids` that has no run_results.json archived: its results cannot be compared. */
+async function withoutRunResults(connection: DuckDBConnection, ids: string[]): Promise<string | undefined> {
+  for (const id of ids) if (!(await artifactsOf(connection, id)).includes('run_results')) return id;
+  return undefined;
+}
+
+/** Each side's own manifest; with `nearest`, a side without one stands in through its nearest earlier one. */
+async function manifestSides(connection: DuckDBConnection, a: string, b: string, options: CompareOptions): Promise<Changes['manifests']> {
+  const side = async (id: string): Promise<string | null> => (options.nearest ? nearestWithManifest(connection, id) : (await hasManifest(connection, id)) ? id : null);
+  return { from: await side(a), to: await side(b) };
+}
+
+async function hasManifest(connection: DuckDBConnection, id: string): Promise<boolean> {
+  return (await nearestWithManifest(connection, id)) === id;
+}
+
+/** Says which invocation has no manifest, what it has instead, and how to compare anyway. */
+async function noManifestReason(connection: DuckDBConnection, id: string, options: CompareOptions): Promise<string> {
+  const artifacts = await artifactsOf(connection, id);
+  const has = artifacts.length > 0 ? `only ${artifacts.join(', ')} archived` : 'no artifact archived';
+  const manifestFiled = artifacts.includes('manifest');
+  const why = manifestFiled ? 'its manifest could not be read (see ingest_problem)' : `its manifest was never archived (${has})`;
+  return options.nearest
+    ? `${shortId(id)} has no manifest and no earlier run on its branch and target has one: ${why}`
+    : `${shortId(id)} has no manifest: ${why}; --nearest compares with the nearest earlier run that has one`;
+}
+
+/** The results of the run that did not succeed, as dbt wrote them. */
+async function runFailures(connection: DuckDBConnection, id: string): Promise<Row[]> {
+  return plainResult(await connection.runAndReadAll(
+    `SELECT unique_id, status, message FROM run_result
+     WHERE invocation_id = $1 AND status IN ('error', 'fail', 'runtime error', 'partial success')
+     ORDER BY CASE status WHEN 'error' THEN 0 WHEN 'runtime error' THEN 0 WHEN 'fail' THEN 1 ELSE 2 END, unique_id`,
+    [id],
+  )).rows;
 }
 
 function countBy(rows: Row[], key: string): Record<string, number> {

@@ -7,6 +7,7 @@ import { readNotices } from '../read-notice.js';
 
 interface DiffFlags extends GlobalFlags {
   args?: string[];
+  nearest?: boolean;
   json?: boolean;
 }
 
@@ -19,7 +20,7 @@ export default async function diff(io: CliIo, flags: DiffFlags): Promise<number>
     const baseOf = branchBaseReader(config);
     const from = await resolveInvocationRef(db.connection, { id: a, baseOf });
     const to = await resolveInvocationRef(db.connection, { id: b, baseOf });
-    return diffInvocations(db.connection, from, to);
+    return diffInvocations(db.connection, from, to, { nearest: flags.nearest === true });
   }, update, notices.collect));
   if (flags.json) printJson(io, changes);
   else {

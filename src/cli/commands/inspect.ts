@@ -12,6 +12,7 @@ import { readNotices } from '../read-notice.js';
 interface InspectFlags extends GlobalFlags {
   args?: string[];
   at?: string;
+  nearest?: boolean;
   json?: boolean;
 }
 
@@ -29,7 +30,7 @@ export default async function inspect(io: CliIo, flags: InspectFlags): Promise<n
   const config = loadConfig(io, flags);
   const notices = readNotices(io);
   const report = await withProgress(io, 'catching up', (update) =>
-    withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) })), update, notices.collect));
+    withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) }), { nearest: flags.nearest === true }), update, notices.collect));
   const plans = (await listPlanRecords(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), String(report.invocation.invocation_id))).map(planSummary);
   if (flags.json) printJson(io, { ...report, plans });
   else {
@@ -65,6 +66,7 @@ function printInspect(io: CliIo, report: InspectReport): void {
   line('when', `${formatTime(String(i.started_at ?? i.generated_at ?? ''))} → ${formatTime(String(i.completed_at ?? ''))} (${formatDuration(typeof i.elapsed_s === 'number' ? i.elapsed_s : null)})`);
   line('results', i.status_counts ? Object.entries(i.status_counts as Record<string, number>).map(([s, n]) => `${n} ${s}`).join(', ') : 'none');
   if (i.run_exit_code !== null && i.run_exit_code !== undefined) line('exit code', String(i.run_exit_code));
+  printFailures(io, report.failures);
   line('code', code.git_sha ? `git ${shortId(String(code.git_sha), 12)} on ${code.git_branch ?? '?'}${code.git_dirty ? ` (dirty, diff ${shortId(String(code.git_diff_hash ?? '?'), 12)})` : ' (clean)'}` : 'no git');
   line('', `code fingerprint ${code.code_fingerprint ? shortId(String(code.code_fingerprint), 16) : 'unknown'}${code.context_taken === 'capture' ? io.color.dim('  (git read at capture time, not when dbt ran)') : ''}`);
   line('data', data.catalog_provider ? `${data.catalog_provider} ${data.catalog_status === 'ok' ? `snapshot ${data.catalog_snapshot_id}${data.catalog_atomic === false ? ' (per table, not atomic)' : ''}` : `unknown${data.catalog_detail ? ` ${JSON.stringify(data.catalog_detail)}` : ''}`}` : 'no catalog configured');
@@ -74,6 +76,16 @@ function printInspect(io: CliIo, report: InspectReport): void {
   }
   line('since', `${shortId(report.changes.from)} (the previous run on this branch and target)`);
   printChanges(io, report.changes);
+}
+
+/** The run's own failures lead: what broke is the first question about a failed run. */
+function printFailures(io: CliIo, failures: InspectReport['failures']): void {
+  if (failures.length === 0) return;
+  io.stdout(`${'failures'.padEnd(12)}${failures.length}\n`);
+  for (const f of failures) {
+    const message = typeof f.message === 'string' && f.message !== '' ? `: ${f.message.split('\n')[0]}` : '';
+    io.stdout(`  ${io.color.red(String(f.status))} ${f.unique_id}${message}\n`);
+  }
 }
 
 function hasSelection(selection: unknown): boolean {
