@@ -30,6 +30,8 @@ export function markdownSummary(input: MarkdownInput): string {
 }
 
 function nodeSection(changes: Changes): string[] {
+  // A side without a manifest: the node changes are unknown, never "none".
+  if (changes.nodes === null) return [`**Nodes changed**: unknown (${cell(changes.unknown.nodes ?? 'a side has no manifest')}).`, ''];
   const kinds = Object.entries(changes.node_counts).sort(([a], [b]) => a.localeCompare(b));
   if (!kinds.length) return ['**Nodes changed**: none.', ''];
   const total = kinds.reduce((sum, [, n]) => sum + n, 0);
