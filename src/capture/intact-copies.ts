@@ -1,17 +1,25 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { readRegularFile } from './regular-file.js';
+import { listSqlFiles } from './sql-files.js';
 
 /**
- * Files that may be intact copies of archived artifacts, for `verify --repair`: the JSON files
- * in target/ and in the state directories `dbtattic state` wrote. Only regular files are read
- * (a FIFO would block), one at a time, so memory stays at one artifact.
+ * Files that may be intact copies of archived objects, for `verify --repair`: the JSON files in
+ * target/ and in the state directories `dbtattic state` wrote, and the SQL files under target/
+ * (compiled/, run/), which a SQL tree names by their hash. Only regular files are read (a FIFO
+ * would block), one at a time, so memory stays at one file.
  */
-export async function* intactCopies(dirs: readonly string[]): AsyncIterable<Buffer> {
-  for (const dir of dirs) {
+export async function* intactCopies(jsonDirs: readonly string[], targetDir: string | null): AsyncIterable<Buffer> {
+  for (const dir of jsonDirs) {
     for (const file of await jsonFilesIn(dir)) {
       const bytes = await fs.readFile(file).catch(() => null);
       if (bytes) yield bytes;
     }
+  }
+  if (!targetDir) return;
+  for (const file of await listSqlFiles(targetDir)) {
+    const bytes = await readRegularFile(file.abs).catch(() => null);
+    if (bytes) yield bytes;
   }
 }
 

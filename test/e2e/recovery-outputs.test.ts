@@ -1,8 +1,8 @@
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveDirOf } from '../helpers/archive-files.js';
-import { onlyOutput, readOutputRecordFiles, restoreTree } from '../helpers/archive-outputs.js';
+import { archiveDirOf, sha256Of } from '../helpers/archive-files.js';
+import { onlyOutput, readOutputRecordFiles, restoreBlob, restoreTree } from '../helpers/archive-outputs.js';
 import { startReplay, type ReplayedHistory } from '../helpers/replay.js';
 
 /**
@@ -59,5 +59,22 @@ describe('damaged outputs leave the rest of the history working', () => {
     expect(JSON.parse(query.stdout)).toEqual([{ invocation_id: first, n: sqlFiles }]);
     expect(replay.attic(['verify']).exitCode).toBe(4);
     expect(existsSync(fanned('files', damagedTree))).toBe(true);
+  }, 120_000);
+
+  it('verify --repair restores a SQL file of a tree from its intact copy in target/', () => {
+    // The first test damaged this invocation's log record: its SQL tree is found by its record's name.
+    const sqlRecord = readdirSync(path.join(archive, 'records', 'outputs', encodeURIComponent(ids[0]!))).find((name) => name.startsWith('sql-'))!;
+    const tree = restoreTree(archive, sqlRecord.slice('sql-'.length, -'.json'.length));
+    const target = path.join(replay.project, 'target');
+    const [rel, id] = [...tree].find(([p, blob]) => existsSync(path.join(target, p)) && sha256Of(path.join(target, p)) === blob)!;
+    rmSync(fanned('files', id));
+    const broken = replay.attic(['verify', '--json']);
+    expect(broken.exitCode).toBe(4);
+    expect(broken.stdout).toContain(id);
+    const repair = replay.attic(['verify', '--repair', '--json']);
+    const report = JSON.parse(repair.stdout) as { restored: { files: number }; problems: { key: string; message: string }[] };
+    expect(report.restored.files, rel).toBe(1);
+    expect(JSON.stringify(report.problems)).not.toContain(id);
+    expect(readFileSync(path.join(target, rel)).equals(restoreBlob(archive, id))).toBe(true);
   }, 120_000);
 });

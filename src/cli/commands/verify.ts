@@ -22,14 +22,15 @@ export default async function verify(io: CliIo, flags: VerifyFlags): Promise<num
     else printReport(io, report, (n) => countOf(n, 'problem'));
     return report.ok ? ExitCode.ok : ExitCode.damaged;
   }
-  // Intact copies: what target/ holds now, and the state directories written from the archive.
-  const dirs = [config.targetDir?.value, path.join(config.store.value, 'state')].filter((dir): dir is string => Boolean(dir));
-  const repair = await repairArchive(backend, () => intactCopies(dirs), progress.update).finally(progress.stop);
+  // Intact copies: what target/ holds now (artifacts, SQL), and the state directories written from the archive.
+  const targetDir = config.targetDir?.value ?? null;
+  const dirs = [targetDir, path.join(config.store.value, 'state')].filter((dir): dir is string => Boolean(dir));
+  const repair = await repairArchive(backend, () => intactCopies(dirs, targetDir), progress.update).finally(progress.stop);
   if (flags.json) {
     printJson(io, { ...repair.after, restored: repair.restored });
   } else {
     const { format, chunks, files } = repair.restored;
-    io.stderr(`restored: ${format ? 'FORMAT, ' : ''}${countOf(chunks, 'chunk')}, ${countOf(files, 'artifact')}, from intact copies in ${dirs.join(' and ')}\n`);
+    io.stderr(`restored: ${format ? 'FORMAT, ' : ''}${countOf(chunks, 'chunk')}, ${countOf(files, 'file')}, from intact copies in ${dirs.join(' and ')}\n`);
     printReport(io, repair.after, (n) => `${countOf(n, 'problem remains', 'problems remain')}: lost unless an intact copy of the artifact is captured again`);
   }
   return repair.after.ok ? ExitCode.ok : ExitCode.damaged;
