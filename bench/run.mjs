@@ -9,7 +9,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const BENCHES = ['startup.mjs', 'capture-dedup.mjs', 'capture-outputs.mjs', 'ingest-history.mjs', 'ingest-large.mjs', 'sql-normalize.mjs', 's3-remote.mjs', 'plan-scale.mjs', 'report-scale.mjs'];
+const BENCHES = ['startup.mjs', 'capture-dedup.mjs', 'capture-outputs.mjs', 'ingest-history.mjs', 'ingest-large.mjs', 'sql-normalize.mjs', 's3-remote.mjs', 'plan-scale.mjs', 'report-scale.mjs', 'prune.mjs'];
 
 const only = process.argv.slice(2);
 // Figures depend on the Node line (issue 17): every report starts with it.

@@ -7,6 +7,8 @@
 export interface StoredKey {
   key: string;
   size: number;
+  /** When the value was written, in epoch milliseconds, where the storage says (prune's grace period reads it). */
+  modifiedMs?: number;
 }
 
 /**

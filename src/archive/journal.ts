@@ -17,6 +17,8 @@ export interface JournalEntry {
   journal_id: string;
   captures: string[];
   artifact_records: { invocation_id: string; artifact: ArtifactType; sha256: ObjectId }[];
+  /** Set by `forget`: the forget record (forgotten.ts) whose invocations a store must drop. */
+  forget_id?: string;
 }
 
 export async function putJournalEntry(backend: Backend, entry: Omit<JournalEntry, 'kind' | 'format'>): Promise<void> {
@@ -34,12 +36,13 @@ export async function listJournalIds(backend: Backend, afterId?: string): Promis
 }
 
 /** The given entries, each with the artifact record keys it names; an unreadable one is skipped (verify reports it). */
-export async function readJournalEntries(backend: Backend, ids: readonly string[]): Promise<{ id: string; captures: string[]; artifactKeys: string[] }[]> {
-  const out: { id: string; captures: string[]; artifactKeys: string[] }[] = [];
+export async function readJournalEntries(backend: Backend, ids: readonly string[]): Promise<{ id: string; captures: string[]; artifactKeys: string[]; forgetId?: string }[]> {
+  const out: { id: string; captures: string[]; artifactKeys: string[]; forgetId?: string }[] = [];
   await forEachLimited(ids, 16, async (id) => {
     const bytes = await backend.get(journalKey(id));
     const entry = bytes ? parseEntry(bytes) : undefined;
-    if (entry) out.push({ id, captures: entry.captures, artifactKeys: entry.artifact_records.map((r) => artifactRecordKey(r.invocation_id, r.artifact, r.sha256)) });
+    const forget = typeof entry?.forget_id === 'string' ? { forgetId: entry.forget_id } : {};
+    if (entry) out.push({ id, captures: entry.captures, artifactKeys: entry.artifact_records.map((r) => artifactRecordKey(r.invocation_id, r.artifact, r.sha256)), ...forget });
   });
   return out;
 }

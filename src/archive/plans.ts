@@ -1,4 +1,5 @@
 import type { Backend } from './backend.js';
+import { timeOfTimeId } from '../vocab/index.js';
 import { keySegment } from './layout.js';
 
 /**
@@ -45,4 +46,25 @@ export function parsePlanRecord(key: string, bytes: Buffer): { invocation_id: st
   if (typeof plan.invocation_id !== 'string' || typeof plan.plan_id !== 'string') throw new Error('it is not a plan record (no invocation_id or plan_id)');
   if (planRecordKey(plan.invocation_id, plan.plan_id) !== key) throw new Error('its content does not match its key');
   return { invocation_id: plan.invocation_id, plan_id: plan.plan_id };
+}
+
+/**
+ * What plans made at or after `sinceMs` relied on: the invocation each planned, and each
+ * node's last build it reused or compared with. Plan ids are time-ordered, so only plans in the
+ * window are read.
+ */
+export async function invocationsPlannedSince(backend: Backend, sinceMs: number): Promise<Set<string>> {
+  const keys = (await backend.list(PLAN_RECORDS_PREFIX)).map((k) => k.key).filter((k) => k.endsWith('.json') && planTimeOfKey(k) >= sinceMs);
+  const ids = new Set<string>();
+  for (const key of keys) {
+    const plan = JSON.parse((await backend.get(key))?.toString('utf8') ?? '{}') as { invocation_id?: unknown; nodes?: { last_build?: { invocation_id?: unknown } | null }[] };
+    if (typeof plan.invocation_id === 'string') ids.add(plan.invocation_id);
+    for (const node of plan.nodes ?? []) if (typeof node.last_build?.invocation_id === 'string') ids.add(node.last_build.invocation_id);
+  }
+  return ids;
+}
+
+function planTimeOfKey(key: string): number {
+  const planId = decodeURIComponent(key.slice(key.lastIndexOf('/') + 1, -'.json'.length));
+  return timeOfTimeId(planId)?.getTime() ?? 0;
 }

@@ -1,4 +1,5 @@
 import type { Backend } from './backend.js';
+import { withWriterLease } from './prune-guard.js';
 import { advanceBranch, listBranches, type Branch } from './branches.js';
 import { putJournalEntry } from './journal.js';
 import { CAPTURE_RECORDS_PREFIX, captureRecordKey, chunkKey, fileKey, INVOCATION_RECORDS_PREFIX, refKey } from './layout.js';
@@ -26,6 +27,11 @@ export interface TransferReport {
 export type TransferProgress = (done: number, total: number) => void;
 
 export async function transferArchive(from: Backend, to: Backend, onProgress?: TransferProgress, now = new Date()): Promise<TransferReport> {
+  // The receiving side is written like a capture writes: under a lease a prune respects.
+  return withWriterLease(to, (guarded) => transferGuarded(from, guarded, onProgress, now));
+}
+
+async function transferGuarded(from: Backend, to: Backend, onProgress: TransferProgress | undefined, now: Date): Promise<TransferReport> {
   const [artifactKeys, captureKeys] = await Promise.all([missingKeys(from, to, INVOCATION_RECORDS_PREFIX), missingKeys(from, to, CAPTURE_RECORDS_PREFIX)]);
   const records = await readRecords(from, artifactKeys);
   if (artifactKeys.length + captureKeys.length > 0) {

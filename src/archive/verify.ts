@@ -19,6 +19,7 @@ import { parseSqlTree } from './sql-tree.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import { parseArtifactRecord, parseCaptureRecord } from './records.js';
 import { parsePlanRecord, PLAN_RECORDS_PREFIX } from './plans.js';
+import { forgottenInvocations } from './forgotten.js';
 
 /**
  * Checks every promise the archive format makes, as `restic check --read-data` does:
@@ -59,7 +60,7 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   const goodChunks = await checkChunks(backend, chunks.map((c) => c.key), report, tick);
   const goodFiles = await checkFiles(backend, files.map((f) => f.key), goodChunks, report, tick, damaged.chunks);
   const artifactKeys = await checkArtifactRecords(backend, goodFiles, report, damaged.files);
-  const captureCount = await checkCaptureRecords(backend, artifactKeys, report);
+  const captureCount = await checkCaptureRecords(backend, artifactKeys, await forgottenInvocations(backend), report);
   await checkPlanRecords(backend, artifactKeys, report);
   await checkOutputRecords(backend, goodFiles, report, damaged.files);
   for (const { key } of chunks) {
@@ -143,7 +144,8 @@ async function checkArtifactRecords(backend: Backend, goodFiles: Set<string>, re
   return keys;
 }
 
-async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, report: Report): Promise<number> {
+/** A capture record may name artifacts of invocations `forget` removed since (forgotten.ts): that is history, not damage. */
+async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, forgotten: Set<string>, report: Report): Promise<number> {
   const entries = await backend.list(CAPTURE_RECORDS_PREFIX);
   await forEachLimited(entries, 16, async ({ key }) => {
     const bytes = await backend.get(key);
@@ -152,6 +154,7 @@ async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, 
       for (const a of record.artifacts) {
         if (a.status !== 'captured' && a.status !== 'unchanged' && a.status !== 'repaired') continue;
         if (!a.invocation_id || !a.sha256) throw new Error(`its ${a.artifact} entry lacks an invocation or hash`);
+        if (forgotten.has(a.invocation_id)) continue;
         const target = artifactRecordKey(a.invocation_id, a.artifact, a.sha256);
         if (!artifactKeys.has(target)) report('dangling-record', key, `names ${target}, which is missing or damaged`);
       }

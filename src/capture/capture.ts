@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { checkBranchName, hasArtifactRecord, type Backend, type CaptureRecord, type RunInfo } from '../archive/index.js';
+import { checkBranchName, hasArtifactRecord, withWriterLease, type Backend, type CaptureRecord, type RunInfo } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { newTimeId, type ArtifactType, type CapturePhase } from '../vocab/index.js';
 import { applyCapture } from './apply.js';
@@ -32,6 +32,8 @@ export interface CaptureOptions {
   outputs?: Omit<OutputOptions, 'targetDir'>;
   /** Bytes stored so far of the total (a progress line on a terminal, for long uploads). */
   onProgress?: (done: number, total: number) => void;
+  /** Told when the capture waits for a prune that is deleting objects. */
+  onWait?: (what: string) => void;
 }
 
 export interface CaptureOutcome {
@@ -41,6 +43,12 @@ export interface CaptureOutcome {
 
 /** Snapshots target/ into the archive: inspect, plan, then (unless a dry run) apply. */
 export async function captureTarget(backend: Backend, options: CaptureOptions): Promise<CaptureOutcome> {
+  // A lease from the first look at an object to the last record (archive/prune-guard.ts): a
+  // prune at work never deletes what this capture reuses.
+  return withWriterLease(backend, (guarded) => captureGuarded(guarded, options), options.onWait);
+}
+
+async function captureGuarded(backend: Backend, options: CaptureOptions): Promise<CaptureOutcome> {
   // Before a dbt command (the shell wrapper, `run`), a project that never ran dbt has no target/ yet.
   if (!existsSync(options.targetDir) && !options.run && options.phase !== 'pre') {
     throw new AtticError('target-not-found', `No target directory at ${options.targetDir}. Run dbt first, or pass --target-path.`);

@@ -201,6 +201,29 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
       .action(run(() => import(`./commands/${name}.js`)));
   }
 
+  const keep = program
+    .command('forget')
+    .description('Keep, per branch and target, the invocations a policy names (restic-style) and remove the records of the others')
+    .option('--keep-last <n>', 'the n newest')
+    .option('--keep-hourly <n>', 'the newest of each of the n newest hours with a run')
+    .option('--keep-daily <n>', 'the newest of each of the n newest days with a run')
+    .option('--keep-weekly <n>', 'the newest of each of the n newest ISO weeks with a run')
+    .option('--keep-monthly <n>', 'the newest of each of the n newest months with a run')
+    .option('--keep-yearly <n>', 'the newest of each of the n newest years with a run')
+    .option('--keep-within <duration>', 'every run less than this (12h, 30d, 2w, 6m, 1y) before the newest')
+    .option('--branch <name>', 'decide only the lines of this branch')
+    .option('--dry-run', 'remove nothing: list what would go and why each kept one stays')
+    .option('--json', 'print as JSON');
+  keep.action(run(() => import('./commands/forget.js')));
+
+  program
+    .command('prune')
+    .description('Delete the objects no record needs (after forget), safely beside captures at work')
+    .option('--dry-run', 'delete nothing: say what would go')
+    .option('--grace <duration>', 'keep unreferenced objects younger than this (default 1h, or retention.prune_grace; 0 for none)')
+    .option('--json', 'print the report as JSON')
+    .action(run(() => import('./commands/prune.js')));
+
   program
     .command('verify')
     .description('Re-hash every object and check every record, like git fsck')

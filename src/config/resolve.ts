@@ -31,6 +31,8 @@ export interface AtticConfig {
   branch: Resolved<string> | null;
   /** The raw `catalog:` mapping of dbtattic.yml, parsed by the capture layer. */
   catalog: Resolved<unknown> | null;
+  /** The raw `retention:` mapping of dbtattic.yml (the default keep policy), parsed by the retention layer. */
+  retention: Resolved<unknown> | null;
   /** Reading commands use the local store as it is, without catching up first. */
   offline: boolean;
   /** Set when the store is in object storage (s3://…). */
@@ -46,7 +48,7 @@ export interface AtticConfig {
 const DEFAULT_STORE_DIR = '.dbtattic';
 
 /** What dbtattic.yml may hold. Anything else is a typo to point out, never a setting to ignore. */
-export const ATTIC_CONFIG_KEYS: readonly string[] = ['store', 'artifacts', 'capture', 'branch', 'catalog', 's3', 'cache', 'remote'];
+export const ATTIC_CONFIG_KEYS: readonly string[] = ['store', 'artifacts', 'capture', 'branch', 'catalog', 's3', 'cache', 'remote', 'retention'];
 
 function refuseUnknownKeys(attic: Record<string, unknown>): void {
   const unknown = Object.keys(attic).find((key) => !ATTIC_CONFIG_KEYS.includes(key));
@@ -82,6 +84,7 @@ export function resolveConfig(input: ConfigInput): AtticConfig {
       [typeof attic.branch === 'string' ? attic.branch : undefined, ATTIC_CONFIG_FILE],
     ]),
     catalog: attic.catalog === undefined ? null : { value: attic.catalog, source: ATTIC_CONFIG_FILE },
+    retention: attic.retention === undefined ? null : { value: attic.retention, source: ATTIC_CONFIG_FILE },
     offline: input.flags.offline === true || input.env.DBTATTIC_OFFLINE === '1',
     remote,
     pushRemote: resolvePushRemote(input, attic, projectDir?.value ?? null),

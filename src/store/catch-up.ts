@@ -22,6 +22,7 @@ import { writeCaptureRows, readCapturesOf } from './capture-rows.js';
 import { inTransaction, type Database } from './database.js';
 import { VersionWriter } from './version-writer.js';
 import { ingestInvocation, insertProblems, type IngestProblem } from './ingest.js';
+import { dropForgottenRows } from './forgotten.js';
 
 export interface CatchUpReport {
   invocations: number;
@@ -37,7 +38,7 @@ export type ProgressFn = (done: number, total: number) => void;
  * time that grows with history, in front of a dbt command; what is missed is caught up by the
  * next reading command).
  */
-export type CatchUpScope = { all: true } | { captureIds: readonly string[] } | { captureKeys: readonly string[]; artifactKeys: readonly string[] };
+export type CatchUpScope = { all: true } | { captureIds: readonly string[] } | { captureKeys: readonly string[]; artifactKeys: readonly string[]; forgetKeys?: readonly string[] };
 
 /**
  * Brings the store up to the archive: finds the records it has not seen by comparing keys
@@ -48,6 +49,8 @@ export type CatchUpScope = { all: true } | { captureIds: readonly string[] } | {
  */
 export async function catchUp(db: Database, backend: Backend, onProgress?: ProgressFn, scope: CatchUpScope = { all: true }): Promise<CatchUpReport> {
   const connection = db.connection;
+  // Forgotten invocations leave first (store/forgotten.ts); right after a capture, not at all.
+  await dropForgottenRows(connection, backend, 'all' in scope ? scope : { keys: 'forgetKeys' in scope ? (scope.forgetKeys ?? []) : [] });
   const damaged: DamagedRecord[] = [];
   const onDamaged = (damage: DamagedRecord): void => void damaged.push(damage);
   const full = 'all' in scope;

@@ -136,7 +136,7 @@ export function newestPerArtifact(records: readonly ArtifactRecord[]): ArtifactR
  * manifest) can leave versions that only the replaced manifest held; a rebuild, which reads only
  * the newest, would not have them, and the store must equal what a rebuild derives.
  */
-async function dropUnheldVersions(connection: DuckDBConnection): Promise<void> {
+export async function dropUnheldVersions(connection: DuckDBConnection): Promise<void> {
   await connection.run('DELETE FROM node_version WHERE node_version_id NOT IN (SELECT node_version_id FROM node_invocation)');
   await connection.run('DELETE FROM macro_version WHERE macro_version_id NOT IN (SELECT macro_version_id FROM macro_invocation)');
   await connection.run('DELETE FROM compiled_code WHERE compiled_code_id NOT IN (SELECT compiled_code_id FROM node_invocation WHERE compiled_code_id IS NOT NULL)');

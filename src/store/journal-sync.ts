@@ -1,6 +1,6 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { captureRecordKey, listJournalIds, readJournalEntries, type Backend } from '../archive/index.js';
+import { captureRecordKey, forgetRecordKey, listJournalIds, readJournalEntries, type Backend } from '../archive/index.js';
 import { catchUp, type CatchUpReport, type ProgressFn } from './catch-up.js';
 import type { Database } from './database.js';
 import { asStoreWriteError } from './store-file.js';
@@ -29,7 +29,11 @@ export async function catchUpFromJournal(db: Database, backend: Backend, localDi
   const done = new Set(mark.done);
   const open = ids.filter((id) => !done.has(id));
   const entries = await readJournalEntries(backend, open);
-  const scope = { captureKeys: entries.flatMap((e) => e.captures.map(captureRecordKey)), artifactKeys: entries.flatMap((e) => e.artifactKeys) };
+  const scope = {
+    captureKeys: entries.flatMap((e) => e.captures.map(captureRecordKey)),
+    artifactKeys: entries.flatMap((e) => e.artifactKeys),
+    forgetKeys: entries.flatMap((e) => (e.forgetId ? [forgetRecordKey(e.forgetId)] : [])),
+  };
   const report = await catchUp(db, backend, onProgress, scope);
   const complete = await completeEntries(db, entries);
   const newest = ids.at(-1) ?? mark.newest;

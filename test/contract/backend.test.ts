@@ -65,11 +65,22 @@ describe.each(backends)('%s backend', (_name, make) => {
     await backend.putIfAbsent('records/b/2.json', Buffer.from('12'));
     await backend.putIfAbsent('chunks/ab/cd', Buffer.from('x'));
     const listed = (await backend.list('records/')).sort((a, b) => a.key.localeCompare(b.key));
-    expect(listed).toEqual([
+    expect(listed.map(({ key, size }) => ({ key, size }))).toEqual([
       { key: 'records/a/1.json', size: 5 },
       { key: 'records/b/2.json', size: 2 },
     ]);
     expect(await backend.list('nothing/')).toEqual([]);
+  });
+
+  it("lists each key's write time, which prune's grace period reads", async () => {
+    const backend = await make();
+    const before = Date.now();
+    await backend.putIfAbsent('chunks/ab/cd', Buffer.from('x'));
+    const after = Date.now();
+    const [listed] = await backend.list('chunks/');
+    // S3 gives whole seconds, and the server's clock: a few seconds either way
+    expect(listed!.modifiedMs).toBeGreaterThanOrEqual(before - 5000);
+    expect(listed!.modifiedMs).toBeLessThanOrEqual(after + 5000);
   });
 
   it('deletes', async () => {

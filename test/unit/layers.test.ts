@@ -22,7 +22,8 @@ const ALLOWED: Record<string, string[]> = {
   store: [...BOTTOM, 'archive', 'extract', 'config'],
   plan: [...BOTTOM, 'archive', 'config', 'store'],
   report: [...BOTTOM, 'archive', 'config', 'store'],
-  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'plan', 'mcp', 'report'],
+  retention: [...BOTTOM, 'archive', 'extract', 'state'],
+  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'plan', 'retention', 'mcp', 'report'],
   // A second front end: it puts agents' questions to cli's own program, which loads it only for `dbtattic mcp`.
   mcp: [...BOTTOM, 'cli'],
 };

@@ -124,7 +124,11 @@ export class FsBackend implements Backend {
       if (entry.name.startsWith(TEMP_PREFIX) || entry.name.endsWith(LOCK_SUFFIX) || entry.name.endsWith('.stale')) continue;
       const key = dirKey ? `${dirKey}/${entry.name}` : entry.name;
       if (entry.isDirectory()) await this.walk(key, out);
-      else if (entry.isFile()) out.push({ key, size: (await fs.stat(this.file(key))).size });
+      else if (entry.isFile()) {
+        const stat = await fs.stat(this.file(key)).catch((error: unknown) => (isCode(error, 'ENOENT') ? null : Promise.reject(error)));
+        // A key deleted between readdir and stat (prune beside a listing) is simply gone.
+        if (stat) out.push({ key, size: stat.size, modifiedMs: stat.mtimeMs });
+      }
     }
   }
 

@@ -6,6 +6,7 @@ export class MemBackend implements Backend {
   readonly location = 'mem:';
   readonly capabilities = { createOnly: true, compareAndSwap: true };
   private readonly values = new Map<string, Buffer>();
+  private readonly written = new Map<string, number>();
 
   async get(key: string): Promise<Buffer | undefined> {
     const value = this.values.get(key);
@@ -19,25 +20,30 @@ export class MemBackend implements Backend {
   async putIfAbsent(key: string, data: Uint8Array): Promise<boolean> {
     if (this.values.has(key)) return false;
     this.values.set(key, Buffer.from(data));
+    this.written.set(key, Date.now());
     return true;
   }
 
   async list(prefix: string, startAfter?: string): Promise<StoredKey[]> {
     const keys: StoredKey[] = [];
     for (const [key, value] of this.values) {
-      if (key.startsWith(prefix) && (startAfter === undefined || sortsAfter(key, startAfter))) keys.push({ key, size: value.length });
+      if (key.startsWith(prefix) && (startAfter === undefined || sortsAfter(key, startAfter))) keys.push({ key, size: value.length, modifiedMs: this.written.get(key) ?? 0 });
     }
     return keys;
   }
 
   async delete(key: string): Promise<void> {
     this.values.delete(key);
+    this.written.delete(key);
   }
 
   async compareAndSwap(key: string, expected: Uint8Array | undefined, next: Uint8Array | undefined): Promise<boolean> {
     if (!sameBytes(this.values.get(key), expected)) return false;
     if (next === undefined) this.values.delete(key);
-    else this.values.set(key, Buffer.from(next));
+    else {
+      this.values.set(key, Buffer.from(next));
+      this.written.set(key, Date.now());
+    }
     return true;
   }
 }

@@ -11,6 +11,7 @@ import { withProgress } from '../progress.js';
 import { readNotices } from '../read-notice.js';
 import { TOOL_VERSION } from '../version.js';
 import { countOf } from '../../vocab/index.js';
+import { describePolicy, evaluatePolicy, hasConfiguredPolicy, predictShrink, resolvePolicy } from '../../retention/index.js';
 
 interface InfoFlags extends GlobalFlags {
   json?: boolean;
@@ -23,9 +24,35 @@ export default async function info(io: CliIo, flags: InfoFlags): Promise<number>
   const notices = readNotices(io);
   const store = archive ? await withProgress(io, 'catching up', (update) => storeFigures(config, update, notices.collect)) : null;
   const remote = config.remote && backend ? remoteView(config, backend) : null;
-  if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), remote, archive, store });
-  else printHuman(io, config, archive, store, remote);
+  const retention = backend ? await retentionView(config, backend) : null;
+  if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), remote, archive, store, retention });
+  else {
+    printHuman(io, config, archive, store, remote);
+    if (retention) printRetention(io, retention);
+  }
   return notices.exitCode();
+}
+
+interface RetentionView {
+  policy: string;
+  source: string;
+  would_forget: number;
+  would_keep: number;
+  would_free_bytes: number;
+}
+
+/** What the configured policy (`retention:`) would free now: forget, then prune after its grace period. */
+async function retentionView(config: AtticConfig, backend: Backend): Promise<RetentionView | null> {
+  if (!config.retention || !hasConfiguredPolicy(config.retention.value)) return null;
+  const { policy } = resolvePolicy({}, config.retention.value);
+  const plan = await evaluatePolicy(backend, policy, { now: new Date() });
+  const shrink = await predictShrink(backend, plan.forget);
+  return { policy: describePolicy(policy), source: config.retention.source, would_forget: plan.forget.length, would_keep: plan.keep.length, would_free_bytes: shrink.bytes };
+}
+
+function printRetention(io: CliIo, view: RetentionView): void {
+  io.stdout(`${'retention'.padEnd(16)}${view.policy}${io.color.dim(`  (${view.source})`)}\n`);
+  io.stdout(`${''.padEnd(16)}would forget ${countOf(view.would_forget, 'invocation')} (keep ${view.would_keep}) and free ${formatBytes(view.would_free_bytes)}\n`);
 }
 
 /** info must always answer: a bucket without an archive yet is "none yet", like a missing directory. */

@@ -1,9 +1,9 @@
 import path from 'node:path';
-import { keySegment, openArchive, type Backend } from '../../archive/index.js';
+import { keySegment, openArchive, putHandoutRecord, type Backend } from '../../archive/index.js';
 import { AtticError, ExitCode, isAtticError } from '../../errors.js';
 import { typedCommandName } from '../../extract/index.js';
 import { checkStateDir, chooseState, STATE_ARTIFACTS, synthesizePerNodeState, writePerNodeState, writeStateDir, type ChosenState, type StateQuery } from '../../state/index.js';
-import { ARTIFACT_TYPES, artifactFileName, isArtifactType, type ArtifactType } from '../../vocab/index.js';
+import { ARTIFACT_TYPES, artifactFileName, isArtifactType, newTimeId, type ArtifactType } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 
@@ -36,6 +36,7 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
   if (flags.out) await checkStateDir(path.resolve(io.cwd, flags.out));
   const dirOf = (id: string): string => (flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.localDir, 'state', keySegment(id)));
   const { chosen, dir, files } = await writeIntactState(io, backend, query, dirOf, artifacts);
+  await recordHandout(io, backend, chosen.invocation.invocationId);
   const missing = artifacts.filter((a) => !files.some((f) => path.basename(f) === artifactFileName(a)));
   if (flags.artifacts !== undefined && missing.length > 0) {
     io.stderr(`note: invocation ${chosen.invocation.invocationId} has no ${missing.map(artifactFileName).join(', ')} in the archive\n`);
@@ -56,6 +57,14 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
     io.stdout(`${dir}\n`);
   }
   return ExitCode.ok;
+}
+
+/** Retention keeps what a job was handed (README, "Retention"); a store we may not write to still answers. */
+async function recordHandout(io: CliIo, backend: Backend, invocationId: string): Promise<void> {
+  const now = new Date();
+  await putHandoutRecord(backend, { handout_id: newTimeId(now), invocation_id: invocationId, by: 'state', at: now.toISOString() }).catch((error: unknown) => {
+    io.stderr(`note: could not record that ${invocationId} was handed out (${error instanceof Error ? error.message : String(error)}); forget may remove it\n`);
+  });
 }
 
 /** `state --per-node`: each node from its own newest successful build (src/state/synthesize.ts). */

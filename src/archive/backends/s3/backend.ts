@@ -149,7 +149,7 @@ export class S3Backend implements Backend {
       if ('failed' in out) break;
       for (const entry of out.Contents ?? []) {
         const key = entry.Key?.slice(this.where.prefix.length);
-        if (key && !key.split('/').some((segment) => segment.startsWith(TEMP_PREFIX))) keys.push({ key, size: entry.Size ?? 0 });
+        if (key && !key.split('/').some((segment) => segment.startsWith(TEMP_PREFIX))) keys.push({ key, size: entry.Size ?? 0, ...(entry.LastModified ? { modifiedMs: entry.LastModified.getTime() } : {}) });
       }
       token = out.IsTruncated ? out.NextContinuationToken : undefined;
     } while (token);

@@ -1,0 +1,190 @@
+import { hostname } from 'node:os';
+import { newTimeId } from '../vocab/index.js';
+import type { Backend, BackendCapabilities, StoredKey } from './backend.js';
+import { CHUNKS_PREFIX, FILES_PREFIX } from './layout.js';
+
+/**
+ * How prune and writers (capture, push, pull) stay out of each other's way without a lock
+ * anyone must wait long for. The danger is one sequence: a writer finds an object that exists
+ * (so it does not write it), prune deletes it as unreferenced, the writer's record then names
+ * a missing object. Two kinds of small keys prevent it:
+ * - a writer lease `locks/writers/<id>.json`, taken before the writer's first look at an
+ *   object (GuardedBackend below) and dropped when it is done;
+ * - a sweep marker `locks/sweeps/<id>.json`, written by prune before its last look at the
+ *   records and kept until its last deletion.
+ * A writer writes its lease, then looks for sweep markers; prune writes its marker, then looks
+ * for leases. On storage where a write is visible to every later listing (a filesystem, S3
+ * since 2020, Ceph), at least one of the two sees the other: either prune waits until the
+ * writer is done and then sees its records, or the writer steps back (drops its lease) and
+ * waits until the sweep is over, after which it finds the deleted objects absent and writes
+ * them again. A holder that died is recognised (same machine: its process is gone; another:
+ * its key is older than LEASE_MS) and ignored.
+ */
+export const LOCKS_PREFIX = 'locks/';
+const WRITERS_PREFIX = `${LOCKS_PREFIX}writers/`;
+const SWEEPS_PREFIX = `${LOCKS_PREFIX}sweeps/`;
+/** A writer on another machine is presumed dead after this long (a capture takes seconds). */
+export const LEASE_MS = 60 * 60 * 1000;
+/** A sweep renews its marker this often, and one not renewed for SWEEP_STALE_MS is a dead prune's. */
+const SWEEP_RENEW_MS = 20_000;
+const SWEEP_STALE_MS = 120_000;
+const POLL_MS = 100;
+
+interface Holder {
+  id: string;
+  host: string;
+  pid: number;
+  started_at: string;
+}
+
+export type WaitNote = (what: string) => void;
+
+/** Takes a writer lease, stepping back while a sweep runs; resolves to its release. */
+export async function takeWriterLease(backend: Backend, onWait?: WaitNote): Promise<() => Promise<void>> {
+  const key = `${WRITERS_PREFIX}${newTimeId()}.json`;
+  for (let noted = false; ; noted = true) {
+    await backend.putIfAbsent(key, holderBytes(key));
+    if ((await liveHolders(backend, SWEEPS_PREFIX, SWEEP_STALE_MS)).length === 0) return () => backend.delete(key);
+    await backend.delete(key);
+    if (!noted) onWait?.('a prune is deleting objects; waiting for it to finish');
+    await waitUntilNone(backend, SWEEPS_PREFIX, SWEEP_STALE_MS);
+  }
+}
+
+/** Marks the sweep, then waits until no writer that could have missed the mark is at work. */
+export async function beginSweep(backend: Backend, onWait?: WaitNote): Promise<() => Promise<void>> {
+  let key = `${SWEEPS_PREFIX}${newTimeId()}.json`;
+  await backend.putIfAbsent(key, holderBytes(key));
+  // Renewed under a new key (keys are written once), the new one before the old one goes.
+  const renew = setInterval(() => {
+    const next = `${SWEEPS_PREFIX}${newTimeId()}.json`;
+    const old = key;
+    key = next;
+    void backend.putIfAbsent(next, holderBytes(next)).then(() => backend.delete(old)).catch(() => undefined);
+  }, SWEEP_RENEW_MS);
+  renew.unref();
+  const writers = await liveHolders(backend, WRITERS_PREFIX, LEASE_MS);
+  if (writers.length > 0) onWait?.(`waiting for ${writers.length} capture(s) at work to finish`);
+  await waitUntilNone(backend, WRITERS_PREFIX, LEASE_MS);
+  return async () => {
+    clearInterval(renew);
+    await backend.delete(key);
+  };
+}
+
+/** Sweep markers left by a prune that was killed: harmless, and removed by the next prune. */
+export async function removeDeadSweeps(backend: Backend): Promise<number> {
+  const dead = (await readHolders(backend, SWEEPS_PREFIX)).filter((h) => !isLive(h.holder, SWEEP_STALE_MS));
+  for (const h of dead) await backend.delete(h.key);
+  return dead.length;
+}
+
+async function waitUntilNone(backend: Backend, prefix: string, staleMs: number): Promise<void> {
+  while ((await liveHolders(backend, prefix, staleMs)).length > 0) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+}
+
+async function liveHolders(backend: Backend, prefix: string, staleMs: number): Promise<Holder[]> {
+  return (await readHolders(backend, prefix)).map((h) => h.holder).filter((h) => isLive(h, staleMs));
+}
+
+async function readHolders(backend: Backend, prefix: string): Promise<{ key: string; holder: Holder }[]> {
+  const out: { key: string; holder: Holder }[] = [];
+  for (const { key } of await backend.list(prefix)) {
+    const bytes = await backend.get(key);
+    if (!bytes) continue;
+    try {
+      out.push({ key, holder: JSON.parse(bytes.toString('utf8')) as Holder });
+    } catch {
+      // a half-written holder cannot exist (writes are atomic); anything else is not ours
+    }
+  }
+  return out;
+}
+
+function holderBytes(key: string): Buffer {
+  const holder: Holder = { id: key, host: hostname(), pid: process.pid, started_at: new Date().toISOString() };
+  return Buffer.from(`${JSON.stringify(holder)}\n`);
+}
+
+function isLive(holder: Holder, staleMs: number): boolean {
+  if (holder.host === hostname()) {
+    try {
+      process.kill(holder.pid, 0);
+      return true;
+    } catch (error) {
+      return (error as { code?: string }).code === 'EPERM';
+    }
+  }
+  return Date.now() - Date.parse(holder.started_at) < staleMs;
+}
+
+/**
+ * A writer's view of the backend: its first look at an object (chunks/ or files/) takes the
+ * lease, so a capture that finds nothing to write costs no extra request.
+ */
+export class GuardedBackend implements Backend {
+  private lease: Promise<() => Promise<void>> | null = null;
+
+  constructor(
+    private readonly inner: Backend,
+    private readonly onWait?: WaitNote,
+  ) {}
+
+  get location(): string {
+    return this.inner.location;
+  }
+
+  get capabilities(): BackendCapabilities {
+    return this.inner.capabilities;
+  }
+
+  /** Drops the lease, if one was taken. */
+  async release(): Promise<void> {
+    const lease = this.lease;
+    this.lease = null;
+    if (lease) await (await lease)();
+  }
+
+  private async guard(key: string): Promise<void> {
+    if (!key.startsWith(CHUNKS_PREFIX) && !key.startsWith(FILES_PREFIX)) return;
+    this.lease ??= takeWriterLease(this.inner, this.onWait);
+    await this.lease;
+  }
+
+  async get(key: string): Promise<Buffer | undefined> {
+    await this.guard(key);
+    return this.inner.get(key);
+  }
+
+  async has(key: string): Promise<boolean> {
+    await this.guard(key);
+    return this.inner.has(key);
+  }
+
+  async putIfAbsent(key: string, data: Uint8Array): Promise<boolean> {
+    await this.guard(key);
+    return this.inner.putIfAbsent(key, data);
+  }
+
+  list(prefix: string, startAfter?: string): Promise<StoredKey[]> {
+    return this.inner.list(prefix, startAfter);
+  }
+
+  delete(key: string): Promise<void> {
+    return this.inner.delete(key);
+  }
+
+  compareAndSwap(key: string, expected: Uint8Array | undefined, next: Uint8Array | undefined): Promise<boolean> {
+    return this.inner.compareAndSwap(key, expected, next);
+  }
+}
+
+/** Runs `write` with a guarded view of `backend`, dropping the lease however it ends. */
+export async function withWriterLease<T>(backend: Backend, write: (guarded: Backend) => Promise<T>, onWait?: WaitNote): Promise<T> {
+  const guarded = new GuardedBackend(backend, onWait);
+  try {
+    return await write(guarded);
+  } finally {
+    await guarded.release();
+  }
+}

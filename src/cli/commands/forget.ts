@@ -1,0 +1,48 @@
+import { openArchive } from '../../archive/index.js';
+import { ExitCode } from '../../errors.js';
+import { applyForget, describePolicy, evaluatePolicy, predictShrink, resolvePolicy, type Decision, type KeepFlags } from '../../retention/index.js';
+import { countOf, uniquePrefixes } from '../../vocab/index.js';
+import { loadConfig, type GlobalFlags } from '../context.js';
+import { formatBytes, formatTime, printTable } from '../format.js';
+import { printJson, type CliIo } from '../io.js';
+
+interface ForgetFlags extends GlobalFlags, KeepFlags {
+  dryRun?: boolean;
+  json?: boolean;
+}
+
+/** Decides per branch and target which invocations to keep, and removes the others' records. */
+export default async function forget(io: CliIo, flags: ForgetFlags): Promise<number> {
+  const config = loadConfig(io, flags);
+  const { policy, source } = resolvePolicy(flags, config.retention?.value);
+  const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
+  const now = new Date();
+  const plan = await evaluatePolicy(backend, policy, { now, branch: flags.branch });
+  const shrink = flags.dryRun ? await predictShrink(backend, plan.forget) : null;
+  const outcome = flags.dryRun ? null : await applyForget(backend, plan.forget, describePolicy(policy), now);
+  if (flags.json) {
+    printJson(io, {
+      dry_run: Boolean(flags.dryRun),
+      policy: { ...policy, source },
+      forget_id: outcome?.forgetId ?? null,
+      keep: plan.decisions.filter((d) => d.keep).map(decisionView),
+      forget: plan.decisions.filter((d) => !d.keep).map(decisionView),
+      records_removed: outcome?.records ?? null,
+      would_free: shrink,
+    });
+    return ExitCode.ok;
+  }
+  const short = uniquePrefixes(plan.decisions.map((d) => d.id));
+  printTable(io, ['action', 'invocation', 'ran at', 'branch', 'target', 'why kept'], plan.decisions.map((d) => [
+    d.keep ? 'keep' : flags.dryRun ? 'would forget' : 'forget', short(d.id), formatTime(d.ranAt), d.branch ?? '-', d.target ?? '-', d.reasons.join(', ') || '-',
+  ]));
+  const verb = flags.dryRun ? 'would forget' : 'forgot';
+  io.stderr(`${verb} ${countOf(plan.forget.length, 'invocation')}, kept ${plan.keep.length} (policy: ${describePolicy(policy)}, from ${source})\n`);
+  if (shrink) io.stderr(`forget then prune would free ${formatBytes(shrink.bytes)} (${countOf(shrink.records, 'record')}, ${countOf(shrink.files, 'file')}, ${countOf(shrink.chunks, 'chunk')})\n`);
+  else if (plan.forget.length > 0) io.stderr("their objects stay until 'dbtattic prune'\n");
+  return ExitCode.ok;
+}
+
+function decisionView(d: Decision): Record<string, unknown> {
+  return { invocation_id: d.id, ran_at: d.ranAt, branch: d.branch, target: d.target, reasons: d.reasons };
+}

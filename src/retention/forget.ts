@@ -1,0 +1,65 @@
+import {
+  CAPTURE_RECORDS_PREFIX,
+  captureRecordKey,
+  INVOCATION_RECORDS_PREFIX,
+  listCaptureRecords,
+  OUTPUT_RECORDS_PREFIX,
+  PLAN_RECORDS_PREFIX,
+  putForgetRecord,
+  putJournalEntry,
+  type Backend,
+  type CaptureRecord,
+} from '../archive/index.js';
+import { forEachLimited, newTimeId } from '../vocab/index.js';
+
+/**
+ * Removes the records of forgotten invocations; their objects stay until `prune`. The forget
+ * record goes first (forgotten.ts), then the records in the order that keeps every step
+ * acceptable to `verify`: plans (which need their invocation's artifact records), outputs,
+ * capture records that name no remaining invocation, and last the artifact records.
+ */
+export interface ForgetOutcome {
+  forgetId: string;
+  records: number;
+  bytes: number;
+}
+
+export interface RecordsToRemove {
+  keys: string[];
+  bytes: number;
+  captures: string[];
+}
+
+/** The record keys forgetting `ids` removes, in removal order (pure over the listings). */
+export async function recordsOf(backend: Backend, ids: ReadonlySet<string>): Promise<RecordsToRemove> {
+  const ofForgotten = (prefix: string) => async (): Promise<{ key: string; size: number }[]> =>
+    (await backend.list(prefix)).filter((k) => ids.has(decodeURIComponent(k.key.slice(prefix.length).split('/')[0] ?? '')));
+  const [plans, outputs, artifacts] = await Promise.all([ofForgotten(PLAN_RECORDS_PREFIX)(), ofForgotten(OUTPUT_RECORDS_PREFIX)(), ofForgotten(INVOCATION_RECORDS_PREFIX)()]);
+  const captures = (await listCaptureRecords(backend)).filter((c) => namesOnly(c, ids));
+  const sizes = new Map((await backend.list(CAPTURE_RECORDS_PREFIX)).map((k) => [k.key, k.size]));
+  const captureKeys = captures.map((c) => ({ key: captureRecordKey(c.capture_id), size: sizes.get(captureRecordKey(c.capture_id)) ?? 0 }));
+  const all = [...plans, ...outputs, ...captureKeys, ...artifacts];
+  return { keys: all.map((k) => k.key), bytes: all.reduce((sum, k) => sum + k.size, 0), captures: captures.map((c) => c.capture_id) };
+}
+
+/** A capture record goes with the invocations it filed, once it names no invocation that stays. */
+function namesOnly(capture: CaptureRecord, ids: ReadonlySet<string>): boolean {
+  const named = [...capture.artifacts, ...(capture.outputs ?? [])].map((a) => a.invocation_id).filter((id): id is string => id !== null);
+  return named.length > 0 && named.every((id) => ids.has(id));
+}
+
+export async function applyForget(backend: Backend, ids: readonly string[], policy: string, now: Date): Promise<ForgetOutcome> {
+  const forgetId = newTimeId(now);
+  if (ids.length === 0) return { forgetId, records: 0, bytes: 0 };
+  const removing = await recordsOf(backend, new Set(ids));
+  await putForgetRecord(backend, { kind: 'forget', format: 1, forget_id: forgetId, forgotten_at: now.toISOString(), policy, invocations: [...ids].sort(), captures: removing.captures });
+  await putJournalEntry(backend, { journal_id: forgetId, captures: [], artifact_records: [], forget_id: forgetId });
+  // In order, a stage at a time: a forget killed midway has removed only what later stages need not.
+  for (const stage of stagesOf(removing.keys)) await forEachLimited(stage, 16, (key) => backend.delete(key));
+  return { forgetId, records: removing.keys.length, bytes: removing.bytes };
+}
+
+function stagesOf(keys: readonly string[]): string[][] {
+  const order = [PLAN_RECORDS_PREFIX, OUTPUT_RECORDS_PREFIX, CAPTURE_RECORDS_PREFIX, INVOCATION_RECORDS_PREFIX];
+  return order.map((prefix) => keys.filter((k) => k.startsWith(prefix)));
+}
