@@ -4,7 +4,7 @@
 // `dbt build` invocations an hour apart in which every node succeeds, a few dozen fingerprints
 // changing every tenth run, a freshness check per source per run, then one `dbt parse` to plan.
 // Times readPlanFacts + decidePlan + assemblePlan, the whole of `plan` after the store sync;
-// the goal is judged on the smaller of wall and CPU time (see planOnce).
+// the goal is wall time, reported with the load average it was measured at (see planOnce).
 //   node bench/plan-scale.mjs [--nodes 10000] [--runs 200]
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -50,8 +50,8 @@ async function buildStore() {
     FROM versions v`);
   await c.run(`INSERT INTO node_version (node_version_id, unique_id, resource_type, disabled, name, package_name, database_name, schema_name, identifier)
     SELECT 'source-' || s, 'source.bench.raw.s' || s, 'source', false, 's' || s, 'bench', 'db', 'raw', 's' || s FROM range(${SOURCES}) t(s)`);
-  await c.run(`INSERT INTO node_invocation SELECT invocation_id, unique_id, version, 'fp-' || version FROM versions`);
-  await c.run(`INSERT INTO node_invocation SELECT 'parse', 'source.bench.raw.s' || s, 'source-' || s, NULL FROM range(${SOURCES}) t(s)`);
+  await c.run(`INSERT INTO node_invocation (invocation_id, unique_id, node_version_id, fingerprint) SELECT invocation_id, unique_id, version, 'fp-' || version FROM versions`);
+  await c.run(`INSERT INTO node_invocation (invocation_id, unique_id, node_version_id, fingerprint) SELECT 'parse', 'source.bench.raw.s' || s, 'source-' || s, NULL FROM range(${SOURCES}) t(s)`);
   // Layers: the first 500 models read a source; later models two earlier models; tests one model.
   await c.run(`INSERT INTO node_depends_on
     SELECT 'parse', unique_id, CASE WHEN n < 500 THEN 'source.bench.raw.s' || (n % ${SOURCES}) ELSE 'model.bench.m' || (n - 1 - n % 7) END, 'node' FROM nodes WHERE n < ${MODELS}
@@ -71,8 +71,8 @@ async function buildStore() {
 
 /**
  * Wall time and this process's CPU time (DuckDB's threads included). On a machine shared with
- * other work, wall time measures the queue for the cores; CPU time is what the plan costs, and
- * on an idle machine with two cores wall time is at most that.
+ * other work, wall time also measures the queue for the cores: CPU time tells what the plan
+ * itself costs, the load average how long the queue was.
  */
 async function planOnce() {
   const db = await openDatabase(file, 'read');
@@ -100,8 +100,7 @@ try {
   if (process.env.KEEP_BENCH_STORE) process.exit(0);
   await planOnce(); // a first run warms the OS file cache, as a store in use would be
   const measured = await planOnce();
-  const spent = Math.min(measured.wall_ms, measured.cpu_ms);
-  console.log(JSON.stringify({ nodes: NODES, runs: RUNS, run_results: NODES * RUNS, setup_s, ...measured, goal_ms: GOAL_MS, pass: spent < GOAL_MS }, null, 2));
+  console.log(JSON.stringify({ nodes: NODES, runs: RUNS, run_results: NODES * RUNS, setup_s, ...measured, goal_ms: GOAL_MS, pass: measured.wall_ms < GOAL_MS }, null, 2));
 } finally {
   if (!process.env.KEEP_BENCH_STORE) rmSync(scratch, { recursive: true, force: true });
 }

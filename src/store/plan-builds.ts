@@ -12,7 +12,7 @@ import { plainResult } from './plain-rows.js';
  * newest, so it is never silently passed over.
  */
 /** History's order: when the invocation ended (an unknown end sorts as newest, never passed over). */
-const ORDER_KEY = 'coalesce(epoch_us(i.done_at), 9223372036854775807)';
+const ORDER_KEY = 'coalesce(epoch_us(coalesce(completed_at, generated_at)), 9223372036854775807)';
 
 export interface CatalogFact {
   status: string | null;
@@ -54,11 +54,14 @@ interface BuildScope {
 
 export async function readBuildFacts(connection: DuckDBConnection, scope: BuildScope): Promise<Map<string, NodeBuilds>> {
   const succeeded = BUILD_SUCCESS_STATUSES.map((s) => `'${s}'`).join(', ');
-  // One pass over the results: arg_max keeps, per node and scope, the newest attempt and the
-  // newest success (a window over millions of results costs several times more).
+  // One pass over the results: arg_max keeps, per node and scope, the invocation of the newest
+  // attempt and of the newest success (a window over millions of results costs several times
+  // more); only those few results are then read whole. Carrying the whole result through
+  // arg_max instead (a struct per row) doubles the cost (bench/plan-scale.mjs).
   const sql = `
     WITH inv AS (
       SELECT invocation_id, branch, coalesce(completed_at, generated_at) AS done_at,
+             ${ORDER_KEY} AS order_key,
              catalog_provider, catalog_status, catalog_snapshot_id, catalog_atomic, catalog_detail,
              CASE WHEN $3::VARCHAR IS NULL OR branch = $3 THEN 'own' WHEN branch = $4 THEN 'defer' END AS scope
       FROM invocation
@@ -66,13 +69,26 @@ export async function readBuildFacts(connection: DuckDBConnection, scope: BuildS
         AND ($5::BIGINT IS NULL OR epoch_us(coalesce(completed_at, generated_at)) <= $5)
         AND command_builds(command)
     ),
-    latest AS (
+    newest AS (
       SELECT r.unique_id, i.scope,
-             arg_max({'id': r.invocation_id, 'status': r.status, 'finished_us': epoch_us(coalesce(r.execute_completed_at, i.done_at))}, ${ORDER_KEY}) AS attempt,
-             arg_max({'id': r.invocation_id, 'status': r.status, 'finished_us': epoch_us(coalesce(r.execute_completed_at, i.done_at))}, ${ORDER_KEY}) FILTER (WHERE r.status IN (${succeeded})) AS success
+             arg_max(r.invocation_id, i.order_key) AS attempt_id,
+             arg_max(r.invocation_id, i.order_key) FILTER (WHERE r.status IN (${succeeded})) AS success_id
       FROM run_result r JOIN inv i USING (invocation_id)
       WHERE i.scope IS NOT NULL AND r.status IS NOT NULL AND r.status NOT IN ('skipped', 'no-op', 'reused')
       GROUP BY r.unique_id, i.scope
+    ),
+    -- run_result's key is (invocation_id, unique_id): one row per build picked.
+    result AS (
+      SELECT r.unique_id, r.invocation_id, {'id': r.invocation_id, 'status': r.status, 'finished_us': epoch_us(coalesce(r.execute_completed_at, i.done_at))} AS build
+      FROM run_result r JOIN inv i USING (invocation_id)
+      SEMI JOIN (SELECT unique_id, attempt_id AS id FROM newest UNION SELECT unique_id, success_id FROM newest WHERE success_id IS NOT NULL) w
+        ON w.unique_id = r.unique_id AND w.id = r.invocation_id
+    ),
+    latest AS (
+      SELECT n.unique_id, n.scope, a.build AS attempt, s.build AS success
+      FROM newest n
+      JOIN result a ON a.unique_id = n.unique_id AND a.invocation_id = n.attempt_id
+      LEFT JOIN result s ON s.unique_id = n.unique_id AND s.invocation_id = n.success_id
     ),
     picked AS (
       SELECT unique_id, scope, attempt AS build, true AS is_attempt, attempt.id = success.id AS is_success FROM latest
