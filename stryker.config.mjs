@@ -13,6 +13,14 @@ const SCOPES = {
     mutate: ['src/archive/**/*.ts', '!src/archive/chunking.ts'],
     tests: ['test/unit/archive/{objects,objects-damage,refs,verify,format-vectors,records}.test.ts', 'test/contract/**/*.test.ts', 'test/unit/state/**/*.test.ts'],
   },
+  // The archive by part, each against its own tests: a whole-archive run takes hours here.
+  'archive-objects': { mutate: ['src/archive/objects.ts', 'src/archive/layout.ts'], tests: ['test/unit/archive/{objects,objects-damage,format-vectors,layout}.test.ts'] },
+  'archive-records': {
+    mutate: ['src/archive/{records,journal,refs,branches,summary,plans,outputs,sql-tree}.ts'],
+    tests: ['test/unit/archive/{records,refs,sql-tree,transfer}.test.ts', 'test/unit/state/**/*.test.ts'],
+  },
+  'archive-verify': { mutate: ['src/archive/{verify,transfer,open}.ts'], tests: ['test/unit/archive/{verify,transfer}.test.ts'] },
+  'archive-backends': { mutate: ['src/archive/{backend,backends/fs,backends/mem}.ts'], tests: ['test/contract/**/*.test.ts', 'test/unit/archive/refs.test.ts'] },
   chunking: { mutate: ['src/archive/chunking.ts'], tests: ['test/unit/archive/{chunking,format-vectors}.test.ts'] },
   state: { mutate: ['src/state/**/*.ts'], tests: ['test/unit/state/**/*.test.ts'] },
   fingerprint: {
@@ -32,7 +40,8 @@ const chosen = (process.env.MUTATE_SCOPE ?? Object.keys(SCOPES).join(',')).split
   return scope;
 });
 // Read by vitest.mutate.config.ts in the test processes Stryker starts.
-process.env.DBTATTIC_MUTATE_TESTS = [...new Set(chosen.flatMap((s) => s.tests))].join(',');
+// A JSON list: globs hold commas ({a,b}), so a comma-joined list would split them.
+process.env.DBTATTIC_MUTATE_TESTS = JSON.stringify([...new Set(chosen.flatMap((s) => s.tests))]);
 
 export default {
   testRunner: 'vitest',

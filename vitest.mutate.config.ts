@@ -5,7 +5,8 @@ import { defineConfig } from 'vitest/config';
  * chosen in stryker.config.mjs, which import src/ directly. End-to-end tests run the built CLI
  * from dist/, which Stryker does not mutate, so they cannot kill a mutant.
  */
-const tests = process.env.DBTATTIC_MUTATE_TESTS?.split(',').filter(Boolean);
+const listed = process.env.DBTATTIC_MUTATE_TESTS;
+const tests = listed ? (JSON.parse(listed) as string[]) : undefined;
 
 export default defineConfig({
   test: {
