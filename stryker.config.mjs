@@ -20,7 +20,7 @@ const SCOPES = {
     tests: ['test/unit/archive/{records,refs,sql-tree,transfer}.test.ts', 'test/unit/state/**/*.test.ts'],
   },
   'archive-verify': { mutate: ['src/archive/{verify,transfer,open}.ts'], tests: ['test/unit/archive/{verify,transfer}.test.ts'] },
-  'archive-backends': { mutate: ['src/archive/{backend,backends/fs,backends/mem}.ts'], tests: ['test/contract/**/*.test.ts', 'test/unit/archive/refs.test.ts'] },
+  'archive-backends': { mutate: ['src/archive/{backend,backends/fs,backends/mem}.ts'], tests: ['test/contract/**/*.test.ts', 'test/unit/archive/{refs,fs-backend}.test.ts'] },
   chunking: { mutate: ['src/archive/chunking.ts'], tests: ['test/unit/archive/{chunking,format-vectors}.test.ts'] },
   state: { mutate: ['src/state/**/*.ts'], tests: ['test/unit/state/**/*.test.ts'] },
   fingerprint: {

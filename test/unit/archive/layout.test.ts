@@ -55,6 +55,9 @@ describe('archive keys, as README documents them', () => {
     expect(idOfObjectKey(`chunks/ab/${'C'.repeat(62)}`, 'chunks/')).toBeUndefined();
     expect(idOfObjectKey(`chunks/ab/${'c'.repeat(61)}`, 'chunks/')).toBeUndefined();
     expect(idOfObjectKey(`chunks/ab/${'c'.repeat(62)}x`, 'chunks/')).toBeUndefined();
+    // A prefix of the same length that is not the one asked for; and hex only at the end.
+    expect(idOfObjectKey(`chunkz/ab/${'c'.repeat(62)}`, 'chunks/')).toBeUndefined();
+    expect(idOfObjectKey(`chunks/Xa/${'c'.repeat(63)}`, 'chunks/')).toBeUndefined();
   });
 });
 
