@@ -19,6 +19,18 @@ function place(root: string, relative: string, content: string): void {
 /** A pid no process has: above the kernel's pid_max (4,194,304 at most). */
 const GONE_PID = 4_194_999;
 
+/** Starts a swap of the main branch head and checks it is still waiting on the lock a moment later. */
+async function swapStillWaiting(backend: FsBackend): Promise<{ swap: Promise<boolean> }> {
+  let done = false;
+  const swap = backend.compareAndSwap('refs/branches/main', undefined, Buffer.from('h1')).then((ok) => {
+    done = true;
+    return ok;
+  });
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect(done).toBe(false);
+  return { swap };
+}
+
 describe('the filesystem backend', () => {
   it('lists keys with their sizes, leaving out temp files, lock files and locks set aside', async () => {
     const { backend, root } = backendIn();
@@ -64,13 +76,7 @@ describe('the filesystem backend', () => {
     const { backend, root } = backendIn();
     const lock = path.join(root, 'refs/branches/main.lock');
     place(root, 'refs/branches/main.lock', 'elsewhere\n1\n');
-    let done = false;
-    const swap = backend.compareAndSwap('refs/branches/main', undefined, Buffer.from('h1')).then((ok) => {
-      done = true;
-      return ok;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(done).toBe(false);
+    const { swap } = await swapStillWaiting(backend);
     const old = new Date(Date.now() - 31_000);
     utimesSync(lock, old, old);
     expect(await swap).toBe(true);
@@ -80,13 +86,7 @@ describe('the filesystem backend', () => {
     const { backend, root } = backendIn();
     const lock = path.join(root, 'refs/branches/main.lock');
     place(root, 'refs/branches/main.lock', `${hostname()}\n${process.pid}\n`);
-    let done = false;
-    const swap = backend.compareAndSwap('refs/branches/main', undefined, Buffer.from('h1')).then((ok) => {
-      done = true;
-      return ok;
-    });
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(done).toBe(false);
+    const { swap } = await swapStillWaiting(backend);
     rmSync(lock);
     expect(await swap).toBe(true);
   });
