@@ -3,6 +3,7 @@ import type { Backend } from './backend.js';
 import { FORMAT_KEY } from './layout.js';
 import { repairBlob, restoreChunks } from './objects.js';
 import { ARCHIVE_FORMAT } from './open.js';
+import { withWriterLease } from './prune-guard.js';
 import { verifyArchive, type VerifyReport } from './verify.js';
 
 /**
@@ -24,20 +25,29 @@ export async function repairArchive(backend: Backend, copies: () => AsyncIterabl
   const restored = { format: await restoreFormat(backend), chunks: 0, files: 0 };
   const wantedChunks = new Set(before.damaged.chunks);
   const wantedFiles = new Set(before.damaged.files);
-  if (wantedChunks.size + wantedFiles.size > 0) {
-    for await (const bytes of copies()) {
-      for (const id of await restoreChunks(backend, bytes, wantedChunks)) {
-        wantedChunks.delete(id);
-        restored.chunks++;
-      }
-      const id = sha256(bytes);
-      if (!wantedFiles.has(id)) continue;
-      await repairBlob(backend, bytes, id);
-      wantedFiles.delete(id);
-      restored.files++;
-    }
-  }
+  // Restoring writes objects a prune could otherwise find unreferenced mid-write: under a lease.
+  if (wantedChunks.size + wantedFiles.size > 0) await withWriterLease(backend, (guarded) => restoreFromCopies(guarded, copies, wantedChunks, wantedFiles, restored));
   return { restored, after: before.ok && !restored.format ? before : await verifyArchive(backend) };
+}
+
+async function restoreFromCopies(
+  backend: Backend,
+  copies: () => AsyncIterable<Buffer>,
+  wantedChunks: Set<string>,
+  wantedFiles: Set<string>,
+  restored: { chunks: number; files: number },
+): Promise<void> {
+  for await (const bytes of copies()) {
+    for (const id of await restoreChunks(backend, bytes, wantedChunks)) {
+      wantedChunks.delete(id);
+      restored.chunks++;
+    }
+    const id = sha256(bytes);
+    if (!wantedFiles.has(id)) continue;
+    await repairBlob(backend, bytes, id);
+    wantedFiles.delete(id);
+    restored.files++;
+  }
 }
 
 async function restoreFormat(backend: Backend): Promise<boolean> {
