@@ -37,7 +37,7 @@ function diffView(diff) {
   if (!diff) return el('p', { class: 'muted' }, 'No earlier run with a manifest on this branch and target.');
   const kinds = Object.entries(diff.node_counts);
   return el('div', { 'data-diff': diff.previous },
-    el('p', {}, 'From ', runLink({ id: diff.previous }), ': ', kinds.length ? kinds.map(([k, n]) => el('span', { class: 'badge', 'data-kind': k, 'data-count': n }, `${n} ${k}`)) : 'no node changed.'),
+    el('p', {}, 'From ', runLink({ id: diff.previous }), ': ', diff.nodes_unknown ? `node changes unknown (${diff.nodes_unknown}).` : kinds.length ? kinds.map(([k, n]) => el('span', { class: 'badge', 'data-kind': k, 'data-count': n }, `${n} ${k}`)) : 'no node changed.'),
     diff.nodes.length ? table(['node', 'change'], diff.nodes.slice(0, 200).map((n) => [nodeLinkById(n.id), n.change])) : null,
     diff.statuses.length ? table(['node', 'was', 'now'], diff.statuses.slice(0, 200).map((s) => [nodeLinkById(s.id), statusBadge(s.from), statusBadge(s.to)])) : null);
 }

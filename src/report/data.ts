@@ -60,7 +60,14 @@ export interface RunDetail {
   timeline: RunTimeline | null;
   problems: { node: string; status: string; message: string | null }[];
   /** What changed since the previous run on its branch and target (`diff` of the two), or null for a first run. */
-  diff: { previous: string; node_counts: Record<string, number>; nodes: { id: string; change: string }[]; statuses: { id: string; from: string | null; to: string | null }[] } | null;
+  diff: {
+    previous: string;
+    node_counts: Record<string, number>;
+    nodes: { id: string; change: string }[];
+    /** Why the node changes cannot be known (this run archived no manifest): never "none". Absent when known. */
+    nodes_unknown?: string;
+    statuses: { id: string; from: string | null; to: string | null }[];
+  } | null;
 }
 
 export interface NodeChange {

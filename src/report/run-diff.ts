@@ -16,9 +16,10 @@ export interface RunFacts {
 export function runDiffs(runs: RunFacts[], changes: { node: string; change: NodeChange }[], results: SeriesInput[]): Map<string, NonNullable<RunDetail['diff']>> {
   const diffs = new Map<string, NonNullable<RunDetail['diff']>>();
   const previousOf = previousRuns(runs);
-  for (const { run } of runs) {
+  for (const { run, hasManifest } of runs) {
     const previous = previousOf.get(run.id);
-    if (previous) diffs.set(run.id, { previous: previous.run.id, node_counts: {}, nodes: [], statuses: [] });
+    const unknown = hasManifest ? {} : { nodes_unknown: 'this run archived no manifest' };
+    if (previous) diffs.set(run.id, { previous: previous.run.id, node_counts: {}, nodes: [], ...unknown, statuses: [] });
   }
   for (const { node, change } of changes) {
     const diff = diffs.get(change.run);

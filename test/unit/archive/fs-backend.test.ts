@@ -40,11 +40,13 @@ describe('the filesystem backend', () => {
     place(root, 'refs/branches/main.lock', 'x');
     place(root, 'refs/branches/main.lock.abc.stale', 'x');
     place(root, 'refs/branches/main', 'head');
-    expect(await backend.list('records/')).toEqual([
-      { key: 'records/a/one.json', size: statSync(path.join(root, 'records/a/one.json')).size },
-      { key: 'records/b/two.json', size: 1 },
-    ]);
-    expect(await backend.list('refs/')).toEqual([{ key: 'refs/branches/main', size: 4 }]);
+    // Each key with its size and write time, as the file system says (prune's grace period reads it).
+    const stated = (key: string) => {
+      const stat = statSync(path.join(root, key));
+      return { key, size: stat.size, modifiedMs: stat.mtimeMs };
+    };
+    expect(await backend.list('records/')).toEqual([stated('records/a/one.json'), { ...stated('records/b/two.json'), size: 1 }]);
+    expect(await backend.list('refs/')).toEqual([{ ...stated('refs/branches/main'), size: 4 }]);
     expect((await backend.list('rec')).map((k) => k.key)).toEqual(['records/a/one.json', 'records/b/two.json']);
     expect(await backend.list('records/a/one.json/')).toEqual([]);
     expect(await backend.list('nothing/')).toEqual([]);
