@@ -53,11 +53,20 @@ export function backendFor(location: string): Backend {
  * archive whose format is unknown could misfile everything in it.
  */
 export async function openArchive(location: string, options: { create: boolean; remote?: RemoteOptions | null }): Promise<Backend> {
-  const backend = await openBackend(location, options.remote);
-  const format = await backend.get(FORMAT_KEY);
+  return openArchiveOn(await openBackend(location, options.remote), options.create);
+}
+
+/** openArchive on a backend already reached. */
+export async function openArchiveOn(backend: Backend, create: boolean): Promise<Backend> {
+  let format = await backend.get(FORMAT_KEY);
+  // A writer puts FORMAT before any object, so objects listed after a missing FORMAT mean damage
+  // only if FORMAT is still missing now: another process may have created the archive meanwhile.
+  if (format === undefined && (await holdsObjects(backend))) {
+    format = await backend.get(FORMAT_KEY);
+    if (format === undefined) throw formatMissing(backend);
+  }
   if (format === undefined) {
-    if (await holdsObjects(backend)) throw formatMissing(backend);
-    if (!options.create) {
+    if (!create) {
       throw new AtticError('not-found', `No archive at ${backend.location}. Run 'dbtattic capture' in a dbt project first.`);
     }
     await backend.putIfAbsent(FORMAT_KEY, Buffer.from(`${ARCHIVE_FORMAT}\n`));
