@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,7 +46,7 @@ describe('a disk that fills up during capture', () => {
     writeSyntheticTarget({ invocationId: id }, target);
     const manifestFile = path.join(target, 'manifest.json');
     const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as { nodes: Record<string, { raw_code: string }> };
-    Object.values(manifest.nodes)[0]!.raw_code = randomBytes(600_000).toString('base64'); // incompressible, bigger than the room
+    Object.values(manifest.nodes)[0]!.raw_code = incompressible(800_000); // incompressible, bigger than the room, the same on every run
     writeFileSync(manifestFile, JSON.stringify(manifest));
     const backend = new FillingBackend(200_000);
     await backend.putIfAbsent('FORMAT', Buffer.from(`${ARCHIVE_FORMAT}\n`));
