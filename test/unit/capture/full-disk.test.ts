@@ -13,6 +13,10 @@ import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
 /**
  * A disk that fills up, injected through the backend interface (the e2e suite uses a real tmpfs
  * where it may mount one): the same path every backend's "no space" takes through capture.
+ * Only chunks take room: chunks are written several at once, so which of them land before the
+ * disk is full depends on timing, and a test that let them share the room with the records would
+ * sometimes fill the disk before the capture record (a capture that then fails as a whole, exit 7,
+ * which is a different promise from the one pinned here).
  */
 class FillingBackend extends MemBackend {
   constructor(private room: number) {
@@ -20,6 +24,7 @@ class FillingBackend extends MemBackend {
   }
 
   override async putIfAbsent(key: string, data: Uint8Array): Promise<boolean> {
+    if (!key.startsWith('chunks/')) return super.putIfAbsent(key, data);
     if (data.length > this.room) throw new AtticError('no-space', 'No space left on the disk of the archive mem:. Free space there and run the command again.');
     this.room -= data.length;
     return super.putIfAbsent(key, data);
