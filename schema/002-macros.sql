@@ -14,10 +14,16 @@ CREATE OR REPLACE MACRO effective_quoting(config, adapter) AS {
 
 -- A contract as compared: nothing unless enforced (newer dbt writes `{"enforced": false, ...}`
 -- where older wrote none), and never dbt's checksum of it, whose recipe changes by release
--- (the columns it covers are compared as columns).
+-- (the columns it covers are compared as columns). Its settings by name, not as JSON text:
+-- dbt Fusion writes the same keys in another order. alias_types defaults to true.
 CREATE OR REPLACE MACRO compared_contract(contract) AS
   CASE WHEN coalesce(try_cast(json_extract(contract, '$.enforced') AS BOOLEAN), false)
-       THEN json_merge_patch(json_merge_patch('{}', contract), '{"checksum":null}') END;
+       THEN {'alias_types': coalesce(try_cast(json_extract(contract, '$.alias_types') AS BOOLEAN), true)} END;
+
+-- Tags or meta as compared: none written and none set are the same (dbt Fusion writes `[]` and
+-- `{}` where dbt 1.x wrote nothing).
+CREATE OR REPLACE MACRO compared_labels(value) AS
+  CASE WHEN value IS NULL OR CAST(value AS VARCHAR) IN ('[]', '{}', 'null') THEN NULL ELSE value END;
 
 -- What differs between two states of a node. `f` and `t` are node_version rows (structs);
 -- from_fp / to_fp their fingerprints in the two invocations; changed_macros the macros the node
@@ -39,8 +45,8 @@ CREATE OR REPLACE MACRO node_change_aspects(f, t, from_fp, to_fp, changed_macros
   CASE WHEN (f.database_name, f.schema_name, f.identifier) IS DISTINCT FROM (t.database_name, t.schema_name, t.identifier)
          OR effective_quoting(f.config, from_adapter) IS DISTINCT FROM effective_quoting(t.config, to_adapter) THEN 'relation' END,
   CASE WHEN f.description IS DISTINCT FROM t.description THEN 'description' END,
-  CASE WHEN f.tags IS DISTINCT FROM t.tags THEN 'tags' END,
-  CASE WHEN f.meta IS DISTINCT FROM t.meta THEN 'meta' END,
+  CASE WHEN compared_labels(f.tags) IS DISTINCT FROM compared_labels(t.tags) THEN 'tags' END,
+  CASE WHEN compared_labels(f.meta) IS DISTINCT FROM compared_labels(t.meta) THEN 'meta' END,
   CASE WHEN f.columns_compared IS DISTINCT FROM t.columns_compared THEN 'columns' END
 ] IF aspect IS NOT NULL];
 

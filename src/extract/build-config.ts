@@ -14,8 +14,22 @@ import { normalizeSql } from './sql-tokens.js';
 
 /** The node's config fields this module reads; anything else in the manifest is ignored. */
 export interface ConfiguredNode {
+  resource_type?: unknown;
   config?: Readonly<Record<string, unknown>> | null;
   unrendered_config?: Readonly<Record<string, unknown>> | null;
+}
+
+/**
+ * Resource types that have one materialization, named after them: dbt 1.x writes it out,
+ * dbt Fusion leaves it out. Either way it is the only one the node can have.
+ */
+const OWN_MATERIALIZATION: Readonly<Record<string, string>> = { seed: 'seed', snapshot: 'snapshot', test: 'test' };
+
+/** The node's materialization: as configured, else the one its resource type implies. */
+export function materializationOf(resourceType: string, config: Readonly<Record<string, unknown>>): string | null {
+  const configured = config.materialized;
+  if (typeof configured === 'string' && configured !== '') return configured;
+  return OWN_MATERIALIZATION[resourceType] ?? null;
 }
 
 /**
@@ -92,9 +106,13 @@ function pickKeys(
     // Hooks add up across levels instead of overriding, so one set in the code hides no other.
     if (setInCode.has(key) && !(key in HOOK_ALIASES)) continue;
     const value = normalizeValue(key, configuredValue(node, key), dialect);
-    if (!isAbsent(value) && !isImplicitDefault(key, value)) picked[key] = value;
+    if (!isAbsent(value) && !isImplicitDefault(key, value) && !isOwnMaterialization(node, key, value)) picked[key] = value;
   }
   return picked;
+}
+
+function isOwnMaterialization(node: ConfiguredNode, key: string, value: unknown): boolean {
+  return key === 'materialized' && typeof node.resource_type === 'string' && OWN_MATERIALIZATION[node.resource_type] === value;
 }
 
 function configuredValue(node: ConfiguredNode, key: string): unknown {
@@ -112,6 +130,8 @@ function normalizeValue(key: string, value: unknown, dialect: SqlDialect): unkno
   if (key === 'sql_header') return typeof value === 'string' ? normalizeSql(value, dialect) : value;
   if (key === 'quoting') return quotingBeyondDefaults(value, dialect.adapter);
   if (key in HOOK_ALIASES) return normalizeHooks(value, dialect);
+  // A key of several columns is a set: dbt 1.12 writes a snapshot's twice over, Fusion once.
+  if (key === 'unique_key' && Array.isArray(value)) return [...new Set(value.map((column) => (typeof column === 'string' ? column.trim() : column)))];
   return value;
 }
 

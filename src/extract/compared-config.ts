@@ -24,23 +24,75 @@ const WRITTEN_DEFAULTS: Readonly<Record<string, unknown>> = {
   schema_origin: 'remote',
 };
 
-export function comparedConfig(config: unknown): string | null {
+/**
+ * `options.jinja`: the values are Jinja as the user wrote it (unrendered_config), where `True`
+ * and `true` are the same literal; dbt 1.x writes what the user typed, dbt Fusion lowercases.
+ */
+/** Keys whose lists are sets (grantees per privilege, the columns of a key): dbt 1.12 repeats their entries when it merges config levels. */
+const SET_VALUED_KEYS = new Set(['grants', 'unique_key']);
+
+function withoutRepeats(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const seen = new Set<string>();
+    return value.filter((item) => !seen.has(canonicalJson(item)) && Boolean(seen.add(canonicalJson(item))));
+  }
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutRepeats(item)]));
+  return value;
+}
+
+export function comparedConfig(config: unknown, options: { jinja?: boolean } = {}): string | null {
   if (config === null || config === undefined) return canonicalJson({});
   if (!isRecord(config)) return canonicalJson(config);
   const kept: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(config)) {
     if (OWN_ASPECT_KEYS.has(key)) continue;
-    const present = withoutAbsent(value);
+    const written = SET_VALUED_KEYS.has(key) ? withoutRepeats(value) : value;
+    const present = withoutAbsent(options.jinja ? withJinjaLiteralsLowered(written) : written);
     if (present === undefined || isImplicitDefault(key, present) || isWrittenDefault(key, present)) continue;
     kept[key] = present;
   }
   return canonicalJson(kept);
 }
 
-/** Declared columns compared: each column without the empty fields newer dbt versions add. */
-export function comparedColumns(columns: unknown): string | null {
+/**
+ * Declared columns compared: each column without the empty fields newer dbt versions add, and
+ * without what a dbt release derives from the rest: `doc_blocks` (the doc() calls of the
+ * description, which is compared), `config.meta` and `config.tags` (dbt 1.10+ mirrors the
+ * column's meta and tags there), and meta entries and tags the node has itself (dbt Fusion
+ * copies the node's meta and tags onto each column).
+ */
+export function comparedColumns(columns: unknown, node: { meta?: unknown; tags?: unknown } = {}): string | null {
   if (columns === null || columns === undefined) return null;
-  return canonicalJson(withoutAbsent(columns) ?? {});
+  if (!isRecord(columns)) return canonicalJson(withoutAbsent(columns) ?? {});
+  const inherited = { meta: isRecord(node.meta) ? node.meta : {}, tags: new Set(Array.isArray(node.tags) ? node.tags : []) };
+  const kept = Object.fromEntries(Object.entries(columns).map(([name, column]) => [name, isRecord(column) ? withoutDerived(column, inherited) : column]));
+  return canonicalJson(withoutAbsent(kept) ?? {});
+}
+
+interface Inherited {
+  meta: Record<string, unknown>;
+  tags: ReadonlySet<unknown>;
+}
+
+function withoutDerived(column: Record<string, unknown>, inherited: Inherited): Record<string, unknown> {
+  const { doc_blocks: _docBlocks, config, meta, tags, dimension, ...rest } = column;
+  const mirrors = (key: string, value: unknown): boolean => (key === 'meta' && canonicalJson(value) === canonicalJson(meta)) || (key === 'tags' && canonicalJson(value) === canonicalJson(tags));
+  return {
+    ...rest,
+    meta: isRecord(meta) ? Object.fromEntries(Object.entries(meta).filter(([key, value]) => !Object.hasOwn(inherited.meta, key) || canonicalJson(value) !== canonicalJson(inherited.meta[key]))) : meta,
+    tags: Array.isArray(tags) ? tags.filter((tag) => !inherited.tags.has(tag)) : tags,
+    config: isRecord(config) ? Object.fromEntries(Object.entries(config).filter(([key, value]) => !mirrors(key, value))) : config,
+    // dbt 1.12 writes a dimension's `is_partition: false`, the default, that Fusion leaves out.
+    dimension: isRecord(dimension) && dimension.is_partition === false ? { ...dimension, is_partition: undefined } : dimension,
+  };
+}
+
+/** `True`, `False`, `None` and their lowercase forms are one literal each in Jinja; strings inside quotes are left alone. */
+function withJinjaLiteralsLowered(value: unknown): unknown {
+  if (typeof value === 'string') return value.replace(/('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|\b(True|False|None)\b/g, (match, quoted: string | undefined) => quoted ?? match.toLowerCase());
+  if (Array.isArray(value)) return value.map(withJinjaLiteralsLowered);
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withJinjaLiteralsLowered(item)]));
+  return value;
 }
 
 /** The value with its absent parts dropped at every depth; undefined when nothing is left. */

@@ -1,5 +1,6 @@
 import { asArray, asObject, json, pick, str, text, type JsonObject } from './fields.js';
 import { comparedColumns, comparedConfig } from './compared-config.js';
+import { materializationOf } from './build-config.js';
 import { macroVersionId, nodeVersionId } from './node-version.js';
 import { sha256 } from '../vocab/index.js';
 import type {
@@ -108,7 +109,7 @@ function nodeVersionRow(node: JsonObject, uniqueId: string, id: string, context:
     patch_path: str(node.patch_path),
     language: languageOf(node, resourceType, context.schemaVersion),
     raw_code: rawCode,
-    materialization: str(config.materialized),
+    materialization: materializationOf(resourceType, config),
     database_name: str(node.database),
     schema_name: str(node.schema),
     identifier: str(node.alias) ?? str(node.identifier),
@@ -127,8 +128,8 @@ function nodeVersionRow(node: JsonObject, uniqueId: string, id: string, context:
     declared_columns: json(node.columns),
     attributes: json(pick(node, ATTRIBUTES[resourceType] ?? [])),
     config_compared: comparedConfig(node.config),
-    unrendered_config_compared: comparedConfig(node.unrendered_config),
-    columns_compared: comparedColumns(node.columns),
+    unrendered_config_compared: comparedConfig(node.unrendered_config, { jinja: true }),
+    columns_compared: comparedColumns(node.columns, { meta: node.meta ?? config.meta, tags: node.tags ?? config.tags }),
   };
 }
 

@@ -12,7 +12,7 @@ import { normalizeSql } from './sql-tokens.js';
  */
 
 /** Bumped whenever the recipe changes, since every fingerprint changes with it. */
-export const FINGERPRINT_VERSION = 1;
+export const FINGERPRINT_VERSION = 2;
 
 /** The node fields read, under the names of manifest v1–v12 and Fusion's v20; all optional. */
 export interface FingerprintInput extends ConfiguredNode {

@@ -30,7 +30,8 @@ export interface CurrentNode {
   materialization: string | null;
   fingerprint: string | null;
   checksum: string | null;
-  /** A hash of the build config and contract: tells a config change from a code change. */
+  /** A hash of the build config, relation and contract as compared (src/extract/compared-config.ts), so a
+   *  dbt release rewriting them is no config change: tells a config change from a code change. */
   configKey: string | null;
   buildAfter: BuildAfter | null;
   /** depends_on.nodes: models, seeds, snapshots and sources it reads (tests: what they test). */
@@ -124,7 +125,7 @@ async function readCurrentNodes(connection: DuckDBConnection, invocationId: stri
   const found = await rows(
     connection,
     `SELECT nv.unique_id, nv.resource_type, nv.name, nv.package_name, nv.path, nv.tags, nv.fqn, nv.materialization, ni.fingerprint, nv.checksum,
-            md5(concat_ws('|', nv.materialization, nv.unrendered_config::VARCHAR, nv.contract::VARCHAR)) AS config_key,
+            md5(concat_ws('|', nv.materialization, nv.unrendered_config_compared::VARCHAR, compared_contract(nv.contract)::VARCHAR, json_extract(nv.unrendered_config, '$.database')::VARCHAR, json_extract(nv.unrendered_config, '$.schema')::VARCHAR, json_extract(nv.unrendered_config, '$.alias')::VARCHAR)) AS config_key,
             json_extract(nv.config, '$.freshness.build_after') AS build_after,
             concat_ws('.', nv.database_name, nv.schema_name, nv.identifier) AS table_key
      FROM node_invocation ni JOIN node_version nv ON nv.node_version_id = ni.node_version_id

@@ -1,11 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { FINGERPRINT_VERSION, ROWS_VERSION } from '../extract/index.js';
 import { sha256 } from '../vocab/index.js';
 
 /**
- * The store's schema is the SQL in schema/*.sql, applied in name order. Its hash is the schema
- * version: a store written under other SQL is rebuilt from the archive rather than migrated,
- * since the archive holds everything the store is derived from.
+ * The store's schema is the SQL in schema/*.sql, applied in name order. Its hash, with the
+ * versions of the rules that derive rows from artifacts, is the schema version: a store written
+ * under other SQL or other rules is rebuilt from the archive rather than migrated, since the
+ * archive holds everything the store is derived from.
  */
 const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
 
@@ -22,7 +24,7 @@ export function loadSchemaSql(): SchemaSql {
     .filter((name) => name.endsWith('.sql'))
     .sort()
     .map((name) => ({ name, sql: readFileSync(new URL(name, SCHEMA_DIR), 'utf8') }));
-  cached = { files, version: sha256(files.map((f) => `${f.name}\n${f.sql}`).join('\n')).slice(0, 16) };
+  cached = { files, version: sha256([`rows ${ROWS_VERSION} fingerprint ${FINGERPRINT_VERSION}`, ...files.map((f) => `${f.name}\n${f.sql}`)].join('\n')).slice(0, 16) };
   return cached;
 }
 
