@@ -3,13 +3,14 @@
 // with a goal print `"pass": true|false`. Exit status 1 when a goal is missed.
 //   npm run bench                  all of them
 //   npm run bench -- dedup large   those whose file name contains a word given
+//   BENCH_HISTORY_RUNS=1000 npm run bench -- history-scale   the 1,000-run variant of history-scale
 import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const BENCHES = ['startup.mjs', 'capture-dedup.mjs', 'capture-outputs.mjs', 'ingest-history.mjs', 'ingest-large.mjs', 'sql-normalize.mjs', 's3-remote.mjs', 'plan-scale.mjs', 'report-scale.mjs', 'prune.mjs'];
+const BENCHES = ['startup.mjs', 'capture-dedup.mjs', 'capture-outputs.mjs', 'ingest-history.mjs', 'ingest-large.mjs', 'sql-normalize.mjs', 's3-remote.mjs', 'plan-scale.mjs', 'report-scale.mjs', 'prune.mjs', 'history-scale.mjs'];
 
 const only = process.argv.slice(2);
 // Figures depend on the Node line (issue 17): every report starts with it.

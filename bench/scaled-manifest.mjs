@@ -10,9 +10,9 @@ export const CORPUS = process.env.DBTATTIC_CORPUS ?? path.resolve(here, '../../s
 const SEED = 'typedef-medallion-snowflake-1.10.13/target-seq/01_2025-11-04_fa6a74d3/manifest.json';
 
 /** The manifest to grow: a real one (named in the output) when the corpus is here. */
-export function seedManifest() {
-  const file = path.join(CORPUS, SEED);
-  if (existsSync(file)) return { file, label: `corpus ${SEED}` };
+export function seedManifest(seed = SEED) {
+  const file = path.join(CORPUS, seed);
+  if (existsSync(file)) return { file, label: `corpus ${seed}` };
   throw new Error(`benchmarks need the corpus at ${CORPUS} (set DBTATTIC_CORPUS)`);
 }
 
