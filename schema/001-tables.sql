@@ -150,6 +150,23 @@ CREATE TABLE IF NOT EXISTS node_depends_on (
   kind          VARCHAR NOT NULL   -- 'node' or 'macro'
 );
 
+-- Grain: one change of one node between two consecutive manifests of a project on a branch,
+-- the rows v_node_changes shows (schema/002-views.sql states the rules). Key: (unique_id,
+-- to_invocation). Derived when invocations are ingested (src/store/node-changes.ts), not at
+-- each read: a read that compared all of history grew with it. When an invocation is ingested
+-- or forgotten, the rows of the manifests from its place on in its partition are derived
+-- again, so the table is the same whatever order artifacts arrived in.
+CREATE TABLE IF NOT EXISTS node_change (
+  unique_id       VARCHAR NOT NULL,
+  from_invocation VARCHAR NOT NULL,  -- the previous manifest of the project and branch
+  to_invocation   VARCHAR NOT NULL,
+  from_version    VARCHAR,           -- NULL when added
+  to_version      VARCHAR,           -- NULL when removed
+  change_kind     VARCHAR NOT NULL,  -- semantic, relation, config, cosmetic, compiled, docs, other, added, removed
+  what_changed    VARCHAR[],         -- the aspects that differ (node_change_aspects, 002-macros.sql)
+  changed_macros  VARCHAR[]          -- macros it calls directly whose SQL changed
+);
+
 -- Macros have tables of their own: they are most of a manifest's entries (150 to 1,000, mostly
 -- dbt's own, unchanged for months) and share few columns with nodes; node queries need not
 -- filter them out. Grain: one distinct macro definition. Key: macro_version_id.

@@ -260,7 +260,9 @@ GROUP BY r.unique_id;
 --   the node calls, at any depth), or a macro the node calls directly (depends_on.macros, in
 --   both manifests) whose SQL changed. what_changed lists the aspects that differ, in the order
 --   below; changed_macros names those direct macros. A macro change alone leaves raw_code out
---   of what_changed: the node's text did not change, the SQL it builds did.
+--   of what_changed: the node's text did not change, the SQL it builds did. Also changed: the
+--   SQL dbt wrote under target/compiled (node_sql) differs from the last one compiled earlier in
+--   the partition from the same definition and fingerprint (compiled_sql).
 -- * added: absent from the previous manifest, present in this one (nodes of a partition's
 --   first manifest are its starting point, not additions); removed: the reverse. Disabled
 --   entries count as absent.
@@ -282,98 +284,8 @@ GROUP BY r.unique_id;
 -- The fingerprint covers build config and relation too; a change there alone is named config
 -- or relation, not semantic, so that the kind says which part of the definition moved.
 CREATE OR REPLACE VIEW v_node_changes AS
-WITH manifest AS (
-  SELECT
-    invocation_id, seq, invoked_at,
-    coalesce(project_name, '') AS project_key,
-    coalesce(branch, '') AS branch_key,
-    row_number() OVER (PARTITION BY coalesce(project_name, ''), coalesce(branch, '') ORDER BY seq) AS k
-  FROM v_invocation_sequence
-  WHERE has_manifest
-),
-appearance AS (
-  SELECT
-    m.project_key, m.branch_key, m.k, m.invocation_id, n.unique_id, n.node_version_id, n.fingerprint,
-    lag(m.k) OVER w AS prev_k,
-    lag(m.invocation_id) OVER w AS prev_invocation_id,
-    lag(n.node_version_id) OVER w AS prev_version_id,
-    lag(n.fingerprint) OVER w AS prev_fingerprint,
-    lead(m.k) OVER w AS next_k,
-    -- Compiled SQL: the file of this invocation, and the last one an earlier invocation wrote
-    -- (a parse or a seed between two builds compiles nothing), with the definition it was
-    -- compiled from: a change of code since then is reported where the code changed.
-    c.object_id AS compiled_object,
-    last_value(CASE WHEN c.object_id IS NOT NULL THEN {'object_id': c.object_id, 'version_id': n.node_version_id, 'fingerprint': n.fingerprint} END IGNORE NULLS)
-      OVER (w ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS prev_compiled
-  FROM node AS n
-  JOIN manifest AS m ON m.invocation_id = n.invocation_id
-  LEFT JOIN node_sql AS c ON c.invocation_id = n.invocation_id AND c.unique_id = n.unique_id AND c.kind = 'compiled'
-  WHERE NOT n.disabled
-  WINDOW w AS (PARTITION BY m.project_key, m.branch_key, n.unique_id ORDER BY m.k)
-),
-compiled AS (
-  -- The earlier compiled SQL counts only if the node's definition and fingerprint are those it
-  -- was compiled from.
-  SELECT a.*, CASE WHEN a.prev_compiled.version_id = a.node_version_id AND a.prev_compiled.fingerprint IS NOT DISTINCT FROM a.fingerprint
-                   THEN a.prev_compiled.object_id END AS prev_compiled_same_code
-  FROM appearance AS a
-),
-macro_use AS (
-  SELECT d.invocation_id, d.unique_id, d.depends_on_id AS macro_id, mi.macro_version_id
-  FROM node_depends_on AS d
-  JOIN macro_invocation AS mi ON mi.invocation_id = d.invocation_id AND mi.unique_id = d.depends_on_id
-  WHERE d.kind = 'macro'
-),
-macro_change AS (
-  SELECT a.invocation_id, a.unique_id, list(DISTINCT now.macro_id ORDER BY now.macro_id) AS changed_macros
-  FROM appearance AS a
-  JOIN macro_use AS was ON was.invocation_id = a.prev_invocation_id AND was.unique_id = a.unique_id
-  JOIN macro_use AS now ON now.invocation_id = a.invocation_id AND now.unique_id = a.unique_id AND now.macro_id = was.macro_id
-  -- The SQL, as in changed_called_macros (002-macros.sql): not a reshaped macro entry.
-  JOIN macro_version AS vw ON vw.macro_version_id = was.macro_version_id
-  JOIN macro_version AS vn ON vn.macro_version_id = now.macro_version_id
-  WHERE a.prev_k = a.k - 1 AND now.macro_version_id <> was.macro_version_id AND vn.macro_sql IS DISTINCT FROM vw.macro_sql
-  GROUP BY a.invocation_id, a.unique_id
-),
-changed AS (
-  SELECT
-    a.unique_id, a.prev_invocation_id AS from_invocation, a.invocation_id AS to_invocation,
-    f.node_version_id AS from_version, t.node_version_id AS to_version, t.resource_type, mc.changed_macros,
-    a.prev_fingerprint IS NOT NULL AND a.fingerprint IS NOT NULL AS fingerprints_known,
-    change_aspects_or_other(
-      list_concat(node_change_aspects(f, t, a.prev_fingerprint, a.fingerprint, mc.changed_macros, fi.adapter_type, ti.adapter_type),
-                  compiled_sql_aspect(a.prev_compiled_same_code, a.compiled_object)),
-      f.node_version_id, t.node_version_id, fi.dbt_version, ti.dbt_version) AS aspects
-  FROM compiled AS a
-  JOIN node_version AS f ON f.node_version_id = a.prev_version_id
-  JOIN node_version AS t ON t.node_version_id = a.node_version_id
-  JOIN invocation AS fi ON fi.invocation_id = a.prev_invocation_id
-  JOIN invocation AS ti ON ti.invocation_id = a.invocation_id
-  LEFT JOIN macro_change AS mc ON mc.invocation_id = a.invocation_id AND mc.unique_id = a.unique_id
-  WHERE a.prev_k = a.k - 1
-    AND (a.prev_version_id <> a.node_version_id OR mc.changed_macros IS NOT NULL OR a.prev_fingerprint IS DISTINCT FROM a.fingerprint
-         OR len(compiled_sql_aspect(a.prev_compiled_same_code, a.compiled_object)) > 0)
-),
-kinded AS (
-  -- A change with no aspect left is a dbt release reshaping the node (change_aspects_or_other): no row.
-  SELECT
-    unique_id, from_invocation, to_invocation, from_version, to_version,
-    node_change_kind(aspects, resource_type, fingerprints_known) AS change_kind,
-    aspects AS what_changed,
-    changed_macros
-  FROM changed
-  WHERE len(aspects) > 0
-  UNION ALL
-  SELECT a.unique_id, m.invocation_id, a.invocation_id, NULL, a.node_version_id, 'added', NULL, NULL
-  FROM appearance AS a
-  JOIN manifest AS m ON m.project_key = a.project_key AND m.branch_key = a.branch_key AND m.k = a.k - 1
-  WHERE a.prev_k IS NULL OR a.prev_k < a.k - 1
-  UNION ALL
-  SELECT a.unique_id, a.invocation_id, m.invocation_id, a.node_version_id, NULL, 'removed', NULL, NULL
-  FROM appearance AS a
-  JOIN manifest AS m ON m.project_key = a.project_key AND m.branch_key = a.branch_key AND m.k = a.k + 1
-  WHERE a.next_k IS NULL OR a.next_k > a.k + 1
-)
+-- The rows are derived once, when invocations are ingested, by these rules (node_change,
+-- src/store/node-changes.ts); the view adds names and times.
 SELECT
   c.unique_id,
   v.name,
@@ -387,7 +299,7 @@ SELECT
   c.change_kind,
   c.what_changed,
   c.changed_macros
-FROM kinded AS c
+FROM node_change AS c
 JOIN node_version AS v ON v.node_version_id = coalesce(c.to_version, c.from_version)
 JOIN v_invocation_sequence AS s ON s.invocation_id = c.to_invocation;
 

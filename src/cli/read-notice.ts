@@ -1,5 +1,6 @@
 import { ExitCode } from '../errors.js';
 import { isDamaged, type ReadNotice } from '../store/index.js';
+import { countOf } from '../vocab/index.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -20,6 +21,9 @@ function tell(io: CliIo, notice: ReadNotice): number {
   const warn = (text: string): void => io.stderr(`${io.color.yellow('warning:')} ${text}\n`);
   if (notice.movedAside) {
     warn(`the store ${notice.movedAside.from} could not be opened (${notice.movedAside.reason}); it was moved aside to ${notice.movedAside.to} and derived again from the archive`);
+  }
+  if (notice.rebuilt) {
+    io.stderr(`the store was derived by another version of dbtattic (another store schema or extraction rules); it was rebuilt from the archive first (${countOf(notice.rebuilt.invocations, 'invocation')}), as it is after each upgrade that changes them\n`);
   }
   if (notice.behind) warn(`${notice.behind.why}, so it was read as it is: ${notice.behind.records} archive record(s) are not in it yet`);
   if (!isDamaged(notice.damage)) return ExitCode.ok;

@@ -23,6 +23,7 @@ import { inTransaction, type Database } from './database.js';
 import { VersionWriter } from './version-writer.js';
 import { ingestInvocation, insertProblems, type IngestProblem } from './ingest.js';
 import { dropForgottenRows } from './forgotten.js';
+import { changeFollowers, refreshNodeChanges } from './node-changes.js';
 
 export interface CatchUpReport {
   invocations: number;
@@ -62,12 +63,16 @@ export async function catchUp(db: Database, backend: Backend, onProgress?: Progr
   const problems: IngestProblem[] = [];
   const versions = touched.length > 0 ? await VersionWriter.open(await db.connect()) : null;
   let done = 0;
+  // The manifests after each touched one compare with it: their change rows are derived again.
+  const changedFrom = [...touched];
   for (const invocationId of touched) {
+    changedFrom.push(...(await changeFollowers(connection, [invocationId])));
     const records = await listInvocationRecords(backend, invocationId);
     const captures = await readCapturesOf(connection, invocationId);
     problems.push(...(await ingestInvocation(connection, versions!, backend, { invocationId, records, captures })));
     onProgress?.(++done, touched.length);
   }
+  if (touched.length > 0) await inTransaction(connection, () => refreshNodeChanges(connection, changedFrom));
   // Only a full catch-up has seen every damaged record, so only it may replace the list.
   if (full) problems.push(...(await recordDamagedRecords(connection, damaged)));
   return { invocations: touched.length, captures: newCaptures.length, problems };

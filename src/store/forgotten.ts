@@ -4,6 +4,7 @@ import { listForgetRecords, listInvocationRecords, listOutputRecordKeys, readFor
 import { PER_INVOCATION_TABLES } from './artifact-rows.js';
 import { inTransaction } from './database.js';
 import { dropUnheldVersions } from './ingest.js';
+import { changeFollowers, refreshNodeChanges } from './node-changes.js';
 import { OUTPUT_TABLES } from './output-rows.js';
 
 /**
@@ -30,8 +31,11 @@ export async function dropForgottenRows(connection: DuckDBConnection, backend: B
   const storedCaptures = await storedCapturesAmong(connection, captures);
   if (gone.length === 0 && storedCaptures.length === 0) return 0;
   await inTransaction(connection, async () => {
+    // Their successors compare with the manifest before them now.
+    const followers = await changeFollowers(connection, gone);
     for (const table of TABLES) await connection.run(`DELETE FROM ${table} WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))`, [listValue(gone)]);
     for (const table of ['capture_artifact', 'capture']) await connection.run(`DELETE FROM ${table} WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))`, [listValue(storedCaptures)]);
+    await refreshNodeChanges(connection, followers);
     await dropUnheldVersions(connection);
   });
   return gone.length;

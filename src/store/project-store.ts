@@ -29,6 +29,8 @@ export interface ReadNotice {
   /** Set when the store could not be caught up and is this many records behind the archive. */
   behind: { records: number; why: string } | null;
   movedAside: MovedAside | null;
+  /** Set when the store was written under another schema and was rebuilt from the archive first. */
+  rebuilt: { invocations: number } | null;
 }
 
 const WAIT_MS = 10_000;
@@ -43,7 +45,7 @@ export async function withCurrentStore<T>(config: AtticConfig, read: (db: Databa
   const opened = config.offline ? await openOffline(config.databaseFile) : await openCurrentStore(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), config.databaseFile, onProgress, config.remote !== null);
   try {
     const value = await read(opened.db);
-    onNotice?.({ damage: await readStoreDamage(opened.db.connection), behind: opened.behind, movedAside: opened.movedAside });
+    onNotice?.({ damage: await readStoreDamage(opened.db.connection), behind: opened.behind, movedAside: opened.movedAside, rebuilt: opened.rebuilt ?? null });
     return value;
   } finally {
     opened.db.close();
@@ -54,6 +56,7 @@ interface OpenedStore {
   db: Database;
   behind: ReadNotice['behind'];
   movedAside: MovedAside | null;
+  rebuilt?: ReadNotice['rebuilt'];
 }
 
 /** Reading commands catch up first (waiting a little for a busy store), then read. */
@@ -78,7 +81,10 @@ async function openCurrentStore(backend: Backend, file: string, onProgress: Prog
       if (!isAtticError(error) || error.code !== 'read-only') throw error;
       return readAsItIs(remote ? null : backend, file, 'the store cannot be written', error);
     }
-    if (report.status !== 'busy') return { db: await openDatabase(file, 'read'), behind: null, movedAside: report.movedAside ?? null };
+    if (report.status !== 'busy') {
+      const rebuilt = report.status === 'rebuilt' ? { invocations: report.report.invocations } : null;
+      return { db: await openDatabase(file, 'read'), behind: null, movedAside: report.movedAside ?? null, rebuilt };
+    }
     let busy: unknown;
     const reader = await openDatabase(file, 'read').catch((error: unknown) => {
       if (!isAtticError(error) || error.code !== 'store-busy') throw error;

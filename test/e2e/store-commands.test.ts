@@ -112,6 +112,20 @@ describe('query', () => {
     expect(all.stderr).toBe('');
   });
 
+  it('says when a store of another schema was rebuilt from the archive before answering', async () => {
+    expect((await cli('query', 'SELECT 1')).exitCode).toBe(0);
+    const db = await openDatabase(storeFile, 'write');
+    try {
+      await db.connection.run("UPDATE store_meta SET value = 'an-older-schema' WHERE key = 'schema_version'");
+    } finally {
+      db.close();
+    }
+    const rebuilt = await cli('query', '--json', 'SELECT count(*) AS n FROM invocation');
+    expect(JSON.parse(rebuilt.stdout)).toEqual([{ n: INVOCATIONS.length }]);
+    expect(rebuilt.stderr).toMatch(/another store schema or extraction rules.*rebuilt from the archive first \(5 invocations\)/);
+    expect((await cli('query', 'SELECT 1')).stderr).toBe('');
+  });
+
   describe('refuses statements that write, and the store is unchanged', () => {
     const outside = path.join(project.dir, 'outside');
     let before: Awaited<ReturnType<typeof snapshotStore>>;

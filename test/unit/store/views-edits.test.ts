@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Step } from '../../../fixtures/generate.mjs';
+import { refreshNodeChanges } from '../../../src/store/node-changes.js';
 import { buildFixtureStore, completedByNode, median, type FixtureStore } from './fixture-store.js';
 
 /**
@@ -47,8 +48,14 @@ async function refingerprint(n: number, uniqueId: string): Promise<void> {
   await run("UPDATE node_invocation SET fingerprint = 'edited-' || fingerprint WHERE invocation_id = $1 AND unique_id = $2", [step(n).invocation_id, uniqueId]);
 }
 
+/** v_node_changes after the edits: node_change derived again from the edited rows, as ingest would. */
+async function changes(sql: string, params: string[]): Promise<Record<string, unknown>[]> {
+  await refreshNodeChanges(fx.db.connection, fx.steps.map((s) => s.invocation_id));
+  return fx.query(sql, params);
+}
+
 async function changeAt(n: number, uniqueId: string): Promise<Record<string, unknown>[]> {
-  return fx.query('SELECT change_kind, what_changed FROM v_node_changes WHERE unique_id = $1 AND to_invocation = $2', [uniqueId, step(n).invocation_id]);
+  return changes('SELECT change_kind, what_changed FROM v_node_changes WHERE unique_id = $1 AND to_invocation = $2', [uniqueId, step(n).invocation_id]);
 }
 
 describe('v_node_changes classifies a change by the aspects that differ', () => {
@@ -80,7 +87,7 @@ describe('v_node_changes classifies a change by the aspects that differ', () => 
   it('a node missing from one manifest is removed there and added back in the next, with no change between', async () => {
     const rows = await fx.withEdits(async () => {
       await run('DELETE FROM node_invocation WHERE invocation_id = $1 AND unique_id = $2', [step(6).invocation_id, CUSTOMERS]);
-      return fx.query('SELECT from_invocation, to_invocation, change_kind, from_version IS NULL AS from_none, to_version IS NULL AS to_none FROM v_node_changes WHERE unique_id = $1 AND to_invocation IN ($2, $3) ORDER BY to_seq', [CUSTOMERS, step(6).invocation_id, step(7).invocation_id]);
+      return changes('SELECT from_invocation, to_invocation, change_kind, from_version IS NULL AS from_none, to_version IS NULL AS to_none FROM v_node_changes WHERE unique_id = $1 AND to_invocation IN ($2, $3) ORDER BY to_seq', [CUSTOMERS, step(6).invocation_id, step(7).invocation_id]);
     });
     expect(rows).toEqual([
       { from_invocation: step(5).invocation_id, to_invocation: step(6).invocation_id, change_kind: 'removed', from_none: false, to_none: true },
@@ -92,7 +99,7 @@ describe('v_node_changes classifies a change by the aspects that differ', () => 
     const rows = await fx.withEdits(async () => {
       const earlier = fx.steps.filter((s) => s.step < 7).map((s) => `'${s.invocation_id}'`).join(', ');
       await run(`DELETE FROM node_invocation WHERE unique_id = $1 AND invocation_id IN (${earlier})`, [CUSTOMERS]);
-      return fx.query("SELECT unique_id, from_invocation, to_invocation FROM v_node_changes WHERE change_kind IN ('added', 'removed')");
+      return changes("SELECT unique_id, from_invocation, to_invocation FROM v_node_changes WHERE change_kind IN ('added', 'removed')", []);
     });
     expect(rows).toEqual([{ unique_id: CUSTOMERS, from_invocation: step(6).invocation_id, to_invocation: step(7).invocation_id }]);
   });
