@@ -20,8 +20,7 @@ import {
 import { compareInstants, compareText, isArtifactType } from '../vocab/index.js';
 import { writeCaptureRows, readCapturesOf } from './capture-rows.js';
 import { inTransaction, type Database } from './database.js';
-import { VersionWriter } from './version-writer.js';
-import { ingestInvocation, insertProblems, type IngestProblem } from './ingest.js';
+import type { IngestProblem } from './ingest.js';
 import { dropForgottenRows } from './forgotten.js';
 import { changeFollowers, refreshNodeChanges } from './node-changes.js';
 
@@ -60,22 +59,32 @@ export async function catchUp(db: Database, backend: Backend, onProgress?: Progr
   const newOutputs = full ? await unseenOutputRecords(connection, backend, onDamaged) : [];
   if (newCaptures.length > 0) await inTransaction(connection, () => writeCaptureRows(connection, newCaptures));
   const touched = touchedInvocations(newArtifacts, newCaptures, newOutputs, full ? await damagedInvocations(connection) : []);
+  const problems = touched.length > 0 ? await ingestTouched(db, backend, touched, onProgress) : [];
+  // Only a full catch-up has seen every damaged record, so only it may replace the list.
+  if (full) problems.push(...(await recordDamagedRecords(connection, damaged)));
+  return { invocations: touched.length, captures: newCaptures.length, problems };
+}
+
+/**
+ * Ingest (and the extract layer under it) is loaded only when there is something to ingest: a
+ * reading command on a current store pays nothing for it at start-up.
+ */
+async function ingestTouched(db: Database, backend: Backend, touched: readonly string[], onProgress?: ProgressFn): Promise<IngestProblem[]> {
+  const [{ ingestInvocation }, { VersionWriter }] = await Promise.all([import('./ingest.js'), import('./version-writer.js')]);
+  const versions = await VersionWriter.open(await db.connect());
   const problems: IngestProblem[] = [];
-  const versions = touched.length > 0 ? await VersionWriter.open(await db.connect()) : null;
   let done = 0;
   // The manifests after each touched one compare with it: their change rows are derived again.
   const changedFrom = [...touched];
   for (const invocationId of touched) {
-    changedFrom.push(...(await changeFollowers(connection, [invocationId])));
+    changedFrom.push(...(await changeFollowers(db.connection, [invocationId])));
     const records = await listInvocationRecords(backend, invocationId);
-    const captures = await readCapturesOf(connection, invocationId);
-    problems.push(...(await ingestInvocation(connection, versions!, backend, { invocationId, records, captures })));
+    const captures = await readCapturesOf(db.connection, invocationId);
+    problems.push(...(await ingestInvocation(db.connection, versions, backend, { invocationId, records, captures })));
     onProgress?.(++done, touched.length);
   }
-  if (touched.length > 0) await inTransaction(connection, () => refreshNodeChanges(connection, changedFrom));
-  // Only a full catch-up has seen every damaged record, so only it may replace the list.
-  if (full) problems.push(...(await recordDamagedRecords(connection, damaged)));
-  return { invocations: touched.length, captures: newCaptures.length, problems };
+  await inTransaction(db.connection, () => refreshNodeChanges(db.connection, changedFrom));
+  return problems;
 }
 
 function unseenRecords(connection: DuckDBConnection, backend: Backend, scope: CatchUpScope, onDamaged: OnDamagedRecord): Promise<[ArtifactRecord[], CaptureRecord[]]> {
@@ -140,11 +149,18 @@ async function damagedInvocations(connection: DuckDBConnection): Promise<FirstCa
 /** Replaces the list of damaged records with the one this catch-up found. */
 async function recordDamagedRecords(connection: DuckDBConnection, damaged: readonly DamagedRecord[]): Promise<IngestProblem[]> {
   const problems = damaged.map((d): IngestProblem => ({ invocation_id: d.invocation_id, artifact_type: d.artifact, object_id: d.object_id, kind: 'damaged', archive_key: d.key, message: d.message }));
+  // Nothing damaged now nor before: no write transaction on every read.
+  if (problems.length === 0 && !(await hasDamagedRecords(connection))) return problems;
+  const { insertProblems } = await import('./ingest.js');
   await inTransaction(connection, async () => {
     await connection.run('DELETE FROM ingest_problem WHERE archive_key IS NOT NULL');
     await insertProblems(connection, problems);
   });
   return problems;
+}
+
+async function hasDamagedRecords(connection: DuckDBConnection): Promise<boolean> {
+  return (await connection.runAndReadAll('SELECT 1 FROM ingest_problem WHERE archive_key IS NOT NULL LIMIT 1')).getRows().length > 0;
 }
 
 interface FirstCaptured {

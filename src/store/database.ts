@@ -1,5 +1,6 @@
-import { DuckDBInstance, type DuckDBConnection } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
+import { duckdb } from './duckdb.js';
 import { checkDuckdbPath } from './duckdb-path.js';
 
 /**
@@ -27,7 +28,7 @@ export const WRITE_MEMORY_LIMIT = process.env.DBTATTIC_STORE_MEMORY_LIMIT ?? '25
 export async function openDatabase(file: string, mode: OpenMode): Promise<Database> {
   let instance: DuckDBInstance;
   try {
-    instance = await DuckDBInstance.create(checkDuckdbPath(file), mode === 'read' ? { access_mode: 'READ_ONLY' } : { memory_limit: WRITE_MEMORY_LIMIT });
+    instance = await duckdb.DuckDBInstance.create(checkDuckdbPath(file), mode === 'read' ? { access_mode: 'READ_ONLY' } : { memory_limit: WRITE_MEMORY_LIMIT });
   } catch (error) {
     throw asStoreError(file, error);
   }

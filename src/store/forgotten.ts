@@ -1,11 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { listValue } from '@duckdb/node-api';
 import { listForgetRecords, listInvocationRecords, listOutputRecordKeys, readForgetRecords, type Backend } from '../archive/index.js';
-import { PER_INVOCATION_TABLES } from './artifact-rows.js';
 import { inTransaction } from './database.js';
-import { dropUnheldVersions } from './ingest.js';
+import { duckdb } from './duckdb.js';
 import { changeFollowers, refreshNodeChanges } from './node-changes.js';
-import { OUTPUT_TABLES } from './output-rows.js';
 
 /**
  * The store follows `forget` (archive/forgotten.ts): rows of a forgotten invocation leave at
@@ -13,7 +10,6 @@ import { OUTPUT_TABLES } from './output-rows.js';
  * compiled code no remaining invocation holds, so the store equals what a rebuild derives.
  * An invocation the archive has records for again (a push re-filed it after the forget) stays.
  */
-const TABLES = [...PER_INVOCATION_TABLES, ...OUTPUT_TABLES, 'artifact_capture', 'ingest_problem', 'invocation'] as const;
 
 /** Which forget records to apply: all of them (a full catch-up), those a journal named, or none (right after a capture). */
 export type ForgetScope = { all: true } | { keys: readonly string[] };
@@ -30,11 +26,12 @@ export async function dropForgottenRows(connection: DuckDBConnection, backend: B
   const captures = [...new Set(records.flatMap((r) => r.captures))];
   const storedCaptures = await storedCapturesAmong(connection, captures);
   if (gone.length === 0 && storedCaptures.length === 0) return 0;
+  const [tables, { dropUnheldVersions }] = await Promise.all([perInvocationTables(), import('./ingest.js')]);
   await inTransaction(connection, async () => {
     // Their successors compare with the manifest before them now.
     const followers = await changeFollowers(connection, gone);
-    for (const table of TABLES) await connection.run(`DELETE FROM ${table} WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))`, [listValue(gone)]);
-    for (const table of ['capture_artifact', 'capture']) await connection.run(`DELETE FROM ${table} WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))`, [listValue(storedCaptures)]);
+    for (const table of tables) await connection.run(`DELETE FROM ${table} WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))`, [duckdb.listValue(gone)]);
+    for (const table of ['capture_artifact', 'capture']) await connection.run(`DELETE FROM ${table} WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))`, [duckdb.listValue(storedCaptures)]);
     await refreshNodeChanges(connection, followers);
     await dropUnheldVersions(connection);
   });
@@ -53,12 +50,18 @@ async function withoutRecords(backend: Backend, ids: readonly string[]): Promise
 async function storedAmong(connection: DuckDBConnection, ids: readonly string[]): Promise<string[]> {
   const reader = await connection.runAndReadAll(
     'SELECT DISTINCT invocation_id FROM (SELECT invocation_id FROM artifact_capture UNION ALL SELECT invocation_id FROM invocation_output) WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))',
-    [listValue(ids)],
+    [duckdb.listValue(ids)],
   );
   return reader.getRows().map(([id]) => String(id));
 }
 
 async function storedCapturesAmong(connection: DuckDBConnection, ids: readonly string[]): Promise<string[]> {
-  const reader = await connection.runAndReadAll('SELECT capture_id FROM capture WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))', [listValue(ids)]);
+  const reader = await connection.runAndReadAll('SELECT capture_id FROM capture WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))', [duckdb.listValue(ids)]);
   return reader.getRows().map(([id]) => String(id));
+}
+
+async function perInvocationTables(): Promise<string[]> {
+  // Loaded only when there is something to drop: ingest's modules are a reading command's start-up cost otherwise.
+  const [{ PER_INVOCATION_TABLES }, { OUTPUT_TABLES }] = await Promise.all([import('./artifact-rows.js'), import('./output-rows.js')]);
+  return [...PER_INVOCATION_TABLES, ...OUTPUT_TABLES, 'artifact_capture', 'ingest_problem', 'invocation'];
 }

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { listValue } from '@duckdb/node-api';
+import { duckdb } from './duckdb.js';
 
 /**
  * node_change (schema/001-tables.sql) holds v_node_changes' rows, computed when invocations are
@@ -29,7 +29,7 @@ const MANIFESTS = `
 export async function changeFollowers(connection: DuckDBConnection, ids: readonly string[]): Promise<string[]> {
   const stored = await connection.runAndReadAll(
     "SELECT DISTINCT invocation_id FROM artifact_capture WHERE artifact_type = 'manifest' AND invocation_id IN (SELECT unnest($1::VARCHAR[]))",
-    [listValue([...ids])],
+    [duckdb.listValue([...ids])],
   );
   const held = stored.getRows().map(([id]) => String(id));
   if (held.length === 0) return [];
@@ -38,7 +38,7 @@ export async function changeFollowers(connection: DuckDBConnection, ids: readonl
      SELECT next.invocation_id FROM manifest AS m
      JOIN manifest AS next ON next.project_key = m.project_key AND next.branch_key = m.branch_key AND next.k = m.k + 1
      WHERE m.invocation_id IN (SELECT unnest($1::VARCHAR[]))`,
-    [listValue(held)],
+    [duckdb.listValue(held)],
   );
   return reader.getRows().map(([id]) => String(id));
 }
@@ -49,7 +49,7 @@ export async function changeFollowers(connection: DuckDBConnection, ids: readonl
  */
 export async function refreshNodeChanges(connection: DuckDBConnection, from: readonly string[]): Promise<void> {
   await connection.run(`CREATE OR REPLACE TEMP TABLE change_manifest AS ${MANIFESTS}`);
-  await connection.run(PAIRS, [listValue([...from])]);
+  await connection.run(PAIRS, [duckdb.listValue([...from])]);
   await connection.run(
     `DELETE FROM node_change
      WHERE to_invocation IN (SELECT to_invocation FROM change_pair) OR to_invocation NOT IN (SELECT invocation_id FROM change_manifest)`,
