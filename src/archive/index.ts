@@ -15,7 +15,7 @@ export * from './records.js';
 export { artifactRecordKey, captureRecordKey, invocationIdProblem, keySegment } from './layout.js';
 export { listJournalIds, putJournalEntry, readJournalEntries, type JournalEntry } from './journal.js';
 export { readRef, updateRef, listRefs } from './refs.js';
-export { verifyArchive, type VerifyReport, type Problem } from './verify.js';
+export { verifyArchive, type VerifyReport, type Problem, type Summarize } from './verify.js';
 export { summarizeArchive, type ArchiveSummary } from './summary.js';
 export { advanceBranch, checkBranchName, createBranch, deleteBranch, listBranches, readBranch, type Branch } from './branches.js';
 export { transferArchive, divergedBranches, type TransferReport } from './transfer.js';

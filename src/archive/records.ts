@@ -1,5 +1,5 @@
 import { AtticError, isAtticError } from '../errors.js';
-import { compareInstants, compareText, isArtifactType, isCapturePhase, type ArtifactType, type CapturePhase, type ObjectId } from '../vocab/index.js';
+import { asRunResultsSummary, compareInstants, compareText, isArtifactType, isCapturePhase, type ArtifactType, type CapturePhase, type ObjectId, type RunResultsSummary } from '../vocab/index.js';
 import type { Backend } from './backend.js';
 import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationIdProblem, keySegment } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
@@ -27,6 +27,12 @@ export interface ArtifactRecord {
   captured_at: string;
   capture_id: string;
   phase: CapturePhase;
+  /**
+   * run_results only: its summary, derived at capture (vocab/run-summary.ts). Absent in records
+   * of older dbtattic versions and when the results could not be summarised: readers then
+   * summarise the bytes themselves.
+   */
+  summary?: RunResultsSummary;
 }
 
 /** repaired: the archive recorded the artifact, but its bytes or record were damaged and were written again. */
@@ -229,6 +235,8 @@ export function parseArtifactRecord(key: string, bytes: Buffer): ArtifactRecord 
   if (r.raw.kind !== 'artifact') throw unreadable(key, 'it is not an artifact record');
   const artifact = r.string('artifact');
   if (!isArtifactType(artifact)) throw unreadable(key, `unknown artifact type '${artifact}'`);
+  // An ill-shaped or foreign summary is ignored, not damage: the results' bytes still tell.
+  const summary = artifact === 'run_results' ? asRunResultsSummary(r.raw.summary) : null;
   return {
     kind: 'artifact',
     format: 1,
@@ -243,6 +251,7 @@ export function parseArtifactRecord(key: string, bytes: Buffer): ArtifactRecord 
     captured_at: r.string('captured_at'),
     capture_id: r.string('capture_id'),
     phase: r.phase(),
+    ...(summary ? { summary } : {}),
   };
 }
 

@@ -4,7 +4,7 @@ import { FORMAT_KEY } from './layout.js';
 import { repairBlob, restoreChunks } from './objects.js';
 import { ARCHIVE_FORMAT } from './open.js';
 import { withWriterLease } from './prune-guard.js';
-import { verifyArchive, type VerifyReport } from './verify.js';
+import { verifyArchive, type Summarize, type VerifyReport } from './verify.js';
 
 /**
  * `verify --repair`: re-writes what can be re-derived, then verifies again to say what remains
@@ -20,14 +20,14 @@ export interface RepairReport {
   after: VerifyReport;
 }
 
-export async function repairArchive(backend: Backend, copies: () => AsyncIterable<Buffer>, onProgress?: (done: number, total: number) => void): Promise<RepairReport> {
-  const before = await verifyArchive(backend, onProgress);
+export async function repairArchive(backend: Backend, copies: () => AsyncIterable<Buffer>, onProgress?: (done: number, total: number) => void, summarize?: Summarize): Promise<RepairReport> {
+  const before = await verifyArchive(backend, onProgress, summarize);
   const restored = { format: await restoreFormat(backend), chunks: 0, files: 0 };
   const wantedChunks = new Set(before.damaged.chunks);
   const wantedFiles = new Set(before.damaged.files);
   // Restoring writes objects a prune could otherwise find unreferenced mid-write: under a lease.
   if (wantedChunks.size + wantedFiles.size > 0) await withWriterLease(backend, (guarded) => restoreFromCopies(guarded, copies, wantedChunks, wantedFiles, restored));
-  return { restored, after: before.ok && !restored.format ? before : await verifyArchive(backend) };
+  return { restored, after: before.ok && !restored.format ? before : await verifyArchive(backend, undefined, summarize) };
 }
 
 async function restoreFromCopies(

@@ -17,7 +17,8 @@ import { readBlob, readChunk, readFileIndex } from './objects.js';
 import { parseOutputRecord } from './outputs.js';
 import { parseSqlTree } from './sql-tree.js';
 import { forEachLimited } from '../vocab/parallel.js';
-import { parseArtifactRecord, parseCaptureRecord } from './records.js';
+import type { RunResultsSummary } from '../vocab/run-summary.js';
+import { parseArtifactRecord, parseCaptureRecord, type ArtifactRecord } from './records.js';
 import { parsePlanRecord, PLAN_RECORDS_PREFIX } from './plans.js';
 import { forgottenInvocations } from './forgotten.js';
 
@@ -45,7 +46,13 @@ export interface VerifyReport {
   damaged: { chunks: string[]; files: string[] };
 }
 
-export async function verifyArchive(backend: Backend, onProgress?: (done: number, total: number) => void): Promise<VerifyReport> {
+/**
+ * How run results are summarised (extract's rule, which the archive layer cannot import): given,
+ * verify checks each run_results record's summary against the bytes it points at.
+ */
+export type Summarize = (bytes: Buffer, invocationId: string) => RunResultsSummary;
+
+export async function verifyArchive(backend: Backend, onProgress?: (done: number, total: number) => void, summarize?: Summarize): Promise<VerifyReport> {
   const problems: Problem[] = [];
   const report = (kind: ProblemKind, key: string, message: string): void => {
     problems.push({ kind, key, message });
@@ -59,7 +66,7 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   const damaged = { chunks: new Set<string>(), files: new Set<string>() };
   const goodChunks = await checkChunks(backend, chunks.map((c) => c.key), report, tick);
   const goodFiles = await checkFiles(backend, files.map((f) => f.key), goodChunks, report, tick, damaged.chunks);
-  const artifactKeys = await checkArtifactRecords(backend, goodFiles, report, damaged.files);
+  const artifactKeys = await checkArtifactRecords(backend, goodFiles, report, damaged.files, summarize);
   const captureCount = await checkCaptureRecords(backend, artifactKeys, await forgottenInvocations(backend), report);
   await checkPlanRecords(backend, artifactKeys, report);
   await checkOutputRecords(backend, goodFiles, report, damaged.files);
@@ -126,7 +133,7 @@ async function checkFile(backend: Backend, id: string, goodChunks: Set<string>, 
   if (hash.digest('hex') !== id) throw new Error('reassembles to bytes with a different hash');
 }
 
-async function checkArtifactRecords(backend: Backend, goodFiles: Set<string>, report: Report, badFiles: Set<string>): Promise<Set<string>> {
+async function checkArtifactRecords(backend: Backend, goodFiles: Set<string>, report: Report, badFiles: Set<string>, summarize?: Summarize): Promise<Set<string>> {
   const keys = new Set<string>();
   const entries = await backend.list(INVOCATION_RECORDS_PREFIX);
   await forEachLimited(entries, 16, async ({ key }) => {
@@ -138,10 +145,27 @@ async function checkArtifactRecords(backend: Backend, goodFiles: Set<string>, re
       if (!goodFiles.has(record.sha256)) {
         badFiles.add(record.sha256);
         report('dangling-record', key, `points at artifact ${record.sha256}, which is missing or damaged`);
+      } else if (record.summary && summarize) {
+        await checkSummary(backend, record, summarize);
       }
     }, key, 'bad-record', report);
   });
   return keys;
+}
+
+/** `state` hands out runs by their summaries: one that says other than its results would mislead it. */
+async function checkSummary(backend: Backend, record: ArtifactRecord, summarize: Summarize): Promise<void> {
+  let derived: RunResultsSummary;
+  try {
+    derived = summarize(await readBlob(backend, record.sha256), record.invocation_id);
+  } catch (error) {
+    throw new Error(`has a summary of run results that cannot be summarised (${error instanceof Error ? error.message : String(error)})`);
+  }
+  if (canonicalJson(derived) !== canonicalJson(record.summary)) throw new Error('its summary does not match the run results it points at');
+}
+
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
 }
 
 /** A capture record may name artifacts of invocations `forget` removed since (forgotten.ts): that is history, not damage. */

@@ -14,7 +14,7 @@ import {
   type RunInfo,
 } from '../archive/index.js';
 import { AtticError, isAtticError } from '../errors.js';
-import { sha256, type CapturePhase } from '../vocab/index.js';
+import { sha256, type CapturePhase, type RunResultsSummary } from '../vocab/index.js';
 import { checkComplete } from './artifact-header.js';
 import type { CapturePlan, PlannedArtifact } from './plan.js';
 import { readRegularFile } from './regular-file.js';
@@ -115,7 +115,7 @@ async function storeArtifact(backend: Backend, item: PresentArtifact, meta: Capt
   }
   try {
     const put = await putBlob(backend, bytes, item.sha256, onChunk);
-    const wrote = await putArtifactRecord(backend, artifactRecordOf(item, meta));
+    const wrote = await putArtifactRecord(backend, artifactRecordOf(item, meta, await summaryOf(item, bytes)));
     // Another capture may have filed the same record a moment ago: then ours is unchanged.
     return entry(item, wrote ? 'captured' : 'unchanged', put.storedBytes);
   } catch (error) {
@@ -133,11 +133,27 @@ async function storeArtifact(backend: Backend, item: PresentArtifact, meta: Capt
  */
 async function repairArtifact(backend: Backend, item: PresentArtifact, bytes: Buffer, meta: CaptureMeta): Promise<CapturedArtifact> {
   const objects = await repairBlob(backend, bytes, item.sha256);
-  const record = await repairArtifactRecord(backend, artifactRecordOf(item, meta));
+  const record = await repairArtifactRecord(backend, artifactRecordOf(item, meta, await summaryOf(item, bytes)));
   return entry(item, objects > 0 || record ? 'repaired' : 'unchanged', 0);
 }
 
-function artifactRecordOf(item: PresentArtifact, meta: CaptureMeta): ArtifactRecord {
+/**
+ * Run results are summarised as they are filed, so `state` and retention judge a run from its
+ * record alone. The extract layer is loaded only then: a capture that stores no run results
+ * pays nothing for it. Results that cannot be summarised are filed without a summary; readers
+ * then read the bytes, as they do for records of older versions.
+ */
+async function summaryOf(item: PresentArtifact, bytes: Buffer): Promise<RunResultsSummary | undefined> {
+  if (item.artifact !== 'run_results') return undefined;
+  const { summarizeRunResults } = await import('../extract/run-summary.js');
+  try {
+    return summarizeRunResults(bytes, item.invocationId);
+  } catch {
+    return undefined;
+  }
+}
+
+function artifactRecordOf(item: PresentArtifact, meta: CaptureMeta, summary: RunResultsSummary | undefined): ArtifactRecord {
   return {
     kind: 'artifact',
     format: 1,
@@ -152,6 +168,7 @@ function artifactRecordOf(item: PresentArtifact, meta: CaptureMeta): ArtifactRec
     captured_at: meta.capturedAt.toISOString(),
     capture_id: meta.captureId,
     phase: meta.phase,
+    ...(summary ? { summary } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import { readBlob, type ArtifactRecord, type Backend } from '../archive/index.js';
-import { extractRunResults } from '../extract/index.js';
+import { summarizeRunResults } from '../extract/index.js';
+import type { RunResultsSummary } from '../vocab/index.js';
 
 /**
  * What `state` needs from run_results: the command, the target, and whether anything failed.
@@ -16,17 +17,22 @@ export interface RunSummary {
 
 export const FAILED_STATUSES = ['error', 'fail', 'runtime error', 'partial success'];
 
+/**
+ * The summary capture kept in the record when there is one (README, Archive format): judging
+ * a run then costs no read of its results, however many runs there are. A record without one
+ * (written by an older dbtattic) is summarised from its bytes, by the same function.
+ */
 export async function readRunSummary(backend: Backend, record: ArtifactRecord): Promise<RunSummary> {
-  const extracted = extractRunResults(await readBlob(backend, record.sha256), { invocationId: record.invocation_id, acceptNewerSchema: true });
-  const byStatus: Record<string, number> = {};
-  for (const result of extracted.results) {
-    const status = result.status ?? 'unknown';
-    byStatus[status] = (byStatus[status] ?? 0) + 1;
-  }
+  const summary = record.summary ?? summarizeRunResults(await readBlob(backend, record.sha256), record.invocation_id);
+  return judged(summary);
+}
+
+function judged(summary: RunResultsSummary): RunSummary {
+  const byStatus = summary.by_status;
   return {
-    command: extracted.invocation.command,
-    target: extracted.invocation.target,
-    total: extracted.results.length,
+    command: summary.command,
+    target: summary.target,
+    total: summary.total,
     failed: FAILED_STATUSES.reduce((sum, status) => sum + (byStatus[status] ?? 0), 0),
     byStatus,
   };

@@ -16,3 +16,4 @@ export * from './commands.js';
 export * from './time-argument.js';
 export * from './count.js';
 export * from './nearest-name.js';
+export * from './run-summary.js';

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { openArchiveForCheck, repairArchive, verifyArchive, type VerifyReport } from '../../archive/index.js';
 import { intactCopies } from '../../capture/index.js';
 import { ExitCode } from '../../errors.js';
+import { summarizeRunResults } from '../../extract/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
@@ -17,7 +18,7 @@ export default async function verify(io: CliIo, flags: VerifyFlags): Promise<num
   const backend = await openArchiveForCheck(config.archiveLocation, config.remote);
   const progress = startProgress(io, 'verifying');
   if (!flags.repair) {
-    const report = await verifyArchive(backend, progress.update).finally(progress.stop);
+    const report = await verifyArchive(backend, progress.update, summarizeRunResults).finally(progress.stop);
     if (flags.json) printJson(io, report);
     else printReport(io, report, (n) => countOf(n, 'problem'));
     return report.ok ? ExitCode.ok : ExitCode.damaged;
@@ -25,7 +26,7 @@ export default async function verify(io: CliIo, flags: VerifyFlags): Promise<num
   // Intact copies: what target/ holds now (artifacts, SQL), and the state directories written from the archive.
   const targetDir = config.targetDir?.value ?? null;
   const dirs = [targetDir, path.join(config.store.value, 'state')].filter((dir): dir is string => Boolean(dir));
-  const repair = await repairArchive(backend, () => intactCopies(dirs, targetDir), progress.update).finally(progress.stop);
+  const repair = await repairArchive(backend, () => intactCopies(dirs, targetDir), progress.update, summarizeRunResults).finally(progress.stop);
   if (flags.json) {
     printJson(io, { ...repair.after, restored: repair.restored });
   } else {
