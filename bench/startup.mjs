@@ -4,20 +4,27 @@
 // `.ci/node-line 22` prints one). Wall time swings with the machine's load, so the goal is on CPU
 // time (user + system, read with bash's `times`); wall time is printed beside it. Capture
 // start-up was last tuned to 110 ms wall on an idle machine on Node 20.
+// Issue 11: "Reading commands start in under 200 ms on a large store": `query "select 1"` on a
+// store caught up with a history of HISTORY invocations (a real corpus sequence replayed, as in
+// ingest-history.mjs; DBTATTIC_BENCH_HISTORY changes the count).
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { generateSequence } from '../fixtures/generate.mjs';
+import { CORPUS } from './scaled-manifest.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const BIN = path.join(here, '..', 'bin', 'dbtattic.js');
 const RUNS = 15;
-const GOAL_CPU_MS = { help: 200, capture_unchanged: 200 };
+const GOAL_CPU_MS = { help: 200, capture_unchanged: 200, query_floor: 200 };
+const HISTORY = Number(process.env.DBTATTIC_BENCH_HISTORY ?? 100);
 
 const nodes = [process.execPath, ...(process.env.DBTATTIC_BENCH_NODES ?? '').split(':').filter(Boolean)];
 const project = makeProject();
+const store = await makeHistoryStore(path.join(project, 'history'), HISTORY);
 let failed = false;
 try {
   for (const node of nodes) {
@@ -26,9 +33,11 @@ try {
     attic(node, ['capture', '--quiet']); // and fills the stat cache
     const help = measure(node, ['--help']);
     const capture = measure(node, ['capture', '--quiet']);
-    const pass = help.cpu_ms <= GOAL_CPU_MS.help && capture.cpu_ms <= GOAL_CPU_MS.capture_unchanged;
+    attic(node, ['--store', store.dir, 'query', 'select 1']); // catches up once, if anything is new
+    const query = measure(node, ['--store', store.dir, 'query', 'select 1']);
+    const pass = help.cpu_ms <= GOAL_CPU_MS.help && capture.cpu_ms <= GOAL_CPU_MS.capture_unchanged && query.cpu_ms <= GOAL_CPU_MS.query_floor;
     failed ||= !pass;
-    console.log(JSON.stringify({ node: version, help, capture_unchanged: capture, goal_cpu_ms: GOAL_CPU_MS, pass }));
+    console.log(JSON.stringify({ node: version, help, capture_unchanged: capture, query_floor: { ...query, history: store.label }, goal_cpu_ms: GOAL_CPU_MS, pass }));
   }
 } finally {
   rmSync(project, { recursive: true, force: true });
@@ -65,6 +74,43 @@ function seconds(text) {
 function median(values) {
   return Math.round(values.sort((a, b) => a - b)[Math.floor(values.length / 2)]);
 }
+/**
+ * A store caught up with `invocations` captures of a real corpus sequence (ids and times
+ * rewritten), or of the synthetic fixture sequence without the corpus. Its record folders are
+ * left to settle past the racy window (2 s) before the reading command that catches up last.
+ */
+async function makeHistoryStore(dir, invocations) {
+  const { openArchive } = await import('../dist/archive/index.js');
+  const { captureTarget } = await import('../dist/capture/capture.js');
+  const { syncStore } = await import('../dist/store/index.js');
+  const { dirs, label } = historySource(dir);
+  const backend = await openArchive(path.join(dir, 'archive'), { create: true });
+  const target = path.join(dir, 'target');
+  for (let n = 0; n < invocations; n++) {
+    const at = new Date(Date.parse('2026-03-01T00:00:00Z') + n * 3_600_000).toISOString();
+    rmSync(target, { recursive: true, force: true });
+    mkdirSync(target);
+    for (const file of ['manifest.json', 'run_results.json', 'sources.json', 'catalog.json']) {
+      const from = path.join(dirs[n % dirs.length], file);
+      if (!existsSync(from)) continue;
+      const doc = JSON.parse(readFileSync(from, 'utf8'));
+      doc.metadata = { ...doc.metadata, invocation_id: `5747a000-0000-4000-8000-${String(n).padStart(12, '0')}`, generated_at: at };
+      writeFileSync(path.join(target, file), JSON.stringify(doc));
+    }
+    await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results', 'sources', 'catalog'], phase: 'manual', toolVersion: 'bench', branch: 'main', now: new Date(Date.parse(at) + 60_000) });
+  }
+  await syncStore(backend, path.join(dir, 'store.duckdb'), 'wait');
+  await new Promise((resolve) => setTimeout(resolve, 2_100));
+  return { dir, label: `${invocations} invocations of ${label}` };
+}
+
+function historySource(scratch) {
+  const corpus = path.join(CORPUS, 'rembo-dbt-prod', 'target-seq');
+  if (existsSync(corpus)) return { label: 'corpus rembo-dbt-prod/target-seq', dirs: readdirSync(corpus).sort().map((d) => path.join(corpus, d)) };
+  const steps = generateSequence(path.join(scratch, 'fixture'));
+  return { label: 'the synthetic fixture sequence', dirs: steps.map((s) => path.join(scratch, 'fixture', s.dir, 'target')) };
+}
+
 /** A project whose target/ holds a settled manifest (an hour old, so the stat cache trusts it). */
 function makeProject() {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'attic-bench-startup-'));

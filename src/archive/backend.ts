@@ -43,6 +43,13 @@ export interface Backend {
    * (undefined: absent). True when it swapped. `next` undefined deletes.
    */
   compareAndSwap(key: string, expected: Uint8Array | undefined, next: Uint8Array | undefined): Promise<boolean>;
+  /**
+   * Optional: a value that changes whenever a key or folder is added to or removed from one of
+   * these folders itself (not deeper), or null when it cannot be trusted, because a folder changed
+   * too recently for its time to tell two changes apart. The fs backend's folder modification
+   * times; object storage has no such thing.
+   */
+  folderStamp?(prefixes: readonly string[]): Promise<string | null>;
 }
 
 export function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {

@@ -14,6 +14,7 @@ export { putBlob, readBlob, hasBlob, repairBlob, restoreChunks, type PutResult }
 export * from './records.js';
 export { artifactRecordKey, captureRecordKey, invocationIdProblem, keySegment } from './layout.js';
 export { listJournalIds, putJournalEntry, readJournalEntries, type JournalEntry } from './journal.js';
+export { readChangeStamp } from './change-stamp.js';
 export { readRef, updateRef, listRefs } from './refs.js';
 export { verifyArchive, type VerifyReport, type Problem, type Summarize } from './verify.js';
 export { summarizeArchive, type ArchiveSummary } from './summary.js';

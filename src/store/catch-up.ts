@@ -16,8 +16,10 @@ import {
   type CaptureRecord,
   type DamagedRecord,
   type OnDamagedRecord,
+  readChangeStamp,
 } from '../archive/index.js';
 import { compareInstants, compareText, isArtifactType } from '../vocab/index.js';
+import { keepArchiveStamp } from './archive-stamp.js';
 import { writeCaptureRows, readCapturesOf } from './capture-rows.js';
 import { inTransaction, type Database } from './database.js';
 import type { IngestProblem } from './ingest.js';
@@ -49,6 +51,8 @@ export type CatchUpScope = { all: true } | { captureIds: readonly string[] } | {
  */
 export async function catchUp(db: Database, backend: Backend, onProgress?: ProgressFn, scope: CatchUpScope = { all: true }): Promise<CatchUpReport> {
   const connection = db.connection;
+  // Read before anything is listed: a record filed from here on changes it (archive-stamp.ts).
+  const stamp = 'all' in scope ? await readChangeStamp(backend) : null;
   // Forgotten invocations leave first (store/forgotten.ts); right after a capture, not at all.
   await dropForgottenRows(connection, backend, 'all' in scope ? scope : { keys: 'forgetKeys' in scope ? (scope.forgetKeys ?? []) : [] });
   const damaged: DamagedRecord[] = [];
@@ -62,6 +66,7 @@ export async function catchUp(db: Database, backend: Backend, onProgress?: Progr
   const problems = touched.length > 0 ? await ingestTouched(db, backend, touched, onProgress) : [];
   // Only a full catch-up has seen every damaged record, so only it may replace the list.
   if (full) problems.push(...(await recordDamagedRecords(connection, damaged)));
+  if (full) await keepArchiveStamp(connection, stamp);
   return { invocations: touched.length, captures: newCaptures.length, problems };
 }
 

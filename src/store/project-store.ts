@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { openArchive, readBranch, type Backend } from '../archive/index.js';
 import type { AtticConfig } from '../config/resolve.js';
 import { AtticError, isAtticError } from '../errors.js';
+import { openIfCurrent } from './archive-stamp.js';
 import { countUnseenRecords, type ProgressFn } from './catch-up.js';
 import { readStoreDamage, type StoreDamage } from './damage.js';
 import { openDatabase, type Database } from './database.js';
@@ -72,6 +73,8 @@ async function openOffline(file: string): Promise<OpenedStore> {
 
 /** `remote`: the archive is object storage, caught up through its journal and never listed whole. */
 async function openCurrentStore(backend: Backend, file: string, onProgress: ProgressFn | undefined, remote: boolean): Promise<OpenedStore> {
+  const current = remote ? null : await openIfCurrent(backend, file);
+  if (current) return { db: current, behind: null, movedAside: null };
   const deadline = Date.now() + WAIT_MS;
   for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
     let report: SyncReport;

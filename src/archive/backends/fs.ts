@@ -17,6 +17,7 @@ const ABANDONED_TEMP_MS = 60 * 60 * 1000;
 const HOST_TAG = createHash('sha256').update(hostname()).digest('hex').slice(0, 8);
 const LOCK_SUFFIX = '.lock';
 const STALE_LOCK_MS = 30_000;
+const RACY_NS = 2_000_000_000n;
 const NO_HARD_LINKS = ['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EXDEV'];
 
 /**
@@ -130,6 +131,22 @@ export class FsBackend implements Backend {
         if (stat) out.push({ key, size: stat.size, modifiedMs: stat.mtimeMs });
       }
     }
+  }
+
+  /**
+   * Folder modification times, in nanoseconds. A folder changed in the last two seconds is not
+   * trusted (git's "racy" rule): the clock's tick can be coarse, so a change made just after
+   * this reading could leave the time as it was.
+   */
+  async folderStamp(prefixes: readonly string[]): Promise<string | null> {
+    const now = BigInt(Date.now()) * 1_000_000n;
+    const parts: string[] = [];
+    for (const prefix of prefixes) {
+      const stat = await fs.stat(this.file(prefix.replace(/\/$/, '')), { bigint: true }).catch((error: unknown) => (isCode(error, 'ENOENT') ? null : Promise.reject(error)));
+      if (stat && stat.mtimeNs > now - RACY_NS) return null;
+      parts.push(stat ? `${stat.ino}:${stat.mtimeNs}` : '-');
+    }
+    return parts.join(' ');
   }
 
   async delete(key: string): Promise<void> {
