@@ -1,5 +1,8 @@
 import { ExitCode } from '../../errors.js';
-import { streamReadOnlyQuery, withCurrentStore } from '../../store/index.js';
+// The two modules, not the store's index: `query "select 1"` is the floor of every reading
+// command, and the index loads every report and comparison module too.
+import { withCurrentStore } from '../../store/project-store.js';
+import { streamReadOnlyQuery } from '../../store/query.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import type { CliIo } from '../io.js';
 import { querySink, type QueryFormat } from '../query-output.js';

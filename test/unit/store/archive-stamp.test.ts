@@ -98,9 +98,17 @@ describe('a current store is read without catching up', () => {
     settle(archive);
     await syncStore(backend, store, 'wait');
     const { openDatabase } = await import('../../../src/store/index.js');
-    const db = await openDatabase(store, 'write');
-    await db.connection.run("UPDATE store_meta SET value = 'old' WHERE key = 'schema_version'");
-    db.close();
+    const change = async (sql: string): Promise<void> => {
+      const db = await openDatabase(store, 'write');
+      await db.connection.run(sql);
+      db.close();
+    };
+    const current = await openIfCurrent(backend, store);
+    expect(current).not.toBeNull();
+    current!.close();
+    await change("INSERT INTO ingest_problem VALUES ('44444444-4444-4444-8444-444444444444', 'manifest', 'ab', 'damaged', NULL, 'a chunk is missing')");
+    expect(await openIfCurrent(backend, store)).toBeNull();
+    await change("DELETE FROM ingest_problem; UPDATE store_meta SET value = 'old' WHERE key = 'schema_version'");
     expect(await openIfCurrent(backend, store)).toBeNull();
   });
 });
