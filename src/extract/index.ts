@@ -46,9 +46,4 @@ export { fingerprintNode, fingerprintProject, describeFingerprint, FINGERPRINT_V
 export { normalizeSql } from './sql-tokens.js';
 export { dialectFor } from './sql-dialect.js';
 
-/**
- * Bumped whenever the rows derived from the same artifact bytes change (a field read anew, a
- * normalisation of what is compared). The store's version includes it, so a store derived under
- * other rules is re-derived from the archive instead of mixing rows of both.
- */
-export const ROWS_VERSION = 2;
+export { ROWS_VERSION } from './rule-versions.js';

@@ -4,6 +4,7 @@ import { readCodeConfigKeys } from './code-config.js';
 import { withoutAbsent } from './compared-config.js';
 import { collectMacroClosure, type FingerprintContext } from './fingerprint-context.js';
 import { normalizeSql } from './sql-tokens.js';
+import { FINGERPRINT_VERSION } from './rule-versions.js';
 
 /**
  * A node's semantic fingerprint: a hash of what changes the data it builds. Raw code that
@@ -11,8 +12,8 @@ import { normalizeSql } from './sql-tokens.js';
  * case); a changed fingerprint is a semantic one.
  */
 
-/** Bumped whenever the recipe changes, since every fingerprint changes with it. */
-export const FINGERPRINT_VERSION = 2;
+/** Bumped whenever the recipe changes, since every fingerprint changes with it (rule-versions.ts). */
+export { FINGERPRINT_VERSION };
 
 /** The node fields read, under the names of manifest v1–v12 and Fusion's v20; all optional. */
 export interface FingerprintInput extends ConfiguredNode {

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { FINGERPRINT_VERSION, ROWS_VERSION } from '../extract/index.js';
+// The versions alone, not the extract index: this runs at every reading command's start-up.
+import { FINGERPRINT_VERSION, ROWS_VERSION } from '../extract/rule-versions.js';
 import { sha256 } from '../vocab/index.js';
 
 /**
