@@ -17,9 +17,14 @@ import type {
  * that moved across schema versions; what only one resource type has goes to `attributes`.
  */
 
+/**
+ * `version` is built when first read: a node version the store already holds (most of them, in
+ * a history where few nodes change per run) needs no row, and building one costs more than
+ * hashing the node.
+ */
 export interface NodeEntry {
   kind: 'node';
-  version: NodeVersionRow;
+  readonly version: NodeVersionRow;
   invocation: NodeInvocationRow;
   /** Empty for a disabled node: it takes no part in the DAG. */
   dependsOn: NodeDependsOnRow[];
@@ -29,7 +34,7 @@ export interface NodeEntry {
 
 export interface MacroEntry {
   kind: 'macro';
-  version: MacroVersionRow;
+  readonly version: MacroVersionRow;
   invocation: MacroInvocationRow;
 }
 
@@ -68,9 +73,12 @@ export function shapeNode(node: JsonObject, context: NodeContext): NodeEntry {
   const uniqueId = str(node.unique_id) ?? context.key;
   const nodeVersion = nodeVersionId(node, context.disabled);
   const compiledCode = compiledCodeRow(node);
+  let version: NodeVersionRow | undefined;
   return {
     kind: 'node',
-    version: nodeVersionRow(node, uniqueId, nodeVersion, context),
+    get version() {
+      return (version ??= nodeVersionRow(node, uniqueId, nodeVersion, context));
+    },
     invocation: {
       invocation_id: context.invocationId,
       unique_id: uniqueId,
@@ -160,9 +168,18 @@ function dependsOnRows(node: JsonObject, uniqueId: string, invocationId: string)
 export function shapeMacro(macro: JsonObject, invocationId: string, key: string): MacroEntry {
   const uniqueId = str(macro.unique_id) ?? key;
   const id = macroVersionId(macro);
+  let version: MacroVersionRow | undefined;
   return {
     kind: 'macro',
-    version: {
+    get version() {
+      return (version ??= macroVersionRow(macro, id, uniqueId));
+    },
+    invocation: { invocation_id: invocationId, unique_id: uniqueId, macro_version_id: id },
+  };
+}
+
+function macroVersionRow(macro: JsonObject, id: string, uniqueId: string): MacroVersionRow {
+  return {
       macro_version_id: id,
       unique_id: uniqueId,
       name: str(macro.name),
@@ -175,7 +192,5 @@ export function shapeMacro(macro: JsonObject, invocationId: string, key: string)
       arguments: json(macro.arguments),
       depends_on_macros: json(asObject(macro.depends_on)?.macros),
       supported_languages: json(macro.supported_languages),
-    },
-    invocation: { invocation_id: invocationId, unique_id: uniqueId, macro_version_id: id },
   };
 }

@@ -91,8 +91,8 @@ function* disabledEntries(buf: Buffer, section: JsonMember, schemaVersion: numbe
       const node = parseNode(buf, item);
       const context = { invocationId, schemaVersion, key: str(node.unique_id) ?? key, sectionType: null, disabled: true };
       const entry = shapeNode(node, context);
-      if (seen.has(entry.version.node_version_id)) continue;
-      seen.add(entry.version.node_version_id);
+      if (seen.has(entry.invocation.node_version_id)) continue;
+      seen.add(entry.invocation.node_version_id);
       yield entry;
     }
   }

@@ -46,10 +46,10 @@ export async function appendArtifactRows(backend: Backend, record: ArtifactRecor
       const fingerprints: [string, string][] = [];
       for (const entry of manifest.entries()) {
         if (entry.kind === 'macro') {
-          await versions.addMacro(entry.version);
+          await versions.addMacro(entry.invocation.macro_version_id, () => entry.version);
           out.macro_invocation.append(entry.invocation);
         } else {
-          await versions.addNode(entry.version);
+          await versions.addNode(entry.invocation.node_version_id, () => entry.version);
           if (entry.compiledCode) await versions.addCompiledCode(entry.compiledCode);
           out.node_invocation.append(entry.invocation);
           if (entry.invocation.fingerprint) fingerprints.push([entry.invocation.unique_id, entry.invocation.fingerprint]);

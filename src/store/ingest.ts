@@ -60,7 +60,7 @@ export async function ingestInvocation(connection: DuckDBConnection, versions: V
   await recordProblems(connection, input.invocationId, problems);
   if (manifestReplaced) {
     await dropUnheldVersions(connection);
-    versions.forgetWritten();
+    await versions.forgetWritten();
   }
   return problems;
 }

@@ -21,33 +21,48 @@ export class VersionWriter {
 
   private constructor(private readonly connection: DuckDBConnection) {}
 
+  /**
+   * The versions the store holds count as written: in a history where few nodes change per
+   * run, nearly every version an invocation holds is one of them, and its row is then neither
+   * built (extract builds it when read) nor appended.
+   */
   static async open(connection: DuckDBConnection): Promise<VersionWriter> {
     for (const table of Object.values(TABLES)) await connection.run(`CREATE TEMP TABLE IF NOT EXISTS stage_${table} AS SELECT * FROM ${table} LIMIT 0`);
-    return new VersionWriter(connection);
+    const writer = new VersionWriter(connection);
+    await writer.noteStored();
+    return writer;
   }
 
-  async addNode(row: NodeVersionRow): Promise<void> {
-    await this.add('node', row.node_version_id, row);
+  async addNode(id: string, row: () => NodeVersionRow): Promise<void> {
+    await this.add('node', id, row);
   }
 
-  async addMacro(row: MacroVersionRow): Promise<void> {
-    await this.add('macro', row.macro_version_id, row);
+  async addMacro(id: string, row: () => MacroVersionRow): Promise<void> {
+    await this.add('macro', id, row);
   }
 
   async addCompiledCode(row: CompiledCodeRow): Promise<void> {
-    await this.add('compiled', row.compiled_code_id, row);
+    await this.add('compiled', row.compiled_code_id, () => row);
+  }
+
+  private async noteStored(): Promise<void> {
+    const ids = await this.connection.runAndReadAll(
+      `SELECT 'node:' || node_version_id FROM node_version UNION ALL SELECT 'macro:' || macro_version_id FROM macro_version UNION ALL SELECT 'compiled:' || compiled_code_id FROM compiled_code`,
+    );
+    for (const [key] of ids.getRows()) this.seen.add(String(key));
   }
 
   /** After rows nobody holds were deleted: a later invocation may bring them back. */
-  forgetWritten(): void {
+  async forgetWritten(): Promise<void> {
     this.seen.clear();
+    await this.noteStored();
   }
 
-  private async add(kind: Kind, id: string, row: Row): Promise<void> {
+  private async add(kind: Kind, id: string, row: () => Row): Promise<void> {
     const key = `${kind}:${id}`;
     if (this.seen.has(key)) return;
     this.seen.add(key);
-    this.pending[kind].push(row);
+    this.pending[kind].push(row());
     if (this.pending[kind].length >= BATCH_ROWS) await this.flushKind(kind);
   }
 
