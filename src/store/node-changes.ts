@@ -128,7 +128,15 @@ WHERE w.unique_id IS NULL OR w.node_version_id <> n.node_version_id OR mc.change
 /** The rows: candidates classified by their aspects, added and removed nodes. */
 const CHANGED_ROWS = `
 INSERT INTO node_change
-WITH changed AS (
+WITH version AS (
+  -- only the versions compared, and only the columns node_change_aspects reads: the whole row
+  -- of every version, twice, was most of an ingest's cost here on a large project
+  SELECT node_version_id, resource_type, raw_code, checksum, config, config_compared, unrendered_config_compared, materialization,
+         contract, database_name, schema_name, identifier, description, tags, meta, columns_compared
+  FROM node_version
+  WHERE node_version_id IN (SELECT from_version FROM change_candidate UNION SELECT to_version FROM change_candidate)
+),
+changed AS (
   SELECT
     c.unique_id, c.from_invocation, c.to_invocation, c.from_version, c.to_version, t.resource_type, c.changed_macros,
     c.from_fingerprint IS NOT NULL AND c.to_fingerprint IS NOT NULL AS fingerprints_known,
@@ -136,8 +144,8 @@ WITH changed AS (
       list_concat(node_change_aspects(f, t, c.from_fingerprint, c.to_fingerprint, c.changed_macros, fi.adapter_type, ti.adapter_type), c.compiled_aspect),
       f.node_version_id, t.node_version_id, fi.dbt_version, ti.dbt_version) AS aspects
   FROM change_candidate AS c
-  JOIN node_version AS f ON f.node_version_id = c.from_version
-  JOIN node_version AS t ON t.node_version_id = c.to_version
+  JOIN version AS f ON f.node_version_id = c.from_version
+  JOIN version AS t ON t.node_version_id = c.to_version
   JOIN invocation AS fi ON fi.invocation_id = c.from_invocation
   JOIN invocation AS ti ON ti.invocation_id = c.to_invocation
 )
