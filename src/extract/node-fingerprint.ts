@@ -57,12 +57,16 @@ export function describeFingerprint(node: FingerprintInput, context: Fingerprint
   if (node.resource_type === 'unit_test') return describeUnitTest(node);
   const code = codeOf(node);
   const setInCode = readCodeConfigKeys(code);
+  // A hook (an operation) is its SQL: it builds no relation, and the config and schema a
+  // manifest gives it are the engine's bookkeeping (dbt 1.x: a view in the target schema;
+  // dbt Fusion: none, in `public`).
+  const hook = node.resource_type === 'operation';
   return {
     version: FINGERPRINT_VERSION,
     code: fingerprintCode(node, code, context),
     macros: collectMacroClosure(calledMacros(node, code), context),
-    config: pickBuildConfig(node, context.dialect, setInCode),
-    relation: pickRelation(node, context.dialect, setInCode),
+    config: hook ? {} : pickBuildConfig(node, context.dialect, setInCode),
+    relation: hook ? {} : pickRelation(node, context.dialect, setInCode),
     contract: enforcedContract(node),
     test: genericTest(node),
   };

@@ -56,3 +56,14 @@ describe('a seed whose materialization one engine leaves out', () => {
     expect(describeFingerprint(seed({ materialized: 'table' }), context).config).not.toEqual(describeFingerprint(written, context).config);
   });
 });
+
+describe('a hook (an operation) as two engines write it', () => {
+  const context = createFingerprintContext({ metadata: {}, macros: {} });
+  const hook = (extra: Record<string, unknown>): Record<string, unknown> => ({ resource_type: 'operation', unique_id: 'operation.p.p-on-run-start-0', raw_code: 'create table if not exists audit (x int)', ...extra });
+
+  it('has one fingerprint whatever config and schema the manifest gives it, and another for other SQL', () => {
+    const core = describeFingerprint(hook({ config: { materialized: 'view' }, unrendered_config: {}, schema: 'main' }), context);
+    expect(describeFingerprint(hook({ config: null, schema: 'public' }), context)).toEqual(core);
+    expect(describeFingerprint(hook({ raw_code: 'create table if not exists audit (x bigint)', config: { materialized: 'view' } }), context)).not.toEqual(core);
+  });
+});
