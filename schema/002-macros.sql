@@ -58,9 +58,12 @@ CREATE OR REPLACE MACRO compiled_sql_aspect(from_object, to_object) AS
 
 -- The aspects of a change, or ['other'] when the definitions differ in nothing compared: a
 -- path, an fqn, a field no aspect covers. Between invocations of two dbt versions that is the
--- release reshaping the node (new fields, renamed ones), and no change at all: [].
-CREATE OR REPLACE MACRO change_aspects_or_other(aspects, from_version, to_version, from_dbt, to_dbt) AS
-  CASE WHEN len(aspects) > 0 THEN aspects
+-- release reshaping the node (new fields, renamed ones), and no change at all: []. So is any
+-- change, between two dbt versions, of a node dbt ships itself (package `dbt`: the docs
+-- site's `doc.dbt.__overview__`), which only a release edits.
+CREATE OR REPLACE MACRO change_aspects_or_other(aspects, from_version, to_version, from_dbt, to_dbt, unique_id) AS
+  CASE WHEN from_dbt IS DISTINCT FROM to_dbt AND split_part(unique_id, '.', 2) = 'dbt' THEN []
+       WHEN len(aspects) > 0 THEN aspects
        WHEN from_version IS DISTINCT FROM to_version AND from_dbt IS NOT DISTINCT FROM to_dbt THEN ['other']
        ELSE [] END;
 

@@ -123,7 +123,7 @@ export async function compareNodes(connection: DuckDBConnection, a: string, b: s
                                list_concat(node_change_aspects(f, t, a.fingerprint, b.fingerprint, changed_called_macros($1, $2, t.unique_id),
                                                                (SELECT adapter_type FROM ia), (SELECT adapter_type FROM ib)),
                                            compiled_sql_aspect(ca.object_id, cb.object_id)),
-                               f.node_version_id, t.node_version_id, (SELECT dbt_version FROM ia), (SELECT dbt_version FROM ib)) END AS aspects,
+                               f.node_version_id, t.node_version_id, (SELECT dbt_version FROM ia), (SELECT dbt_version FROM ib), t.unique_id) END AS aspects,
                    a.fingerprint IS NOT NULL AND b.fingerprint IS NOT NULL AS fingerprints_known
             FROM (a JOIN node_version AS f ON f.node_version_id = a.node_version_id AND NOT f.disabled)
             FULL JOIN (b JOIN node_version AS t ON t.node_version_id = b.node_version_id AND NOT t.disabled) ON f.unique_id = t.unique_id

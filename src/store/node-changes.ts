@@ -142,7 +142,7 @@ changed AS (
     c.from_fingerprint IS NOT NULL AND c.to_fingerprint IS NOT NULL AS fingerprints_known,
     change_aspects_or_other(
       list_concat(node_change_aspects(f, t, c.from_fingerprint, c.to_fingerprint, c.changed_macros, fi.adapter_type, ti.adapter_type), c.compiled_aspect),
-      f.node_version_id, t.node_version_id, fi.dbt_version, ti.dbt_version) AS aspects
+      f.node_version_id, t.node_version_id, fi.dbt_version, ti.dbt_version, c.unique_id) AS aspects
   FROM change_candidate AS c
   JOIN version AS f ON f.node_version_id = c.from_version
   JOIN version AS t ON t.node_version_id = c.to_version

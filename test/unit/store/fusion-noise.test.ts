@@ -11,7 +11,7 @@ import { buildCorpusStore, type CorpusStore } from '../../helpers/corpus-store.j
  * whose field differs only in that way, and checks that no change of that aspect is reported.
  */
 type Node = Record<string, unknown>;
-type Manifest = { metadata: { invocation_id: string }; nodes: Record<string, Node>; sources: Record<string, Node> };
+type Manifest = { metadata: { invocation_id: string }; nodes: Record<string, Node>; sources: Record<string, Node>; docs: Record<string, Node> };
 
 const FROM = 'dbt-bouncer/fixtures-dbt_112/dbt1.12.2_0b713370';
 const TO = 'dbt-bouncer/fixtures-dbt_20/dbt2.0.0-beta.2_0b713370';
@@ -84,5 +84,14 @@ describe.skipIf(!hasCorpus)('dbt 1.12.2 and dbt Fusion 2.0 on the same commit', 
     expect(reported).toEqual([]);
     const diffed = (await store.diffNodes(a.metadata.invocation_id, b.metadata.invocation_id)).filter((r) => noisy.includes(String(r.unique_id)) && String(r.what_changed).includes(aspect));
     expect(diffed).toEqual([]);
+  });
+
+  it("never reports a node dbt ships itself (package dbt) as changed by the upgrade", async () => {
+    const own = Object.keys(a.docs).filter((id) => a.docs[id]!.package_name === 'dbt' && b.docs[id] && a.docs[id]!.block_contents !== b.docs[id]!.block_contents);
+    expect(own.length).toBeGreaterThan(0);
+    const rows = await store.query('SELECT unique_id FROM v_node_changes WHERE to_invocation = $1', [b.metadata.invocation_id]);
+    expect(rows.filter((r) => own.includes(String(r.unique_id)))).toEqual([]);
+    const diffed = await store.diffNodes(a.metadata.invocation_id, b.metadata.invocation_id);
+    expect(diffed.filter((r) => own.includes(String(r.unique_id)))).toEqual([]);
   });
 });
