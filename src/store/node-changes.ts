@@ -52,27 +52,37 @@ export async function refreshNodeChanges(connection: DuckDBConnection, from: rea
   await connection.run(PAIRS, [duckdb.listValue([...from])]);
   await connection.run(
     `DELETE FROM node_change
-     WHERE to_invocation IN (SELECT to_invocation FROM change_pair) OR to_invocation NOT IN (SELECT invocation_id FROM change_manifest)`,
+     WHERE to_invocation IN (SELECT to_invocation FROM change_pairs) OR to_invocation NOT IN (SELECT invocation_id FROM change_manifest)`,
   );
-  // One statement per step: DuckDB, given the whole as one query, joined macro entries of all
-  // invocations through their shared versions, which is what made the old view quadratic.
-  for (const step of STEPS) await connection.run(step);
-  for (const table of TEMP_TABLES) await connection.run(`DROP TABLE ${table}`);
+  // A few pairs at a time: a rebuild derives every pair of the history, and the entries of all
+  // of them at once (10,000 nodes x 50 runs) outgrew the writer's memory limit.
+  const batches = Number((await connection.runAndReadAll(`SELECT coalesce(max(batch), -1) + 1 FROM change_pairs`)).getRows()[0]?.[0] ?? 0);
+  for (let batch = 0; batch < batches; batch++) {
+    await connection.run(`CREATE OR REPLACE TEMP TABLE change_pair AS SELECT * EXCLUDE (batch) FROM change_pairs WHERE batch = ${batch}`);
+    // One statement per step: DuckDB, given the whole as one query, joined macro entries of all
+    // invocations through their shared versions, which is what made the old view quadratic.
+    for (const step of STEPS) await connection.run(step);
+  }
+  for (const table of TEMP_TABLES) await connection.run(`DROP TABLE IF EXISTS ${table}`);
 }
 
-const TEMP_TABLES = ['change_manifest', 'change_pair', 'change_entry', 'change_macro', 'change_candidate'];
+const TEMP_TABLES = ['change_manifest', 'change_pairs', 'change_pair', 'change_entry', 'change_macro', 'change_candidate'];
+
+/** Pairs derived in one pass: their entries, twice over, are what a pass holds in memory. */
+const PAIRS_PER_BATCH = 8;
 
 /**
  * The manifests whose rows are derived again (from the first dirty one on, per partition), each
  * with the one before (none for a partition's first, whose nodes are its starting point).
  */
 const PAIRS = `
-CREATE OR REPLACE TEMP TABLE change_pair AS
+CREATE OR REPLACE TEMP TABLE change_pairs AS
 WITH start AS (
   SELECT project_key, branch_key, min(k) AS k0 FROM change_manifest
   WHERE invocation_id IN (SELECT unnest($1::VARCHAR[])) GROUP BY ALL
 )
-SELECT m.project_key, m.branch_key, m.k, m.invocation_id AS to_invocation, p.invocation_id AS from_invocation
+SELECT m.project_key, m.branch_key, m.k, m.invocation_id AS to_invocation, p.invocation_id AS from_invocation,
+       (row_number() OVER (ORDER BY m.project_key, m.branch_key, m.k) - 1) // ${PAIRS_PER_BATCH} AS batch
 FROM change_manifest AS m
 JOIN start AS s ON s.project_key = m.project_key AND s.branch_key = m.branch_key AND m.k >= s.k0
 LEFT JOIN change_manifest AS p ON p.project_key = m.project_key AND p.branch_key = m.branch_key AND p.k = m.k - 1`;
