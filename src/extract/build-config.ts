@@ -1,5 +1,6 @@
 import type { SqlDialect } from './sql-dialect.js';
 import { normalizeSql } from './sql-tokens.js';
+import { canonicalJson } from '../vocab/hash.js';
 
 /**
  * The part of a node's config that changes what it builds, read as the user configured it.
@@ -111,6 +112,19 @@ function pickKeys(
   return picked;
 }
 
+/** A list read as a set, at any depth: each entry once, in the order first written. */
+export function withoutRepeats(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const seen = new Set<string>();
+    return value.filter((item) => {
+      const key = canonicalJson(item);
+      return !seen.has(key) && Boolean(seen.add(key));
+    });
+  }
+  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutRepeats(item)]));
+  return value;
+}
+
 function isOwnMaterialization(node: ConfiguredNode, key: string, value: unknown): boolean {
   return key === 'materialized' && typeof node.resource_type === 'string' && OWN_MATERIALIZATION[node.resource_type] === value;
 }
@@ -131,7 +145,7 @@ function normalizeValue(key: string, value: unknown, dialect: SqlDialect): unkno
   if (key === 'quoting') return quotingBeyondDefaults(value, dialect.adapter);
   if (key in HOOK_ALIASES) return normalizeHooks(value, dialect);
   // A key of several columns is a set: dbt 1.12 writes a snapshot's twice over, Fusion once.
-  if (key === 'unique_key' && Array.isArray(value)) return [...new Set(value.map((column) => (typeof column === 'string' ? column.trim() : column)))];
+  if (key === 'unique_key') return withoutRepeats(value);
   return value;
 }
 

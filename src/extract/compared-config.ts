@@ -1,5 +1,5 @@
 import { canonicalJson } from '../vocab/hash.js';
-import { isAbsent, isImplicitDefault, isRecord } from './build-config.js';
+import { isAbsent, isImplicitDefault, isRecord, withoutRepeats } from './build-config.js';
 
 /**
  * A node's config (or unrendered_config, or declared columns) as it is compared between two
@@ -24,22 +24,13 @@ const WRITTEN_DEFAULTS: Readonly<Record<string, unknown>> = {
   schema_origin: 'remote',
 };
 
+/** Keys whose lists are sets (grantees per privilege, the columns of a key): dbt 1.12 repeats their entries when it merges config levels. */
+const SET_VALUED_KEYS = new Set(['grants', 'unique_key']);
+
 /**
  * `options.jinja`: the values are Jinja as the user wrote it (unrendered_config), where `True`
  * and `true` are the same literal; dbt 1.x writes what the user typed, dbt Fusion lowercases.
  */
-/** Keys whose lists are sets (grantees per privilege, the columns of a key): dbt 1.12 repeats their entries when it merges config levels. */
-const SET_VALUED_KEYS = new Set(['grants', 'unique_key']);
-
-function withoutRepeats(value: unknown): unknown {
-  if (Array.isArray(value)) {
-    const seen = new Set<string>();
-    return value.filter((item) => !seen.has(canonicalJson(item)) && Boolean(seen.add(canonicalJson(item))));
-  }
-  if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withoutRepeats(item)]));
-  return value;
-}
-
 export function comparedConfig(config: unknown, options: { jinja?: boolean } = {}): string | null {
   if (config === null || config === undefined) return canonicalJson({});
   if (!isRecord(config)) return canonicalJson(config);
