@@ -2,6 +2,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
 import { duckdb } from './duckdb.js';
 import { checkDuckdbPath } from './duckdb-path.js';
+import { STORAGE_VERSION } from './schema.js';
 
 /**
  * One open DuckDB file. DuckDB lets one process write a file and refuses every other process,
@@ -28,7 +29,7 @@ export const WRITE_MEMORY_LIMIT = process.env.DBTATTIC_STORE_MEMORY_LIMIT ?? '25
 export async function openDatabase(file: string, mode: OpenMode): Promise<Database> {
   let instance: DuckDBInstance;
   try {
-    instance = await duckdb.DuckDBInstance.create(checkDuckdbPath(file), mode === 'read' ? { access_mode: 'READ_ONLY' } : { memory_limit: WRITE_MEMORY_LIMIT });
+    instance = await duckdb.DuckDBInstance.create(checkDuckdbPath(file), mode === 'read' ? { access_mode: 'READ_ONLY' } : { memory_limit: WRITE_MEMORY_LIMIT, storage_compatibility_version: STORAGE_VERSION });
   } catch (error) {
     throw asStoreError(file, error);
   }

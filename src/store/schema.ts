@@ -12,6 +12,16 @@ import { sha256 } from '../vocab/index.js';
  */
 const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
 
+/**
+ * The DuckDB storage format a new store file is written in. DuckDB writes the format of 1.0 by
+ * default, so that old releases can read the file; that format has no compression for long
+ * strings, and raw code, columns and config were stored as they are: at 10,000 nodes x 30 runs
+ * the store was 117 MB compacted, against 48 MB in this format (DICT_FSST and ZSTD strings).
+ * Only a DuckDB of this release or later reads the file; the store is a cache, and a store
+ * written in another format is derived again (the format is part of the schema version).
+ */
+export const STORAGE_VERSION = 'v1.5.0';
+
 export interface SchemaSql {
   files: { name: string; sql: string }[];
   version: string;
@@ -25,7 +35,7 @@ export function loadSchemaSql(): SchemaSql {
     .filter((name) => name.endsWith('.sql'))
     .sort()
     .map((name) => ({ name, sql: readFileSync(new URL(name, SCHEMA_DIR), 'utf8') }));
-  cached = { files, version: sha256([`rows ${ROWS_VERSION} fingerprint ${FINGERPRINT_VERSION}`, ...files.map((f) => `${f.name}\n${f.sql}`)].join('\n')).slice(0, 16) };
+  cached = { files, version: sha256([`rows ${ROWS_VERSION} fingerprint ${FINGERPRINT_VERSION} storage ${STORAGE_VERSION}`, ...files.map((f) => `${f.name}\n${f.sql}`)].join('\n')).slice(0, 16) };
   return cached;
 }
 
@@ -37,6 +47,29 @@ export async function readSchemaVersion(connection: DuckDBConnection): Promise<s
   const rows = (await connection.runAndReadAll("SELECT value FROM store_meta WHERE key = 'schema_version'")).getRowObjectsJson();
   const value = rows[0]?.value;
   return typeof value === 'string' ? value : null;
+}
+
+/**
+ * True when the open file is written in STORAGE_VERSION's format or a later one. DuckDB keeps a
+ * file's format when it opens it, so a store from before STORAGE_VERSION stays in the old one
+ * until it is derived again into a new file.
+ */
+export async function hasCurrentStorage(connection: DuckDBConnection): Promise<boolean> {
+  const rows = (await connection.runAndReadAll('SELECT tags FROM duckdb_databases() WHERE database_name = current_database()')).getRowObjectsJson();
+  const tags = (rows[0]?.tags ?? []) as { key: string; value: string }[];
+  const written = tags.find((tag) => tag.key === 'storage_version')?.value;
+  return written !== undefined && compareVersions(written, STORAGE_VERSION) >= 0;
+}
+
+/** Compares DuckDB storage versions such as `v1.0.0+` and `v1.5.0` by their numbers. */
+function compareVersions(a: string, b: string): number {
+  const parts = (v: string) => (v.match(/\d+/g) ?? []).map(Number);
+  const [pa, pb] = [parts(a), parts(b)];
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
 }
 
 /** Creates every table and view of an empty database and stamps the schema version. */

@@ -6,7 +6,7 @@ import { isAtticError } from '../errors.js';
 import { catchUp, type CatchUpReport, type CatchUpScope, type ProgressFn } from './catch-up.js';
 import { openDatabase, type Database } from './database.js';
 import { catchUpFromJournal } from './journal-sync.js';
-import { applySchema, loadSchemaSql, readSchemaVersion } from './schema.js';
+import { applySchema, hasCurrentStorage, loadSchemaSql, readSchemaVersion } from './schema.js';
 import { asStoreWriteError, isUnreadableStore, moveStoreAside, type MovedAside } from './store-file.js';
 
 /** skip: capture's way (never wait, never rebuild); wait: wait a little for the lock; once: do not wait, but rebuild. */
@@ -58,8 +58,9 @@ async function syncOnce(backend: Backend, file: string, busy: BusyPolicy, onProg
   return { status: 'rebuilt', report: await rebuildStore(backend, file, onProgress) };
 }
 
-/** True when the store has the current schema (a new, empty file gets it now). */
+/** True when the store has the current schema and storage format (a new, empty file gets them now). */
 async function prepare(db: Database): Promise<boolean> {
+  if (!(await hasCurrentStorage(db.connection))) return false;
   const version = await readSchemaVersion(db.connection);
   if (version === null && (await isEmpty(db))) await applySchema(db.connection);
   else if (version !== loadSchemaSql().version) return false;
