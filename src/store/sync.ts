@@ -6,6 +6,7 @@ import { isAtticError } from '../errors.js';
 import { catchUp, type CatchUpReport, type CatchUpScope, type ProgressFn } from './catch-up.js';
 import { openDatabase, type Database } from './database.js';
 import { catchUpFromJournal } from './journal-sync.js';
+import { copyCompacted } from './compact.js';
 import { applySchema, hasCurrentStorage, loadSchemaSql, readSchemaVersion } from './schema.js';
 import { asStoreWriteError, isUnreadableStore, moveStoreAside, type MovedAside } from './store-file.js';
 
@@ -78,6 +79,7 @@ async function isEmpty(db: Database): Promise<boolean> {
  */
 export async function rebuildStore(backend: Backend, file: string, onProgress?: ProgressFn): Promise<RebuildReport> {
   const temp = `${file}.rebuild-${randomBytes(4).toString('hex')}`;
+  const compacted = `${temp}-compacted`;
   await fs.mkdir(path.dirname(file), { recursive: true });
   await removeAbandonedRebuilds(file);
   try {
@@ -86,19 +88,22 @@ export async function rebuildStore(backend: Backend, file: string, onProgress?: 
     try {
       await applySchema(db.connection);
       report = await catchUp(db, backend, onProgress);
-      await db.connection.run('CHECKPOINT');
+      await copyCompacted(db.connection, compacted);
     } finally {
       db.close();
     }
-    const movedAside = await swapIn(temp, file);
+    const movedAside = await swapIn(compacted, file);
     return movedAside ? { ...report, movedAside } : report;
   } catch (error) {
     throw asStoreWriteError(file, error);
   } finally {
-    await fs.rm(temp, { force: true });
-    await fs.rm(`${temp}.wal`, { force: true });
+    for (const leftover of [temp, compacted]) {
+      await fs.rm(leftover, { force: true });
+      await fs.rm(`${leftover}.wal`, { force: true });
+    }
   }
 }
+
 
 export type RebuildReport = CatchUpReport & { movedAside?: MovedAside };
 

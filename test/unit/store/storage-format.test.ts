@@ -6,6 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
 import { openDatabase, syncStore } from '../../../src/store/index.js';
+import { copyCompacted } from '../../../src/store/compact.js';
 import { applySchema } from '../../../src/store/schema.js';
 import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
 
@@ -65,5 +66,34 @@ describe('the store file format', () => {
     const report = await syncStore(backend, file, 'wait');
     expect(report.status).toBe('rebuilt');
     expect(await storageVersionOf(file)).toEqual({ version: 'v1.5.0+', invocations: [INVOCATION] });
+  });
+
+  it('compacts: the copy a rebuild swaps in holds only used blocks, and every row', async () => {
+    const root = mkdtempSync(path.join(os.tmpdir(), 'dbtattic-storage-'));
+    roots.push(root);
+    const db = await openDatabase(path.join(root, 'grown.duckdb'), 'write');
+    const compacted = path.join(root, 'compacted.duckdb');
+    try {
+      // Free blocks as ingest leaves them: data checkpointed, then most of it dropped.
+      await db.connection.run("CREATE TABLE run_history AS SELECT i AS n, 'node-' || (i % 9973) AS unique_id FROM range(3000000) t(i)");
+      await db.connection.run('CHECKPOINT');
+      await db.connection.run('DELETE FROM run_history WHERE n >= 1000');
+      await db.connection.run('CREATE VIEW last_runs AS SELECT * FROM run_history WHERE n > 990');
+      await db.connection.run('CHECKPOINT');
+      const grown = (await db.connection.runAndReadAll('PRAGMA database_size')).getRowObjectsJson()[0]!;
+      expect(Number(grown.free_blocks)).toBeGreaterThan(Number(grown.used_blocks));
+      await copyCompacted(db.connection, compacted);
+    } finally {
+      db.close();
+    }
+    const copy = await openDatabase(compacted, 'read');
+    try {
+      const size = (await copy.connection.runAndReadAll('PRAGMA database_size')).getRowObjectsJson()[0]!;
+      expect(size.free_blocks).toBe('0');
+      const rows = (await copy.connection.runAndReadAll('SELECT count(*), sum(n), count(DISTINCT unique_id), (SELECT count(*) FROM last_runs) FROM run_history')).getRows()[0]!.map(Number);
+      expect(rows).toEqual([1000, (999 * 1000) / 2, 1000, 9]);
+    } finally {
+      copy.close();
+    }
   });
 });
