@@ -1,8 +1,16 @@
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 /**
  * @duckdb/node-api is CommonJS. Imported from ESM, Node first runs its export lexer over the
- * package's index and every module it re-exports (39 files) to find named exports: about 80 ms
- * of a reading command's start-up, spent before any work. Required, it costs only its loading.
+ * package's index and every module it re-exports to find named exports: about 80 ms of a
+ * reading command's start-up, spent before any work. Required, it costs only its loading, and
+ * loading is mostly finding, reading and compiling its ~190 files one by one; the build
+ * (scripts/bundle-duckdb.mjs) writes them as one file beside the compiled code, which the CLI
+ * loads instead. Run from source (the tests), the package is loaded as it is.
  */
-export const duckdb: typeof import('@duckdb/node-api') = createRequire(import.meta.url)('@duckdb/node-api');
+const require = createRequire(import.meta.url);
+const BUNDLED = new URL('../vendor/duckdb-node-api.cjs', import.meta.url);
+
+export const duckdb: typeof import('@duckdb/node-api') = existsSync(BUNDLED) ? require(fileURLToPath(BUNDLED)) : require('@duckdb/node-api');

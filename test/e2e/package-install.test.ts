@@ -47,6 +47,8 @@ describe('the packed tarball', () => {
     expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'assets/', 'bin/', 'dist/', 'package.json', 'schema/']);
     expect(files.filter((f) => f.endsWith('.map') || /(^|\/)(test|fixtures|src)\//.test(f))).toEqual([]);
     expect(files).toContain('dist/cli/main.js');
+    // DuckDB's client in one file (scripts/bundle-duckdb.mjs); the next test runs it from the install.
+    expect(files).toContain('dist/vendor/duckdb-node-api.cjs');
     expect(files).toContain('assets/report/app.js');
     expect(files.filter((f) => f.startsWith('schema/')).length).toBeGreaterThan(0);
   });
