@@ -21,8 +21,23 @@ function bytesFrom(seed: number, length: number): Buffer {
 
 const hex = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
+/** Where each chunk starts in the input it was cut from. */
+function chunkStarts(chunks: readonly Uint8Array[]): number[] {
+  const starts: number[] = [];
+  let offset = 0;
+  for (const chunk of chunks) {
+    starts.push(offset);
+    offset += chunk.length;
+  }
+  return starts;
+}
+
 describe('chunking', () => {
-  it('re-synchronises after an insertion anywhere: the chunks before it are kept, at most two new ones follow', () => {
+  // How soon the cuts meet again is chance, not a rule: an insertion can remove a cut within the
+  // gear hash's 32-byte window, and the cuts after it depend on where chunks start (the minimum
+  // size is skipped), so now and then three or four chunks are new (seed 458333070, 1 byte at
+  // 311,429 of 700,000: 4, kept below as an example). The chunking test checks a fixed edit's few new chunks.
+  it('re-synchronises after an insertion anywhere: chunks before it are kept, and from the first cut the edit shares, every chunk', () => {
     fc.assert(
       fc.property(fc.integer(), fc.nat(), fc.uint8Array({ minLength: 1, maxLength: 300 }), (seed, at, inserted) => {
         const original = bytesFrom(seed, 700_000);
@@ -30,8 +45,6 @@ describe('chunking', () => {
         const edited = Buffer.concat([original.subarray(0, cut), inserted, original.subarray(cut)]);
         const before = splitChunks(original);
         const after = splitChunks(edited);
-        const known = new Set(before.map(hex));
-        expect(after.map(hex).filter((id) => !known.has(id)).length).toBeLessThanOrEqual(2);
         // Every chunk that ends before the insertion is exactly as it was.
         let end = 0;
         for (const [i, chunk] of before.entries()) {
@@ -39,8 +52,15 @@ describe('chunking', () => {
           if (end > cut) break;
           expect(hex(after[i]!)).toBe(hex(chunk));
         }
+        // A cut is decided by the bytes since the last one alone: once the edited input is cut
+        // where the original was (shifted by the insertion), the rest is chunked as before.
+        const startsBefore = chunkStarts(before);
+        const startsAfter = chunkStarts(after);
+        const shifted = startsBefore.map((start) => (start > cut ? start + inserted.length : -1));
+        const j = startsAfter.findIndex((start) => start > cut + inserted.length - 1 && shifted.includes(start));
+        if (j >= 0) expect(after.slice(j).map(hex)).toEqual(before.slice(shifted.indexOf(startsAfter[j]!)).map(hex));
       }),
-      { numRuns: 12 },
+      { numRuns: 12, examples: [[458333070, 66111429, Uint8Array.from([94])]] },
     );
   });
 
