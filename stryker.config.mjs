@@ -13,7 +13,7 @@ const ARCHIVE_PARTS = {
   'archive-records': {
     mutate: ['src/archive/{records,journal,refs,branches,summary,plans,outputs,sql-tree,change-stamp,forgotten,handouts}.ts'],
     tests: [
-      'test/unit/archive/{records,refs,sql-tree,transfer,plans-damage,properties,verify,format-vectors,journal,outputs,forgotten}.test.ts',
+      'test/unit/archive/{records,refs,branches,sql-tree,transfer,plans-damage,properties,verify,format-vectors,journal,outputs,forgotten}.test.ts',
       'test/unit/state/**/*.test.ts',
     ],
   },
@@ -70,7 +70,9 @@ export default {
   ignorePatterns: ['dist', 'bench', 'reports', '.dbtattic'],
   concurrency: Number(process.env.MUTATE_CONCURRENCY ?? 2),
   timeoutMS: 10_000,
-  reporters: ['clear-text', 'progress-append-only', 'json'],
+  // event-recorder: each mutant's result as it comes (reports/mutation/events-<scope>/), for a long run.
+  reporters: ['clear-text', 'progress-append-only', 'json', 'event-recorder'],
+  eventReporter: { baseDir: `reports/mutation/events-${scopeNames.join('+')}` },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
   thresholds: { high: 80, low: 70, break: null },
   tempDirName: '.stryker-tmp',
