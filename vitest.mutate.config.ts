@@ -14,9 +14,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     maxWorkers: 1,
-    // Stryker runs each mutant's tests again in one worker; without isolation it keeps the modules
-    // it imported (the active mutant is a global the instrumented code reads on every call), so a
-    // mutant costs its tests, not a fresh import of DuckDB and the archive.
-    isolate: false,
+    setupFiles: ['test/support/mutant-coverage.ts'],
   },
 });
