@@ -66,6 +66,18 @@ describe('branches with compare-and-swap', () => {
     await backend.putIfAbsent('refs/branches/other', Buffer.from('not json'));
     expect(await refusal(readBranch(backend, 'main'))).toEqual({ code: 'archive-damaged', message: 'A branch ref is unreadable: {"head": 1}. Run \'dbtattic verify\'.' });
     expect(await refusal(readBranch(backend, 'other'))).toMatchObject({ code: 'archive-damaged' });
+    await backend.putIfAbsent('refs/branches/long', Buffer.from(`[${'1,'.repeat(60)}1]`));
+    expect((await refusal(readBranch(backend, 'long'))).message).toBe(`A branch ref is unreadable: [${'1,'.repeat(39)}1. Run 'dbtattic verify'.`);
+  });
+
+  it('leave out of a listing a branch deleted while it was being listed', async () => {
+    const backend = new MemBackend();
+    await advanceBranch(backend, 'kept', '0001', 'inv-1', NOW);
+    await advanceBranch(backend, 'deleted', '0001', 'inv-1', NOW);
+    const racing = Object.assign(Object.create(backend) as MemBackend, {
+      get: async (key: string) => (key === 'refs/branches/deleted' ? undefined : backend.get(key)),
+    });
+    expect((await listBranches(racing)).map((b) => b.name)).toEqual(['kept']);
   });
 });
 
@@ -98,6 +110,9 @@ describe('branches without compare-and-swap', () => {
     await advanceBranch(backend, 'main', '0005', 'inv-5', NOW);
     await advanceBranch(backend, 'main', '0009', 'inv-other', NOW);
     expect(await readBranch(backend, 'main')).toMatchObject({ head_capture_id: '0009', head_invocation_id: 'inv-9' });
+    await backend.putIfAbsent('refs/branches/older', Buffer.from(JSON.stringify({ name: 'older', head_capture_id: '0003', head_invocation_id: 'inv-3', base: null, created_at: 'then' })));
+    await advanceBranch(backend, 'older', '0004', 'inv-4', NOW);
+    expect(await readBranch(backend, 'older')).toMatchObject({ head_capture_id: '0004', head_invocation_id: 'inv-4' });
   });
 
   it('refuse a name already taken by a ref or by entries, and refuse deletion', async () => {

@@ -73,8 +73,10 @@ describe('handout records', () => {
     await backend.putIfAbsent(`records/handouts/${timeId(T + 3, 'b')}.json`, Buffer.from(JSON.stringify({ kind: 'forget', invocation_id: 'wrong-kind' })));
     await backend.putIfAbsent(`records/handouts/${timeId(T + 4, 'c')}.json`, Buffer.from(JSON.stringify({ kind: 'handout', invocation_id: 5 })));
     await backend.putIfAbsent(`records/handouts/${timeId(T + 5, 'd')}.json.tmp`, Buffer.from(JSON.stringify({ kind: 'handout', invocation_id: 'temp' })));
+    // An id that names no time protects only from the epoch on.
+    await backend.putIfAbsent('records/handouts/no-time.json', Buffer.from(JSON.stringify({ kind: 'handout', invocation_id: 'untimed' })));
     expect((await listHandoutsSince(backend, T)).map((h) => h.invocation_id).sort()).toEqual(['after', 'at']);
-    expect((await listHandoutsSince(backend, 0)).map((h) => h.invocation_id).sort()).toEqual(['after', 'at', 'before']);
+    expect((await listHandoutsSince(backend, 0)).map((h) => h.invocation_id).sort()).toEqual(['after', 'at', 'before', 'untimed']);
   });
 });
 

@@ -120,5 +120,12 @@ describe('parseOutputRecord', () => {
       expect(refusal(bytes(value))).toEqual({ code: 'archive-damaged', message: `Record records/outputs/k.json is unreadable: ${why}. Run 'dbtattic verify'.` });
     }
     expect(refusal(Buffer.from('{"kind"')).message).toBe("Record records/outputs/k.json is unreadable: it is not valid JSON. Run 'dbtattic verify'.");
+    let thrown: unknown;
+    try {
+      parseOutputRecord('records/outputs/k.json', Buffer.from('[]'));
+    } catch (error) {
+      thrown = error;
+    }
+    expect(isAtticError(thrown) && thrown.details).toEqual({ key: 'records/outputs/k.json' });
   });
 });
