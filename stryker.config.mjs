@@ -13,13 +13,13 @@ const ARCHIVE_PARTS = {
   'archive-records': {
     mutate: ['src/archive/{records,journal,refs,branches,summary,plans,outputs,sql-tree,change-stamp,forgotten,handouts}.ts'],
     tests: [
-      'test/unit/archive/{records,refs,branches,sql-tree,transfer,plans-damage,properties,verify,format-vectors,journal,outputs,forgotten}.test.ts',
+      'test/unit/archive/{records,records-damage,refs,branches,sql-tree,transfer,plans-damage,properties,verify,format-vectors,journal,outputs,forgotten}.test.ts',
       'test/unit/state/**/*.test.ts',
     ],
   },
   'archive-verify': {
     mutate: ['src/archive/{verify,transfer,open,repair,prune-guard,index}.ts'],
-    tests: ['test/unit/archive/{verify,transfer,open-race,repair-lease,records,sql-tree,refs,prune-guard}.test.ts'],
+    tests: ['test/unit/archive/{verify,transfer,open-race,repair-lease,repair,records,records-damage,sql-tree,refs,prune-guard}.test.ts'],
   },
   'archive-backends': {
     mutate: ['src/archive/{backend,backends/fs,backends/mem}.ts'],

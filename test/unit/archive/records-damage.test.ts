@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
 import {
+  hasArtifactRecord,
   listCaptureRecordKeys,
   listInvocationIds,
   parseCaptureRecord,
@@ -59,6 +60,8 @@ describe('filing an artifact record', () => {
     await backend.putIfAbsent(keyOf('inv'), Buffer.from('{"kind": "arti'));
     expect(await repairArtifactRecord(backend, RECORD)).toBe(true);
     expect(await readArtifactRecords(backend, [keyOf('inv')])).toEqual([RECORD]);
+    expect(await hasArtifactRecord(backend, 'inv', 'manifest', SHA)).toBe(true);
+    expect(await hasArtifactRecord(backend, 'inv', 'run_results', SHA)).toBe(false);
   });
 });
 
