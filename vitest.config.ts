@@ -9,5 +9,6 @@ export default defineConfig({
     // Two cores on CI: DuckDB and child-process tests fight for them.
     maxWorkers: 2,
     reporters: ['default', new SummaryReporter()],
+    globalSetup: ['test/support/temp-root.ts'],
   },
 });
