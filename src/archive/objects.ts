@@ -6,6 +6,7 @@ import type { Backend } from './backend.js';
 import { MAX_CHUNK, splitChunks } from './chunking.js';
 import { chunkKey, fileKey } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
+import { keepWrittenBlob, writtenBlob } from './written-blobs.js';
 
 const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
@@ -41,7 +42,10 @@ const GZIP_LEVEL = 6;
 /** `onChunk` hears the uncompressed length of each chunk once it is in the archive (progress). */
 export async function putBlob(backend: Backend, bytes: Uint8Array, id: ObjectId = sha256(bytes), onChunk?: (length: number) => void): Promise<PutResult> {
   const existing = await readFileIndexIfPresent(backend, id);
-  if (existing) return { id, size: bytes.length, storedBytes: 0, newChunks: 0 };
+  if (existing) {
+    keepWrittenBlob(id, bytes);
+    return { id, size: bytes.length, storedBytes: 0, newChunks: 0 };
+  }
   const chunks = splitChunks(bytes);
   const index: FileIndex = { format: 1, size: bytes.length, chunks: chunks.map((c) => [sha256(c), c.length]) };
   let storedBytes = 0;
@@ -55,6 +59,7 @@ export async function putBlob(backend: Backend, bytes: Uint8Array, id: ObjectId 
   // The index goes last: once it exists, every chunk it names exists too.
   const indexBytes = await gzip(JSON.stringify(index), { level: GZIP_LEVEL });
   if (await backend.putIfAbsent(fileKey(id), indexBytes)) storedBytes += indexBytes.length;
+  keepWrittenBlob(id, bytes);
   return { id, size: bytes.length, storedBytes, newChunks };
 }
 
@@ -120,6 +125,16 @@ async function readsBack(read: () => Promise<unknown>): Promise<boolean> {
 
 export async function hasBlob(backend: Backend, id: ObjectId): Promise<boolean> {
   return backend.has(fileKey(id));
+}
+
+/**
+ * The bytes of a blob, handed over when this process wrote it (written-blobs.ts), else read from
+ * the archive. For deriving rows from what was just captured; `verify`, which must see what
+ * the archive holds, reads with readBlob.
+ */
+export async function recallBlob(backend: Backend, id: ObjectId): Promise<Buffer> {
+  const held = writtenBlob(id);
+  return held ? Buffer.from(held.buffer, held.byteOffset, held.byteLength) : readBlob(backend, id);
 }
 
 /** The exact original bytes of a blob, checked against its hash. */

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { readBlob, type ArtifactRecord, type Backend } from '../archive/index.js';
+import { recallBlob, type ArtifactRecord, type Backend } from '../archive/index.js';
 import {
   extractCatalog,
   extractFreshness,
@@ -38,7 +38,7 @@ export function closeAppenders(appenders: Appenders): void {
 
 /** Reads one archived artifact and appends its rows; returns what it says of the invocation. */
 export async function appendArtifactRows(backend: Backend, record: ArtifactRecord, out: Appenders, versions: VersionWriter): Promise<ArtifactInvocationFacts> {
-  const bytes = await readBlob(backend, record.sha256);
+  const bytes = await recallBlob(backend, record.sha256);
   const options = { invocationId: record.invocation_id };
   switch (record.artifact) {
     case 'manifest': {

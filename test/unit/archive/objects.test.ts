@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { hasBlob, putBlob, readBlob } from '../../../src/archive/objects.js';
+import { gzipSync } from 'node:zlib';
+import { chunkKey, fileKey } from '../../../src/archive/layout.js';
+import { hasBlob, putBlob, readBlob, recallBlob } from '../../../src/archive/objects.js';
 import { sha256 } from '../../../src/vocab/index.js';
 
 describe('blobs', () => {
@@ -47,5 +49,27 @@ describe('blobs', () => {
     const [chunkKey] = (await backend.list('chunks/')).map((k) => k.key);
     await backend.delete(chunkKey!);
     await expect(readBlob(backend, put.id)).rejects.toThrow(/missing/);
+  });
+
+  it('are handed over, not read back, to whoever recalls one this process wrote', async () => {
+    const backend = new MemBackend();
+    const bytes = randomBytes(300_000);
+    const put = await putBlob(backend, bytes);
+    for (const { key } of await backend.list('chunks/')) await backend.delete(key);
+    expect((await recallBlob(backend, put.id)).equals(bytes)).toBe(true);
+    // What the archive holds is still what readBlob (and verify) see.
+    await expect(readBlob(backend, put.id)).rejects.toThrow(/missing/);
+  });
+
+  it('are read from the archive when recalled by a process that did not write them', async () => {
+    const backend = new MemBackend();
+    const bytes = randomBytes(1000);
+    const id = sha256(bytes);
+    // As another process wrote it: the objects, with no putBlob here.
+    await backend.putIfAbsent(chunkKey(id), gzipSync(bytes));
+    await backend.putIfAbsent(fileKey(id), gzipSync(JSON.stringify({ format: 1, size: bytes.length, chunks: [[id, bytes.length]] })));
+    expect((await recallBlob(backend, id)).equals(bytes)).toBe(true);
+    await backend.delete(chunkKey(id));
+    await expect(recallBlob(backend, id)).rejects.toThrow(/missing/);
   });
 });
