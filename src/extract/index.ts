@@ -32,7 +32,8 @@ export {
   type ReadOptions,
 } from './detect.js';
 export { mergeInvocationFacts, type ArtifactInvocationFacts } from './invocation.js';
-export { extractManifest, type ManifestEntry, type ManifestExtract } from './manifest.js';
+export { extractManifest, type ManifestEntry, type ManifestExtract, type ManifestReadOptions } from './manifest.js';
+export type { PriorManifest, PriorNode } from './fingerprint-reuse.js';
 export type { MacroEntry, NodeEntry } from './manifest-nodes.js';
 export { EXCLUDED_MACRO_FIELDS, EXCLUDED_NODE_FIELDS, macroVersionId, nodeVersionId } from './node-version.js';
 export type * from './rows.js';

@@ -47,7 +47,7 @@ export interface NodeContext {
   sectionType: string | null;
   disabled: boolean;
   /** Semantic fingerprint of a buildable node; absent for sources, docs, disabled nodes. */
-  fingerprint?: (node: JsonObject) => string;
+  fingerprint?: (node: JsonObject, ids: { uniqueId: string; nodeVersionId: string }) => string;
 }
 
 /** Fields only one resource type has, kept as the `attributes` JSON. */
@@ -83,7 +83,7 @@ export function shapeNode(node: JsonObject, context: NodeContext): NodeEntry {
       invocation_id: context.invocationId,
       unique_id: uniqueId,
       node_version_id: nodeVersion,
-      fingerprint: context.fingerprint?.(node) ?? null,
+      fingerprint: context.fingerprint?.(node, { uniqueId, nodeVersionId: nodeVersion }) ?? null,
       relation_name: str(node.relation_name),
       compiled_code_id: compiledCode?.compiled_code_id ?? null,
     },

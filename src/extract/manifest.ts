@@ -2,11 +2,13 @@ import { objectMembers, type JsonMember } from '../json/scan.js';
 import { openArtifact, type ArtifactHeader, type ReadOptions } from './detect.js';
 import { asObject, str, type JsonObject } from './fields.js';
 import { metadataFacts } from './invocation.js';
-import { shapeMacro, shapeNode, type MacroEntry, type NodeEntry } from './manifest-nodes.js';
+import { shapeMacro, shapeNode, type MacroEntry, type NodeContext, type NodeEntry } from './manifest-nodes.js';
 import { inferProjectName } from './project-name.js';
 import type { InvocationFacts } from './rows.js';
 import { createFingerprintContext, type FingerprintContext, type MacroInput } from './fingerprint-context.js';
 import { fingerprintNode } from './node-fingerprint.js';
+import { fingerprintReuse, type PriorManifest, type ReusedFingerprint } from './fingerprint-reuse.js';
+import { macroVersionId } from './node-version.js';
 import { guardScan, listItems, mapMembers, parseRange, readGuarded } from './scan-items.js';
 
 /**
@@ -39,12 +41,17 @@ const NODE_SECTIONS: Readonly<Record<string, string | null>> = {
 
 const FINGERPRINTED_SECTIONS = new Set(['nodes', 'unit_tests']);
 
-export function extractManifest(buf: Buffer, options: ReadOptions = {}): ManifestExtract {
+export interface ManifestReadOptions extends ReadOptions {
+  /** A manifest read before, whose fingerprints are carried over where they cannot differ (fingerprint-reuse.ts). */
+  prior?: PriorManifest;
+}
+
+export function extractManifest(buf: Buffer, options: ManifestReadOptions = {}): ManifestExtract {
   const { header, invocationId } = openArtifact(buf, 'manifest', options);
   return {
     header,
     invocation: manifestFacts(buf, header, invocationId),
-    entries: () => guardScan('manifest', manifestEntries(buf, header.schemaVersion, invocationId, fingerprinter(buf, header))),
+    entries: () => guardScan('manifest', manifestEntries(buf, header.schemaVersion, invocationId, fingerprinter(buf, header, options.prior))),
   };
 }
 
@@ -60,7 +67,9 @@ function manifestFacts(buf: Buffer, header: ArtifactHeader, invocationId: string
   };
 }
 
-function* manifestEntries(buf: Buffer, schemaVersion: number | null, invocationId: string, fingerprint: (node: JsonObject) => string): Generator<ManifestEntry> {
+type Fingerprinter = NonNullable<NodeContext['fingerprint']>;
+
+function* manifestEntries(buf: Buffer, schemaVersion: number | null, invocationId: string, fingerprint: Fingerprinter): Generator<ManifestEntry> {
   for (const section of objectMembers(buf)) {
     if (section.key === 'macros') {
       for (const member of mapMembers(buf, section)) yield shapeMacro(parseNode(buf, member), invocationId, member.key);
@@ -107,25 +116,38 @@ function* disabledGroups(buf: Buffer, section: JsonMember): Generator<{ key: str
  * it calls), and dbt writes `macros` after `nodes`: a first pass keeps just each macro's SQL
  * and calls, which is small beside the manifest.
  */
-function fingerprinter(buf: Buffer, header: ArtifactHeader): (node: JsonObject) => string {
+function fingerprinter(buf: Buffer, header: ArtifactHeader, prior?: PriorManifest): Fingerprinter {
+  const adapterType = str(header.metadata.adapter_type);
   let context: FingerprintContext | undefined;
-  return (node) => {
-    context ??= createFingerprintContext({ metadata: { adapter_type: str(header.metadata.adapter_type) }, macros: readMacroSql(buf) });
-    return fingerprintNode(node, context);
+  let reused: ReusedFingerprint | undefined;
+  return (node, { uniqueId, nodeVersionId }) => {
+    if (!context) {
+      const macros = readMacros(buf, prior !== undefined);
+      context = createFingerprintContext({ metadata: { adapter_type: adapterType }, macros: macros.inputs });
+      if (prior) reused = fingerprintReuse(prior, adapterType, macros);
+    }
+    const dependsOn = asObject(node.depends_on);
+    return reused?.(uniqueId, nodeVersionId, dependsOn?.macros) ?? fingerprintNode(node, context);
   };
 }
 
-function readMacroSql(buf: Buffer): Record<string, MacroInput> {
-  const macros: Record<string, MacroInput> = {};
+/** Each macro's SQL and calls; with `versions`, each one's version id too (for fingerprint reuse). */
+function readMacros(buf: Buffer, versions: boolean): { inputs: Record<string, MacroInput>; versions: Map<string, string>; calls: Map<string, string[]> } {
+  const read = { inputs: {} as Record<string, MacroInput>, versions: new Map<string, string>(), calls: new Map<string, string[]>() };
   for (const section of objectMembers(buf)) {
     if (section.key !== 'macros') continue;
     for (const member of mapMembers(buf, section)) {
       const macro = parseNode(buf, member);
       const dependsOn = asObject(macro.depends_on);
-      macros[member.key] = { macro_sql: str(macro.macro_sql), depends_on: { macros: Array.isArray(dependsOn?.macros) ? dependsOn.macros.filter((m): m is string => typeof m === 'string') : [] } };
+      const calls = Array.isArray(dependsOn?.macros) ? dependsOn.macros.filter((m): m is string => typeof m === 'string') : [];
+      read.inputs[member.key] = { macro_sql: str(macro.macro_sql), depends_on: { macros: calls } };
+      read.calls.set(member.key, calls);
+      // Keyed as the fingerprint looks macros up; the store keys them by unique_id, so a macro
+      // whose key is not its unique_id counts as changed, never as the same.
+      if (versions) read.versions.set(member.key, macroVersionId(macro));
     }
   }
-  return macros;
+  return read;
 }
 
 function parseNode(buf: Buffer, range: { start: number; end: number }): JsonObject {

@@ -9,6 +9,7 @@ import {
   extractSources,
   fingerprintProject,
   type ArtifactInvocationFacts,
+  type PriorManifest,
 } from '../extract/index.js';
 import { RowAppender } from './append.js';
 import type { VersionWriter } from './version-writer.js';
@@ -36,13 +37,16 @@ export function closeAppenders(appenders: Appenders): void {
   for (const appender of Object.values(appenders)) appender.close();
 }
 
-/** Reads one archived artifact and appends its rows; returns what it says of the invocation. */
-export async function appendArtifactRows(backend: Backend, record: ArtifactRecord, out: Appenders, versions: VersionWriter): Promise<ArtifactInvocationFacts> {
+/**
+ * Reads one archived artifact and appends its rows; returns what it says of the invocation.
+ * `prior`: a manifest stored before, whose fingerprints a manifest carries over where exact.
+ */
+export async function appendArtifactRows(backend: Backend, record: ArtifactRecord, out: Appenders, versions: VersionWriter, prior?: PriorManifest): Promise<ArtifactInvocationFacts> {
   const bytes = await recallBlob(backend, record.sha256);
   const options = { invocationId: record.invocation_id };
   switch (record.artifact) {
     case 'manifest': {
-      const manifest = extractManifest(bytes, options);
+      const manifest = extractManifest(bytes, { ...options, prior });
       const fingerprints: [string, string][] = [];
       for (const entry of manifest.entries()) {
         if (entry.kind === 'macro') {

@@ -8,6 +8,7 @@ import { captureFacts } from './capture-facts.js';
 import { inTransaction, WRITE_MEMORY_LIMIT } from './database.js';
 import { writeInvocationRow } from './invocation-row.js';
 import { writeOutputRows } from './output-rows.js';
+import { readPriorManifest } from './prior-manifest.js';
 import type { VersionWriter } from './version-writer.js';
 
 /**
@@ -104,12 +105,13 @@ async function writeInvocation(connection: DuckDBConnection, versions: VersionWr
   }
   await writeArtifactCaptures(connection, input.records);
   const facts: ArtifactInvocationFacts[] = [];
+  const prior = input.records.some((r) => r.artifact === 'manifest') ? await readPriorManifest(connection, input.invocationId) : undefined;
   const appenders = await openAppenders(connection);
   try {
     for (const record of newestPerArtifact(input.records)) {
       if (skip.has(record.sha256)) continue;
       // Flushed per artifact, so a version that does not fit is charged to the artifact holding it.
-      const appended = appendArtifactRows(backend, record, appenders, versions).then(async (rows) => (await versions.flush(), rows));
+      const appended = appendArtifactRows(backend, record, appenders, versions, prior).then(async (rows) => (await versions.flush(), rows));
       facts.push(await appended.catch((error: unknown) => {
         throw Object.assign(asTooLarge(error, record), { record });
       }));
