@@ -20,28 +20,32 @@ export async function readPriorManifest(connection: DuckDBConnection, invocation
 }
 
 async function readMacros(connection: DuckDBConnection, invocationId: string): Promise<Map<string, string>> {
-  const reader = await connection.runAndReadAll('SELECT unique_id, macro_version_id FROM macro_invocation WHERE invocation_id = $1', [invocationId]);
-  return new Map(reader.getRows().map(([id, version]) => [String(id), String(version)]));
+  const rows = await readJoined(connection, ['unique_id', 'macro_version_id'], 'macro_invocation WHERE invocation_id = $1', invocationId);
+  return new Map(rows.map(([id, version]) => [id!, version!]));
 }
 
 async function readNodes(connection: DuckDBConnection, invocationId: string): Promise<Map<string, PriorNode>> {
-  const reader = await connection.runAndReadAll(
-    `SELECT ni.unique_id, ni.node_version_id, ni.fingerprint, coalesce(list(d.depends_on_id) FILTER (WHERE d.depends_on_id IS NOT NULL), []) AS macros
-     FROM node_invocation AS ni
-     LEFT JOIN node_depends_on AS d ON d.invocation_id = ni.invocation_id AND d.unique_id = ni.unique_id AND d.kind = 'macro'
-     WHERE ni.invocation_id = $1 AND ni.fingerprint IS NOT NULL
-     GROUP BY ALL`,
-    [invocationId],
-  );
-  const nodes = new Map<string, PriorNode>();
-  for (const [id, version, fingerprint, macros] of reader.getRows()) {
-    nodes.set(String(id), { nodeVersionId: String(version), fingerprint: String(fingerprint), macros: listOf(macros) });
+  const listed = new Map<string, string[]>();
+  for (const [id, macro] of await readJoined(connection, ['unique_id', 'depends_on_id'], "node_depends_on WHERE invocation_id = $1 AND kind = 'macro'", invocationId)) {
+    listed.set(id!, [...(listed.get(id!) ?? []), macro!]);
   }
-  return nodes;
+  const rows = await readJoined(connection, ['unique_id', 'node_version_id', 'fingerprint'], 'node_invocation WHERE invocation_id = $1 AND fingerprint IS NOT NULL', invocationId);
+  return new Map(rows.map(([id, version, fingerprint]) => [id!, { nodeVersionId: version!, fingerprint: fingerprint!, macros: listed.get(id!) ?? [] }]));
 }
 
-/** A DuckDB LIST value as strings. */
-function listOf(value: unknown): string[] {
-  const items = (value as { items?: unknown[] } | null)?.items;
-  return Array.isArray(items) ? items.map(String) : [];
+const FIELD = '\x1f';
+const ROW = '\x1e';
+
+/**
+ * The rows of a table's `columns` (every one a string, never null) where `fromWhere` says, fetched as one string: DuckDB's client took 100-200 ms
+ * to hand over 30,000 short strings as values, and 10 ms as one. A row with a separator in a
+ * field is left out (no dbt id holds one): a node left out is fingerprinted afresh, and an edge
+ * left out makes its node's listed macros differ, which does too.
+ */
+async function readJoined(connection: DuckDBConnection, columns: readonly string[], fromWhere: string, invocationId: string): Promise<string[][]> {
+  const clean = columns.map((c) => `NOT contains(${c}, chr(30)) AND NOT contains(${c}, chr(31))`).join(' AND ');
+  const reader = await connection.runAndReadAll(`SELECT string_agg(concat_ws(chr(31), ${columns.join(', ')}), chr(30)) FROM ${fromWhere} AND ${clean}`, [invocationId]);
+  const joined = reader.getRows()[0]?.[0];
+  if (typeof joined !== 'string' || joined === '') return [];
+  return joined.split(ROW).map((row) => row.split(FIELD));
 }
