@@ -93,23 +93,6 @@ CREATE OR REPLACE MACRO node_change_kind(aspects, resource_type, fingerprints_kn
   WHEN list_has_any(aspects, ['description', 'tags', 'meta', 'columns']) THEN 'docs'
   ELSE 'other' END;
 
--- Macros the node calls directly (depends_on.macros in both invocations) whose SQL differs
--- between them; NULL when none. The SQL, not the macro version: a dbt upgrade reshapes every
--- macro entry (v7 added docs.node_color) without changing what any node runs. For one pair of
--- invocations (diff, inspect); v_node_changes applies the same rule set-wise (its macro_change).
-CREATE OR REPLACE MACRO changed_called_macros(from_invocation, to_invocation, node_id) AS (
-  SELECT list(DISTINCT now.depends_on_id ORDER BY now.depends_on_id)
-  FROM node_depends_on AS was
-  JOIN node_depends_on AS now ON now.depends_on_id = was.depends_on_id AND now.unique_id = was.unique_id
-  JOIN macro_invocation AS mw ON mw.invocation_id = was.invocation_id AND mw.unique_id = was.depends_on_id
-  JOIN macro_invocation AS mn ON mn.invocation_id = now.invocation_id AND mn.unique_id = now.depends_on_id
-  JOIN macro_version AS vw ON vw.macro_version_id = mw.macro_version_id
-  JOIN macro_version AS vn ON vn.macro_version_id = mn.macro_version_id
-  WHERE was.invocation_id = from_invocation AND now.invocation_id = to_invocation AND was.unique_id = node_id
-    AND was.kind = 'macro' AND now.kind = 'macro' AND mw.macro_version_id <> mn.macro_version_id
-    AND vw.macro_sql IS DISTINCT FROM vn.macro_sql
-);
-
 -- Whether an invocation's results are executions: false for the commands that write results
 -- without building anything from a node's SQL (compile, docs generate, show, clone, ...), true
 -- for build, run, test, seed, snapshot, retry and commands we do not know. The same list as

@@ -135,14 +135,17 @@ LEFT JOIN macro_change AS mc ON mc.to_invocation = n.to_invocation AND mc.unique
 WHERE w.unique_id IS NULL OR w.node_version_id <> n.node_version_id OR mc.changed_macros IS NOT NULL
    OR w.fingerprint IS DISTINCT FROM n.fingerprint OR len(compiled_sql_aspect(n.prev_compiled, n.compiled_object)) > 0`;
 
+/** The columns of node_version that node_change_aspects (schema/002-macros.sql) reads, and the resource type. */
+export const COMPARED_VERSION_COLUMNS = `node_version_id, resource_type, raw_code, checksum, config, config_compared, unrendered_config_compared, materialization,
+  contract, database_name, schema_name, identifier, description, tags, meta, columns_compared`;
+
 /** The rows: candidates classified by their aspects, added and removed nodes. */
 const CHANGED_ROWS = `
 INSERT INTO node_change
 WITH version AS (
   -- only the versions compared, and only the columns node_change_aspects reads: the whole row
   -- of every version, twice, was most of an ingest's cost here on a large project
-  SELECT node_version_id, resource_type, raw_code, checksum, config, config_compared, unrendered_config_compared, materialization,
-         contract, database_name, schema_name, identifier, description, tags, meta, columns_compared
+  SELECT ${COMPARED_VERSION_COLUMNS}
   FROM node_version
   WHERE node_version_id IN (SELECT from_version FROM change_candidate UNION SELECT to_version FROM change_candidate)
 ),
