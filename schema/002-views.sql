@@ -129,7 +129,11 @@ SELECT
   s.* EXCLUDE (unique_id),
   CASE WHEN s.baseline_median_s > 0 THEN s.last_s / s.baseline_median_s END AS trend_ratio
 FROM summary AS s
-LEFT JOIN node AS n ON n.invocation_id = s.last_invocation_id AND n.unique_id = s.unique_id AND NOT n.disabled;
+-- node_invocation and node_version, not the node view: its compiled code is not needed here
+LEFT JOIN (
+  SELECT ni.invocation_id, ni.unique_id, nv.name, nv.resource_type
+  FROM node_invocation AS ni JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
+) AS n ON n.invocation_id = s.last_invocation_id AND n.unique_id = s.unique_id;
 
 -- Grain: one node whose latest completed execution regressed. Answers "what got slower?".
 -- A regression: at least regression_min_runs (3) earlier runs in the baseline of
@@ -200,11 +204,22 @@ recent AS (
   JOIN node_invocation AS own ON own.invocation_id = r.invocation_id AND own.node_version_id = r.node_version_id
   WHERE r.ran AND r.recency <= 10
 ),
-parent_state AS (
-  SELECT d.invocation_id, d.unique_id, string_agg(d.depends_on_id || '=' || coalesce(n.fingerprint, n.node_version_id, '?'), ',' ORDER BY d.depends_on_id) AS parents
+-- Edges and nodes of the recent runs' manifests only, joined in this order (materialized): over
+-- all of history they were most of the view's cost.
+recent_edge AS MATERIALIZED (
+  SELECT d.invocation_id, d.unique_id, d.depends_on_id
   FROM recent AS r
   JOIN node_depends_on AS d ON d.invocation_id = r.invocation_id AND d.unique_id = r.unique_id AND d.kind = 'node'
-  LEFT JOIN node AS n ON n.invocation_id = d.invocation_id AND n.unique_id = d.depends_on_id AND NOT n.disabled
+),
+parent_state AS (
+  SELECT d.invocation_id, d.unique_id, string_agg(d.depends_on_id || '=' || coalesce(n.fingerprint, n.node_version_id, '?'), ',' ORDER BY d.depends_on_id) AS parents
+  FROM recent_edge AS d
+  LEFT JOIN (
+    SELECT ni.invocation_id, ni.unique_id, ni.node_version_id, ni.fingerprint
+    FROM node_invocation AS ni
+    JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
+    WHERE (ni.invocation_id, ni.unique_id) IN (SELECT (invocation_id, depends_on_id) FROM recent_edge)
+  ) AS n ON n.invocation_id = d.invocation_id AND n.unique_id = d.depends_on_id
   GROUP BY d.invocation_id, d.unique_id
 ),
 recent_state AS (
@@ -214,10 +229,11 @@ recent_state AS (
   GROUP BY ALL
 ),
 latest_appearance AS (
-  SELECT n.unique_id, arg_max(n.invocation_id, s.seq) AS invocation_id, arg_max(n.attributes, s.seq) AS attributes
-  FROM node AS n
+  SELECT n.unique_id, arg_max(n.invocation_id, s.seq) AS invocation_id, arg_max(nv.attributes, s.seq) AS attributes
+  FROM node_invocation AS n
+  JOIN node_version AS nv ON nv.node_version_id = n.node_version_id
   JOIN v_invocation_sequence AS s ON s.invocation_id = n.invocation_id
-  WHERE n.resource_type IN ('test', 'unit_test') AND NOT n.disabled
+  WHERE nv.resource_type IN ('test', 'unit_test') AND NOT nv.disabled
   GROUP BY n.unique_id
 ),
 definition AS (
@@ -310,6 +326,13 @@ JOIN v_invocation_sequence AS s ON s.invocation_id = c.to_invocation;
 CREATE OR REPLACE VIEW v_latest_edges AS
 WITH latest AS (
   SELECT invocation_id FROM v_invocation_sequence WHERE has_manifest ORDER BY seq DESC LIMIT 1
+),
+-- The latest manifest's enabled nodes only: the node view over all of history grew with it.
+latest_node AS (
+  SELECT ni.unique_id, nv.name, nv.resource_type
+  FROM node_invocation AS ni
+  JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
+  WHERE ni.invocation_id = (SELECT invocation_id FROM latest)
 )
 SELECT
   d.invocation_id,
@@ -320,10 +343,9 @@ SELECT
   parent.name AS depends_on_name,
   coalesce(parent.resource_type, split_part(d.depends_on_id, '.', 1)) AS depends_on_resource_type
 FROM node_depends_on AS d
-JOIN latest ON latest.invocation_id = d.invocation_id
-LEFT JOIN node AS child ON child.invocation_id = d.invocation_id AND child.unique_id = d.unique_id AND NOT child.disabled
-LEFT JOIN node AS parent ON parent.invocation_id = d.invocation_id AND parent.unique_id = d.depends_on_id AND NOT parent.disabled
-WHERE d.kind = 'node';
+LEFT JOIN latest_node AS child ON child.unique_id = d.unique_id
+LEFT JOIN latest_node AS parent ON parent.unique_id = d.depends_on_id
+WHERE d.kind = 'node' AND d.invocation_id = (SELECT invocation_id FROM latest);
 
 -- Grain: one source checked by one `dbt source freshness`. Key: (unique_id, invocation_id).
 -- Answers "how fresh was each source, and when did that change?": the check with its
