@@ -8,6 +8,7 @@ import type {
   MacroInvocationRow,
   MacroVersionRow,
   NodeDependsOnRow,
+  NodeEntryRow,
   NodeInvocationRow,
   NodeVersionRow,
 } from './rows.js';
@@ -18,9 +19,9 @@ import type {
  */
 
 /**
- * `version` is built when first read: a node version the store already holds (most of them, in
- * a history where few nodes change per run) needs no row, and building one costs more than
- * hashing the node.
+ * `version` and `compiledCode` are built when first read: a node version or compiled SQL the
+ * store already holds (most of them, in a history where few nodes change per run) needs no
+ * row, and building one costs more than hashing the node.
  */
 export interface NodeEntry {
   kind: 'node';
@@ -28,8 +29,12 @@ export interface NodeEntry {
   invocation: NodeInvocationRow;
   /** Empty for a disabled node: it takes no part in the DAG. */
   dependsOn: NodeDependsOnRow[];
-  /** The SQL this invocation compiled for the node; null when it compiled none. */
-  compiledCode: CompiledCodeRow | null;
+  /** The SQL this invocation compiled for the node (id in `invocation.compiled_code_id`); null when it compiled none. */
+  readonly compiledCode: CompiledCodeRow | null;
+  /** The entry as the node_entry memo holds it; null for a disabled node (not remembered). */
+  entry: NodeEntryRow | null;
+  /** True when `entry` came from the memo: the entry's bytes were not parsed for these rows. */
+  known: boolean;
 }
 
 export interface MacroEntry {
@@ -47,7 +52,7 @@ export interface NodeContext {
   sectionType: string | null;
   disabled: boolean;
   /** Semantic fingerprint of a buildable node; absent for sources, docs, disabled nodes. */
-  fingerprint?: (node: JsonObject, ids: { uniqueId: string; nodeVersionId: string }) => string;
+  fingerprint?: (node: () => JsonObject, ids: { uniqueId: string; nodeVersionId: string; listedMacros: unknown }) => string;
 }
 
 /** Fields only one resource type has, kept as the `attributes` JSON. */
@@ -69,26 +74,76 @@ const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
   operation: ['index'],
 };
 
-export function shapeNode(node: JsonObject, context: NodeContext): NodeEntry {
+export function shapeNode(node: JsonObject, context: NodeContext, digest: string | null): NodeEntry {
   const uniqueId = str(node.unique_id) ?? context.key;
   const nodeVersion = nodeVersionId(node, context.disabled);
   const compiledCode = compiledCodeRow(node);
+  const dependsOn = asObject(node.depends_on);
   let version: NodeVersionRow | undefined;
+  const invocation: NodeInvocationRow = {
+    invocation_id: context.invocationId,
+    unique_id: uniqueId,
+    node_version_id: nodeVersion,
+    fingerprint: context.fingerprint?.(() => node, { uniqueId, nodeVersionId: nodeVersion, listedMacros: dependsOn?.macros }) ?? null,
+    relation_name: str(node.relation_name),
+    compiled_code_id: compiledCode?.compiled_code_id ?? null,
+  };
+  const edges = context.disabled ? { nodes: [], macros: [] } : dependsOnIds(dependsOn);
   return {
     kind: 'node',
     get version() {
       return (version ??= nodeVersionRow(node, uniqueId, nodeVersion, context));
     },
+    invocation,
+    dependsOn: dependsOnRows(edges, uniqueId, context.invocationId),
+    compiledCode,
+    entry: digest === null ? null : entryRow(digest, invocation, edges),
+    known: false,
+  };
+}
+
+/**
+ * A node whose entry the memo knows: its per-invocation rows come from there, and the entry is
+ * parsed only if a row the store lacks must be built (its version or compiled SQL, after a
+ * forget removed them) or its fingerprint cannot be carried over.
+ */
+export function shapeKnownNode(known: NodeEntryRow, parse: () => JsonObject, context: NodeContext): NodeEntry {
+  let node: JsonObject | undefined;
+  const parsed = () => (node ??= parse());
+  const uniqueId = known.unique_id;
+  const edges = { nodes: JSON.parse(known.depends_on_nodes) as string[], macros: JSON.parse(known.depends_on_macros) as string[] };
+  let version: NodeVersionRow | undefined;
+  return {
+    kind: 'node',
+    get version() {
+      return (version ??= nodeVersionRow(parsed(), uniqueId, known.node_version_id, context));
+    },
     invocation: {
       invocation_id: context.invocationId,
       unique_id: uniqueId,
-      node_version_id: nodeVersion,
-      fingerprint: context.fingerprint?.(node, { uniqueId, nodeVersionId: nodeVersion }) ?? null,
-      relation_name: str(node.relation_name),
-      compiled_code_id: compiledCode?.compiled_code_id ?? null,
+      node_version_id: known.node_version_id,
+      fingerprint: context.fingerprint?.(parsed, { uniqueId, nodeVersionId: known.node_version_id, listedMacros: edges.macros }) ?? null,
+      relation_name: known.relation_name,
+      compiled_code_id: known.compiled_code_id,
     },
-    dependsOn: context.disabled ? [] : dependsOnRows(node, uniqueId, context.invocationId),
-    compiledCode,
+    dependsOn: dependsOnRows(edges, uniqueId, context.invocationId),
+    get compiledCode() {
+      return known.compiled_code_id === null ? null : compiledCodeRow(parsed());
+    },
+    entry: known,
+    known: true,
+  };
+}
+
+function entryRow(digest: string, invocation: NodeInvocationRow, edges: DependsOnIds): NodeEntryRow {
+  return {
+    entry_digest: digest,
+    unique_id: invocation.unique_id,
+    node_version_id: invocation.node_version_id,
+    relation_name: invocation.relation_name,
+    compiled_code_id: invocation.compiled_code_id,
+    depends_on_nodes: JSON.stringify(edges.nodes),
+    depends_on_macros: JSON.stringify(edges.macros),
   };
 }
 
@@ -148,21 +203,20 @@ function languageOf(node: JsonObject, resourceType: string, schemaVersion: numbe
   return typeof node.raw_sql === 'string' && resourceType !== 'seed' ? 'sql' : null;
 }
 
-function dependsOnRows(node: JsonObject, uniqueId: string, invocationId: string): NodeDependsOnRow[] {
-  const dependsOn = asObject(node.depends_on);
-  if (!dependsOn) return [];
-  const rows: NodeDependsOnRow[] = [];
-  const seen = new Set<string>();
-  const edge = (kind: 'node' | 'macro') => (target: unknown) => {
-    const id = str(target);
-    // dbt can list a macro twice; the table's key holds each edge once.
-    if (id === null || seen.has(`${kind} ${id}`)) return;
-    seen.add(`${kind} ${id}`);
-    rows.push({ invocation_id: invocationId, unique_id: uniqueId, depends_on_id: id, kind });
-  };
-  asArray(dependsOn.nodes).forEach(edge('node'));
-  asArray(dependsOn.macros).forEach(edge('macro'));
-  return rows;
+interface DependsOnIds {
+  nodes: string[];
+  macros: string[];
+}
+
+/** depends_on's ids, each once per kind: dbt can list a macro twice, and the table's key holds each edge once. */
+function dependsOnIds(dependsOn: JsonObject | null): DependsOnIds {
+  const unique = (list: unknown) => [...new Set(asArray(list).map(str).filter((id): id is string => id !== null))];
+  return { nodes: unique(dependsOn?.nodes), macros: unique(dependsOn?.macros) };
+}
+
+function dependsOnRows(edges: DependsOnIds, uniqueId: string, invocationId: string): NodeDependsOnRow[] {
+  const row = (kind: 'node' | 'macro') => (id: string): NodeDependsOnRow => ({ invocation_id: invocationId, unique_id: uniqueId, depends_on_id: id, kind });
+  return [...edges.nodes.map(row('node')), ...edges.macros.map(row('macro'))];
 }
 
 export function shapeMacro(macro: JsonObject, invocationId: string, key: string): MacroEntry {

@@ -2,9 +2,10 @@ import { objectMembers, type JsonMember } from '../json/scan.js';
 import { openArtifact, type ArtifactHeader, type ReadOptions } from './detect.js';
 import { asObject, str, type JsonObject } from './fields.js';
 import { metadataFacts } from './invocation.js';
-import { shapeMacro, shapeNode, type MacroEntry, type NodeContext, type NodeEntry } from './manifest-nodes.js';
+import { shapeKnownNode, shapeMacro, shapeNode, type MacroEntry, type NodeContext, type NodeEntry } from './manifest-nodes.js';
+import { entryDigest } from './entry-digest.js';
 import { inferProjectName } from './project-name.js';
-import type { InvocationFacts } from './rows.js';
+import type { InvocationFacts, NodeEntryRow } from './rows.js';
 import { createFingerprintContext, type FingerprintContext, type MacroInput } from './fingerprint-context.js';
 import { fingerprintNode } from './node-fingerprint.js';
 import { fingerprintReuse, type PriorManifest, type ReusedFingerprint } from './fingerprint-reuse.js';
@@ -44,6 +45,8 @@ const FINGERPRINTED_SECTIONS = new Set(['nodes', 'unit_tests']);
 export interface ManifestReadOptions extends ReadOptions {
   /** A manifest read before, whose fingerprints are carried over where they cannot differ (fingerprint-reuse.ts). */
   prior?: PriorManifest;
+  /** Entries read before, by digest (the node_entry memo): their rows are taken, not derived again. */
+  knownEntries?: ReadonlyMap<string, NodeEntryRow>;
 }
 
 export function extractManifest(buf: Buffer, options: ManifestReadOptions = {}): ManifestExtract {
@@ -51,7 +54,7 @@ export function extractManifest(buf: Buffer, options: ManifestReadOptions = {}):
   return {
     header,
     invocation: manifestFacts(buf, header, invocationId),
-    entries: () => guardScan('manifest', manifestEntries(buf, header.schemaVersion, invocationId, fingerprinter(buf, header, options.prior))),
+    entries: () => guardScan('manifest', manifestEntries(buf, { schemaVersion: header.schemaVersion, invocationId, fingerprint: fingerprinter(buf, header, options.prior), known: options.knownEntries ?? new Map() })),
   };
 }
 
@@ -69,7 +72,15 @@ function manifestFacts(buf: Buffer, header: ArtifactHeader, invocationId: string
 
 type Fingerprinter = NonNullable<NodeContext['fingerprint']>;
 
-function* manifestEntries(buf: Buffer, schemaVersion: number | null, invocationId: string, fingerprint: Fingerprinter): Generator<ManifestEntry> {
+interface EntriesContext {
+  schemaVersion: number | null;
+  invocationId: string;
+  fingerprint: Fingerprinter;
+  known: ReadonlyMap<string, NodeEntryRow>;
+}
+
+function* manifestEntries(buf: Buffer, read: EntriesContext): Generator<ManifestEntry> {
+  const { schemaVersion, invocationId } = read;
   for (const section of objectMembers(buf)) {
     if (section.key === 'macros') {
       for (const member of mapMembers(buf, section)) yield shapeMacro(parseNode(buf, member), invocationId, member.key);
@@ -79,8 +90,10 @@ function* manifestEntries(buf: Buffer, schemaVersion: number | null, invocationI
       const sectionType = NODE_SECTIONS[section.key] ?? null;
       for (const member of mapMembers(buf, section)) {
         // Nodes build or test something, and unit tests test a model; sources, docs, exposures... have no fingerprint.
-        const context = { invocationId, schemaVersion, key: member.key, sectionType, disabled: false, ...(FINGERPRINTED_SECTIONS.has(section.key) ? { fingerprint } : {}) };
-        yield shapeNode(parseNode(buf, member), context);
+        const context = { invocationId, schemaVersion, key: member.key, sectionType, disabled: false, ...(FINGERPRINTED_SECTIONS.has(section.key) ? { fingerprint: read.fingerprint } : {}) };
+        const digest = entryDigest(buf, member, { schemaVersion, section: section.key, key: member.key });
+        const known = read.known.get(digest);
+        yield known ? shapeKnownNode(known, () => parseNode(buf, member), context) : shapeNode(parseNode(buf, member), context, digest);
       }
     }
   }
@@ -99,7 +112,7 @@ function* disabledEntries(buf: Buffer, section: JsonMember, schemaVersion: numbe
     for (const item of items) {
       const node = parseNode(buf, item);
       const context = { invocationId, schemaVersion, key: str(node.unique_id) ?? key, sectionType: null, disabled: true };
-      const entry = shapeNode(node, context);
+      const entry = shapeNode(node, context, null);
       if (seen.has(entry.invocation.node_version_id)) continue;
       seen.add(entry.invocation.node_version_id);
       yield entry;
@@ -120,14 +133,13 @@ function fingerprinter(buf: Buffer, header: ArtifactHeader, prior?: PriorManifes
   const adapterType = str(header.metadata.adapter_type);
   let context: FingerprintContext | undefined;
   let reused: ReusedFingerprint | undefined;
-  return (node, { uniqueId, nodeVersionId }) => {
+  return (node, { uniqueId, nodeVersionId, listedMacros }) => {
     if (!context) {
       const macros = readMacros(buf, prior !== undefined);
       context = createFingerprintContext({ metadata: { adapter_type: adapterType }, macros: macros.inputs });
       if (prior) reused = fingerprintReuse(prior, adapterType, macros);
     }
-    const dependsOn = asObject(node.depends_on);
-    return reused?.(uniqueId, nodeVersionId, dependsOn?.macros) ?? fingerprintNode(node, context);
+    return reused?.(uniqueId, nodeVersionId, listedMacros) ?? fingerprintNode(node(), context);
   };
 }
 

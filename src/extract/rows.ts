@@ -85,6 +85,22 @@ export interface CompiledCodeRow {
   code: string;
 }
 
+/**
+ * One node entry of a manifest as dbt wrote it, named by the digest of its bytes (entry-digest.ts),
+ * with the per-invocation rows those bytes alone decide. A later manifest holding the same bytes
+ * takes them from here instead of parsing and hashing the entry again.
+ */
+export interface NodeEntryRow {
+  entry_digest: string;
+  unique_id: string;
+  node_version_id: string;
+  relation_name: string | null;
+  compiled_code_id: string | null;
+  /** JSON lists of depends_on.nodes and depends_on.macros, each id once, in the entry's order. */
+  depends_on_nodes: string;
+  depends_on_macros: string;
+}
+
 export type DependencyKind = 'node' | 'macro';
 
 export interface NodeDependsOnRow {

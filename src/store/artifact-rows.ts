@@ -9,9 +9,10 @@ import {
   extractSources,
   fingerprintProject,
   type ArtifactInvocationFacts,
-  type PriorManifest,
+  type NodeEntryRow,
 } from '../extract/index.js';
 import { RowAppender } from './append.js';
+import type { PriorReading } from './prior-manifest.js';
 import type { VersionWriter } from './version-writer.js';
 
 /** The per-invocation tables an artifact's rows land in; versions go through staging tables. */
@@ -39,27 +40,32 @@ export function closeAppenders(appenders: Appenders): void {
 
 /**
  * Reads one archived artifact and appends its rows; returns what it says of the invocation.
- * `prior`: a manifest stored before, whose fingerprints a manifest carries over where exact.
+ * `prior`: a manifest stored before, whose fingerprints a manifest carries over where exact, and
+ * the entries of it that a manifest takes rows from instead of parsing them (node_entry).
  */
-export async function appendArtifactRows(backend: Backend, record: ArtifactRecord, out: Appenders, versions: VersionWriter, prior?: PriorManifest): Promise<ArtifactInvocationFacts> {
+export async function appendArtifactRows(backend: Backend, record: ArtifactRecord, out: Appenders, versions: VersionWriter, prior?: PriorReading): Promise<ArtifactInvocationFacts> {
   const bytes = await recallBlob(backend, record.sha256);
   const options = { invocationId: record.invocation_id };
   switch (record.artifact) {
     case 'manifest': {
-      const manifest = extractManifest(bytes, { ...options, prior });
+      const manifest = extractManifest(bytes, { ...options, prior: prior?.manifest, knownEntries: prior?.entries });
       const fingerprints: [string, string][] = [];
+      const newEntries: NodeEntryRow[] = [];
       for (const entry of manifest.entries()) {
         if (entry.kind === 'macro') {
           await versions.addMacro(entry.invocation.macro_version_id, () => entry.version);
           out.macro_invocation.append(entry.invocation);
         } else {
           await versions.addNode(entry.invocation.node_version_id, () => entry.version);
-          if (entry.compiledCode) await versions.addCompiledCode(entry.compiledCode);
+          const code = entry.invocation.compiled_code_id;
+          if (code !== null) await versions.addCompiledCode(code, () => entry.compiledCode!);
+          if (entry.entry && !entry.known) newEntries.push(entry.entry);
           out.node_invocation.append(entry.invocation);
           if (entry.invocation.fingerprint) fingerprints.push([entry.invocation.unique_id, entry.invocation.fingerprint]);
           for (const edge of entry.dependsOn) out.node_depends_on.append(edge);
         }
       }
+      await versions.rememberEntries(newEntries);
       return { from: 'manifest', facts: { ...manifest.invocation, code_fingerprint: fingerprints.length ? fingerprintProject(fingerprints) : null } };
     }
     case 'run_results': {

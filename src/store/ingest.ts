@@ -9,6 +9,7 @@ import { inTransaction, WRITE_MEMORY_LIMIT } from './database.js';
 import { writeInvocationRow } from './invocation-row.js';
 import { writeOutputRows } from './output-rows.js';
 import { readPriorManifest } from './prior-manifest.js';
+import { dropOrphanEntries } from './entry-memo.js';
 import type { VersionWriter } from './version-writer.js';
 
 /**
@@ -142,6 +143,7 @@ export async function dropUnheldVersions(connection: DuckDBConnection): Promise<
   await connection.run('DELETE FROM node_version WHERE node_version_id NOT IN (SELECT node_version_id FROM node_invocation)');
   await connection.run('DELETE FROM macro_version WHERE macro_version_id NOT IN (SELECT macro_version_id FROM macro_invocation)');
   await connection.run('DELETE FROM compiled_code WHERE compiled_code_id NOT IN (SELECT compiled_code_id FROM node_invocation WHERE compiled_code_id IS NOT NULL)');
+  await dropOrphanEntries(connection);
 }
 
 async function writeArtifactCaptures(connection: DuckDBConnection, records: readonly ArtifactRecord[]): Promise<void> {

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { PriorManifest, PriorNode } from '../extract/index.js';
+import type { NodeEntryRow, PriorManifest, PriorNode } from '../extract/index.js';
 
 /**
  * What the newest manifest the store holds said of its nodes and macros, for a manifest being
@@ -7,7 +7,13 @@ import type { PriorManifest, PriorNode } from '../extract/index.js';
  * exact). Any stored manifest would be correct; the newest is the likeliest to share most.
  * Read from the rows of that one invocation, so it costs a project's size, never its history's.
  */
-export async function readPriorManifest(connection: DuckDBConnection, invocationId: string): Promise<PriorManifest | undefined> {
+export interface PriorReading {
+  manifest?: PriorManifest;
+  /** The node_entry memo's rows for the entries of that manifest's node versions, by digest. */
+  entries: Map<string, NodeEntryRow>;
+}
+
+export async function readPriorManifest(connection: DuckDBConnection, invocationId: string): Promise<PriorReading> {
   const newest = await connection.runAndReadAll(
     `SELECT a.invocation_id, i.adapter_type FROM artifact_capture AS a JOIN invocation AS i USING (invocation_id)
      WHERE a.artifact_type = 'manifest' AND a.invocation_id <> $1
@@ -15,9 +21,25 @@ export async function readPriorManifest(connection: DuckDBConnection, invocation
     [invocationId],
   );
   const [prior, adapterType] = newest.getRows()[0] ?? [];
-  if (prior === undefined) return undefined;
-  return { adapterType: adapterType === null ? null : String(adapterType), macros: await readMacros(connection, String(prior)), nodes: await readNodes(connection, String(prior)) };
+  if (prior === undefined) return { entries: new Map() };
+  const manifest = { adapterType: adapterType === null ? null : String(adapterType), macros: await readMacros(connection, String(prior)), nodes: await readNodes(connection, String(prior)) };
+  return { manifest, entries: await readEntries(connection, String(prior)) };
 }
+
+/**
+ * Entries of the versions that manifest holds: the next one repeats most of its entries, and a
+ * version can have several (compiled for other targets); an entry not found is parsed as new.
+ */
+async function readEntries(connection: DuckDBConnection, invocationId: string): Promise<Map<string, NodeEntryRow>> {
+  const rows = await readJoined(connection, ENTRY_COLUMNS, 'node_entry WHERE node_version_id IN (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1)', invocationId);
+  const entries = new Map<string, NodeEntryRow>();
+  for (const [digest, uniqueId, version, relation, compiled, nodes, macros] of rows) {
+    entries.set(digest!, { entry_digest: digest!, unique_id: uniqueId!, node_version_id: version!, relation_name: relation!, compiled_code_id: compiled!, depends_on_nodes: nodes!, depends_on_macros: macros! });
+  }
+  return entries;
+}
+
+const ENTRY_COLUMNS = ['entry_digest', 'unique_id', 'node_version_id', 'relation_name', 'compiled_code_id', 'depends_on_nodes', 'depends_on_macros'];
 
 async function readMacros(connection: DuckDBConnection, invocationId: string): Promise<Map<string, string>> {
   const rows = await readJoined(connection, ['unique_id', 'macro_version_id'], 'macro_invocation WHERE invocation_id = $1', invocationId);
@@ -35,17 +57,20 @@ async function readNodes(connection: DuckDBConnection, invocationId: string): Pr
 
 const FIELD = '\x1f';
 const ROW = '\x1e';
+const NULL = '\x1d';
 
 /**
- * The rows of a table's `columns` (every one a string, never null) where `fromWhere` says, fetched as one string: DuckDB's client took 100-200 ms
- * to hand over 30,000 short strings as values, and 10 ms as one. A row with a separator in a
- * field is left out (no dbt id holds one): a node left out is fingerprinted afresh, and an edge
- * left out makes its node's listed macros differ, which does too.
+ * The rows of a table's `columns` where `fromWhere` says, fetched as one string: DuckDB's client
+ * took 100-200 ms to hand over 30,000 short strings as values, and 10 ms as one. NULL travels
+ * as its own mark. A row with a separator or the mark in a field is left out (no dbt id holds
+ * one): a node left out is fingerprinted afresh, an edge left out makes its node's listed macros
+ * differ, which does too, and an entry left out is parsed as new.
  */
-async function readJoined(connection: DuckDBConnection, columns: readonly string[], fromWhere: string, invocationId: string): Promise<string[][]> {
-  const clean = columns.map((c) => `NOT contains(${c}, chr(30)) AND NOT contains(${c}, chr(31))`).join(' AND ');
-  const reader = await connection.runAndReadAll(`SELECT string_agg(concat_ws(chr(31), ${columns.join(', ')}), chr(30)) FROM ${fromWhere} AND ${clean}`, [invocationId]);
+async function readJoined(connection: DuckDBConnection, columns: readonly string[], fromWhere: string, invocationId: string): Promise<(string | null)[][]> {
+  const clean = columns.flatMap((c) => [29, 30, 31].map((mark) => `NOT contains(coalesce(${c}::VARCHAR, ''), chr(${mark}))`)).join(' AND ');
+  const fields = columns.map((c) => `coalesce(${c}::VARCHAR, chr(29))`).join(', ');
+  const reader = await connection.runAndReadAll(`SELECT string_agg(concat_ws(chr(31), ${fields}), chr(30)) FROM ${fromWhere} AND ${clean}`, [invocationId]);
   const joined = reader.getRows()[0]?.[0];
   if (typeof joined !== 'string' || joined === '') return [];
-  return joined.split(ROW).map((row) => row.split(FIELD));
+  return joined.split(ROW).map((row) => row.split(FIELD).map((field) => (field === NULL ? null : field)));
 }

@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { CompiledCodeRow, MacroVersionRow, NodeVersionRow } from '../extract/index.js';
+import type { CompiledCodeRow, MacroVersionRow, NodeEntryRow, NodeVersionRow } from '../extract/index.js';
 import { RowAppender } from './append.js';
+import { rememberEntries } from './entry-memo.js';
 
 /**
  * Writes node and macro versions, and compiled SQL, in committed batches, on a connection of its own, beside the
@@ -41,8 +42,14 @@ export class VersionWriter {
     await this.add('macro', id, row);
   }
 
-  async addCompiledCode(row: CompiledCodeRow): Promise<void> {
-    await this.add('compiled', row.compiled_code_id, () => row);
+  async addCompiledCode(id: string, row: () => CompiledCodeRow): Promise<void> {
+    await this.add('compiled', id, row);
+  }
+
+  /** Node entries new to the memo; written at once, committed like versions (they name only versions and SQL). */
+  async rememberEntries(rows: readonly NodeEntryRow[]): Promise<void> {
+    await this.flush();
+    await rememberEntries(this.connection, rows);
   }
 
   private async noteStored(): Promise<void> {

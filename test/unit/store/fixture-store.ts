@@ -18,6 +18,8 @@ export interface FixtureStore {
   db: Database;
   /** The artifact as the step's command wrote it; null when the step did not write it (a stale copy from an earlier step). */
   written<T>(step: Step, file: 'manifest.json' | 'run_results.json' | 'sources.json'): T | null;
+  /** The same artifact's bytes as written, for what depends on them (digests of entries). */
+  writtenBytes(step: Step, file: 'manifest.json' | 'run_results.json' | 'sources.json'): Buffer | null;
   query(sql: string, params?: (string | number)[]): Promise<Record<string, unknown>[]>;
   /** Runs `work` inside a transaction that is always rolled back: edits for one test only. */
   withEdits<T>(work: () => Promise<T>): Promise<T>;
@@ -45,9 +47,13 @@ export async function buildFixtureStore(): Promise<FixtureStore> {
     db,
     query,
     written<T>(step: Step, file: string): T | null {
+      const bytes = this.writtenBytes(step, file as 'manifest.json');
+      return bytes ? (JSON.parse(bytes.toString('utf8')) as T) : null;
+    },
+    writtenBytes(step: Step, file: string): Buffer | null {
       if (!step.artifacts_written.includes(file)) return null;
       const full = path.join(seqDir, step.dir, 'target', file);
-      return existsSync(full) ? (JSON.parse(readFileSync(full, 'utf8')) as T) : null;
+      return existsSync(full) ? readFileSync(full) : null;
     },
     async withEdits<T>(work: () => Promise<T>): Promise<T> {
       await db.connection.run('BEGIN TRANSACTION');
