@@ -1,4 +1,4 @@
-import { objectMembers, type JsonMember } from '../json/scan.js';
+import { scanDocument, type JsonMember } from '../json/scan.js';
 import { openArtifact, type ArtifactHeader, type ReadOptions } from './detect.js';
 import { asObject, str, type JsonObject } from './fields.js';
 import { metadataFacts } from './invocation.js';
@@ -81,7 +81,7 @@ interface EntriesContext {
 
 function* manifestEntries(buf: Buffer, read: EntriesContext): Generator<ManifestEntry> {
   const { schemaVersion, invocationId } = read;
-  for (const section of objectMembers(buf)) {
+  for (const section of scanDocument(buf)) {
     if (section.key === 'macros') {
       for (const member of mapMembers(buf, section)) yield shapeMacro(parseNode(buf, member), invocationId, member.key);
     } else if (section.key === 'disabled') {
@@ -146,7 +146,7 @@ function fingerprinter(buf: Buffer, header: ArtifactHeader, prior?: PriorManifes
 /** Each macro's SQL and calls; with `versions`, each one's version id too (for fingerprint reuse). */
 function readMacros(buf: Buffer, versions: boolean): { inputs: Record<string, MacroInput>; versions: Map<string, string>; calls: Map<string, string[]> } {
   const read = { inputs: {} as Record<string, MacroInput>, versions: new Map<string, string>(), calls: new Map<string, string[]>() };
-  for (const section of objectMembers(buf)) {
+  for (const section of scanDocument(buf)) {
     if (section.key !== 'macros') continue;
     for (const member of mapMembers(buf, section)) {
       const macro = parseNode(buf, member);

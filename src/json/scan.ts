@@ -155,9 +155,23 @@ export function parseMember(buf: Buffer, member: JsonMember): unknown {
 
 /**
  * Checks that `buf` holds one complete JSON object and nothing after it, and returns its
- * top-level members.
+ * top-level members. Remembered for large documents: capture checks an artifact whole before
+ * archiving it, then ingest in the same process walks the same bytes (a view of them, hence
+ * the key on the underlying memory), and each walk of a 50 MB manifest visits every byte.
  */
 export function scanDocument(buf: Buffer): JsonMember[] {
+  const held = buf.length >= REMEMBERED_BYTES ? scanned.get(buf.buffer) : undefined;
+  if (held && held.offset === buf.byteOffset && held.length === buf.length) return held.members;
+  const members = scanWhole(buf);
+  if (buf.length >= REMEMBERED_BYTES) scanned.set(buf.buffer, { offset: buf.byteOffset, length: buf.length, members });
+  return members;
+}
+
+// Small buffers can share pooled memory; they are cheap to walk again anyway.
+const REMEMBERED_BYTES = 1 << 20;
+const scanned = new WeakMap<ArrayBufferLike, { offset: number; length: number; members: JsonMember[] }>();
+
+function scanWhole(buf: Buffer): JsonMember[] {
   const members = [...objectMembers(buf)];
   let close = members.length ? members[members.length - 1]!.end : 0;
   close = buf.indexOf(CLOSE_BRACE, close);
