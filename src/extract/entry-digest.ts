@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../vocab/index.js';
 import type { ByteRange } from './scan-items.js';
 
 /**
@@ -9,6 +9,5 @@ import type { ByteRange } from './scan-items.js';
  * them, and a known entry is neither parsed nor hashed canonically again (manifest-nodes.ts).
  */
 export function entryDigest(buf: Buffer, range: ByteRange, shapedBy: { schemaVersion: number | null; section: string; key: string }): string {
-  const prefix = `${shapedBy.schemaVersion ?? ''}\0${shapedBy.section}\0${shapedBy.key}\0`;
-  return createHash('sha256').update(prefix).update(buf.subarray(range.start, range.end)).digest('hex');
+  return sha256(`${shapedBy.schemaVersion ?? ''}\0${shapedBy.section}\0${shapedBy.key}\0${sha256(buf.subarray(range.start, range.end))}`);
 }

@@ -5,14 +5,14 @@ import { canonicalJson } from '../../../src/vocab/index.js';
 /**
  * Node and macro version ids are hashes of canonicalJson, so its bytes must never change: they
  * are JSON.stringify of a copy whose keys were inserted in sorted order (the rule before it was
- * written directly), integer-like keys included, which every JS object enumerates first.
+ * written directly), integer-like keys included, which every JS object enumerates first. Keys
+ * are own properties, as JSON.parse makes them: a `__proto__` key (fast-check draws one now and
+ * then) is a member, not the copy's prototype.
  */
 function sortedCopy(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedCopy);
   if (value === null || typeof value !== 'object') return value;
-  const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort()) sorted[key] = sortedCopy((value as Record<string, unknown>)[key]);
-  return sorted;
+  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedCopy((value as Record<string, unknown>)[key])]));
 }
 
 const reference = (value: unknown): string => JSON.stringify(sortedCopy(value));
