@@ -20,10 +20,23 @@ export interface RunResultsExtract {
 
 export function extractRunResults(buf: Buffer, options: ReadOptions = {}): RunResultsExtract {
   const { header, invocationId } = openArtifact(buf, 'run_results', options);
+  const held = extracted.get(buf.buffer);
+  if (held && held.offset === buf.byteOffset && held.length === buf.length && held.extract.invocation.invocation_id === invocationId) return held.extract;
   const { results, top } = scanResults(buf, 'run_results', (result) => resultRow(result, invocationId, header.schemaVersion));
   const facts = timingFacts(metadataFacts(header, invocationId), top.elapsed_time);
-  return { header, invocation: { ...facts, ...argsFacts(top.args), ...countFacts(results) }, results };
+  const extract = { header, invocation: { ...facts, ...argsFacts(top.args), ...countFacts(results) }, results };
+  if (buf.length >= REMEMBERED_BYTES) extracted.set(buf.buffer, { offset: buf.byteOffset, length: buf.length, extract });
+  return extract;
 }
+
+/**
+ * The last reading of large run results, kept with their bytes: capture summarises them
+ * (run-summary.ts) and ingest in the same process then reads the same bytes (a view of them,
+ * hence the key on the underlying memory). The header is read and checked again by each call,
+ * so a caller that refuses a newer schema still does. Readers treat the rows as read-only.
+ */
+const REMEMBERED_BYTES = 1 << 20;
+const extracted = new WeakMap<ArrayBufferLike, { offset: number; length: number; extract: RunResultsExtract }>();
 
 /** A result that names no node cannot be joined to anything, so it is left out. */
 function resultRow(result: JsonObject, invocationId: string, schemaVersion: number | null): RunResultRow | null {
