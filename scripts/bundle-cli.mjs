@@ -16,7 +16,8 @@ rmSync(out, { recursive: true, force: true });
 await build({
   input: { main: fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)) },
   platform: 'node',
-  external: (id) => /^[^./#]/.test(id) && !INLINED.has(packageOf(id)),
+  external: (id) => /^[^./#]/.test(id) && !INLINED.has(packageOf(id)) && id !== 'node:process',
+  plugins: [processGlobal()],
   logLevel: 'warn',
   output: { dir: out, format: 'esm', entryFileNames: '[name].mjs', chunkFileNames: '[name]-[hash].mjs' },
 });
@@ -24,4 +25,20 @@ await build({
 function packageOf(id) {
   const parts = id.split('/');
   return id.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+}
+
+/**
+ * `import process from 'node:process'` (chalk's supports-color) as the global it is. Node builds
+ * an ES module's view of a built-in module by reading every property, and process's getters
+ * create stdin and stdout, load the report module and list the allowed flags: about 4 ms at
+ * every start. Only the default import is given; a named one fails the build. A CommonJS
+ * require (commander's) gets the object itself from Node, with no such view, and is left alone.
+ */
+function processGlobal() {
+  const id = '\0process-global';
+  return {
+    name: 'process-global',
+    resolveId: (source, _importer, options) => (source === 'node:process' && options.kind === 'import-statement' ? id : null),
+    load: (loaded) => (loaded === id ? 'export default globalThis.process;\n' : null),
+  };
 }
