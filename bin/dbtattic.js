@@ -1,4 +1,5 @@
 #!/usr/bin/env node
-import { main } from '../dist/cli/main.js';
+// The compiled CLI as the build bundles it (scripts/bundle-cli.mjs): dist/cli/main.js and what it loads.
+import { main } from '../dist/bundle/main.mjs';
 
 process.exitCode = await main(process.argv.slice(2));

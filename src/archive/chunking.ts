@@ -17,7 +17,9 @@ export const MAX_CHUNK = 256 * 1024;
 const MASK_HARD = 0xffffc000 | 0;
 const MASK_EASY = 0xfffc0000 | 0;
 
-const GEAR = buildGearTable();
+// Built at the first split, not when the module loads: every command loads it (the archive's
+// index does), few split anything, and 256 hashes are a millisecond of each start-up.
+let gear: Int32Array | undefined;
 
 function buildGearTable(): Int32Array {
   const table = new Int32Array(256);
@@ -28,7 +30,7 @@ function buildGearTable(): Int32Array {
 }
 
 /** Returns the length of the chunk that starts at `start`. */
-function cutPoint(bytes: Uint8Array, start: number): number {
+function cutPoint(bytes: Uint8Array, start: number, table: Int32Array): number {
   const remaining = bytes.length - start;
   if (remaining <= MIN_CHUNK) return remaining;
   const limit = Math.min(remaining, MAX_CHUNK);
@@ -36,11 +38,11 @@ function cutPoint(bytes: Uint8Array, start: number): number {
   let hash = 0;
   let i = MIN_CHUNK;
   for (; i < normal; i++) {
-    hash = ((hash << 1) + GEAR[bytes[start + i]!]!) | 0;
+    hash = ((hash << 1) + table[bytes[start + i]!]!) | 0;
     if ((hash & MASK_HARD) === 0) return i + 1;
   }
   for (; i < limit; i++) {
-    hash = ((hash << 1) + GEAR[bytes[start + i]!]!) | 0;
+    hash = ((hash << 1) + table[bytes[start + i]!]!) | 0;
     if ((hash & MASK_EASY) === 0) return i + 1;
   }
   return limit;
@@ -49,8 +51,9 @@ function cutPoint(bytes: Uint8Array, start: number): number {
 /** Splits `bytes` into content-defined chunks (views, not copies). */
 export function splitChunks(bytes: Uint8Array): Uint8Array[] {
   const chunks: Uint8Array[] = [];
+  const table = (gear ??= buildGearTable());
   for (let start = 0; start < bytes.length; ) {
-    const length = cutPoint(bytes, start);
+    const length = cutPoint(bytes, start, table);
     chunks.push(bytes.subarray(start, start + length));
     start += length;
   }

@@ -189,16 +189,18 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--json', 'print the report as JSON')
     .action(run(() => import('./commands/sync.js')));
 
-  for (const [name, description] of [
-    ['push', 'Copy what the other store (an s3:// URI or a directory; default: remote: in dbtattic.yml) lacks to it'],
-    ['pull', 'Copy what this store lacks from the other store (an s3:// URI or a directory; default: remote: in dbtattic.yml)'],
+  // Each import named in full: the build bundles the commands (scripts/bundle-cli.mjs), and a
+  // bundler cannot follow an import whose path is computed.
+  for (const [name, description, load] of [
+    ['push', 'Copy what the other store (an s3:// URI or a directory; default: remote: in dbtattic.yml) lacks to it', () => import('./commands/push.js')],
+    ['pull', 'Copy what this store lacks from the other store (an s3:// URI or a directory; default: remote: in dbtattic.yml)', () => import('./commands/pull.js')],
   ] as const) {
     program
       .command(name)
       .description(description)
       .argument('[remote]', 'the other store')
       .option('--json', 'print the report as JSON')
-      .action(run(() => import(`./commands/${name}.js`)));
+      .action(run(load));
   }
 
   const keep = program

@@ -46,7 +46,7 @@ export async function withCurrentStore<T>(config: AtticConfig, read: (db: Databa
   const opened = config.offline ? await openOffline(config.databaseFile) : await openCurrentStore(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), config.databaseFile, onProgress, config.remote !== null);
   try {
     const value = await read(opened.db);
-    onNotice?.({ damage: await readStoreDamage(opened.db.connection), behind: opened.behind, movedAside: opened.movedAside, rebuilt: opened.rebuilt ?? null });
+    onNotice?.({ damage: opened.damage ?? (await readStoreDamage(opened.db.connection)), behind: opened.behind, movedAside: opened.movedAside, rebuilt: opened.rebuilt ?? null });
     return value;
   } finally {
     opened.db.close();
@@ -58,6 +58,8 @@ interface OpenedStore {
   behind: ReadNotice['behind'];
   movedAside: MovedAside | null;
   rebuilt?: ReadNotice['rebuilt'];
+  /** Known when it was opened: a current store has no damaged rows (archive-stamp.ts), and no one writes it while it is open for reading. */
+  damage?: StoreDamage;
 }
 
 /** Reading commands catch up first (waiting a little for a busy store), then read. */
@@ -74,7 +76,7 @@ async function openOffline(file: string): Promise<OpenedStore> {
 /** `remote`: the archive is object storage, caught up through its journal and never listed whole. */
 async function openCurrentStore(backend: Backend, file: string, onProgress: ProgressFn | undefined, remote: boolean): Promise<OpenedStore> {
   const current = remote ? null : await openIfCurrent(backend, file);
-  if (current) return { db: current, behind: null, movedAside: null };
+  if (current) return { db: current, behind: null, movedAside: null, damage: { invocations: [], records: [] } };
   const deadline = Date.now() + WAIT_MS;
   for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
     let report: SyncReport;

@@ -49,6 +49,9 @@ describe('the packed tarball', () => {
     expect(files).toContain('dist/cli/main.js');
     // DuckDB's client in one file (scripts/bundle-duckdb.mjs); the next test runs it from the install.
     expect(files).toContain('dist/vendor/duckdb-node-api.cjs');
+    // Its code cache (src/store/code-cache.ts), and the CLI bundled (scripts/bundle-cli.mjs), which bin/ loads.
+    expect(files).toContain('dist/vendor/duckdb-node-api.cjs.cache');
+    expect(files).toContain('dist/bundle/main.mjs');
     expect(files).toContain('assets/report/app.js');
     expect(files.filter((f) => f.startsWith('schema/')).length).toBeGreaterThan(0);
   });
