@@ -42,19 +42,20 @@ export async function buildFixtureStore(): Promise<FixtureStore> {
   const db = await openDatabase(file, 'write');
   const query = async (sql: string, params: (string | number)[] = []): Promise<Record<string, unknown>[]> =>
     plainResult(await db.connection.runAndReadAll(sql, params)).rows;
+  const writtenBytes = (step: Step, file: string): Buffer | null => {
+    if (!step.artifacts_written.includes(file)) return null;
+    const full = path.join(seqDir, step.dir, 'target', file);
+    return existsSync(full) ? readFileSync(full) : null;
+  };
   return {
     steps,
     db,
     query,
     written<T>(step: Step, file: string): T | null {
-      const bytes = this.writtenBytes(step, file as 'manifest.json');
+      const bytes = writtenBytes(step, file);
       return bytes ? (JSON.parse(bytes.toString('utf8')) as T) : null;
     },
-    writtenBytes(step: Step, file: string): Buffer | null {
-      if (!step.artifacts_written.includes(file)) return null;
-      const full = path.join(seqDir, step.dir, 'target', file);
-      return existsSync(full) ? readFileSync(full) : null;
-    },
+    writtenBytes,
     async withEdits<T>(work: () => Promise<T>): Promise<T> {
       await db.connection.run('BEGIN TRANSACTION');
       try {
