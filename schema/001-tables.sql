@@ -211,6 +211,14 @@ CREATE TABLE IF NOT EXISTS run_result (
   batch_results        JSON          -- microbatch models (dbt 1.9+)
 );
 
+-- Grain: an invocation whose manifest was ingested: it has node_invocation rows. Key:
+-- invocation_id. v_invocation_sequence.has_manifest, which every history view reads, looked
+-- for each invocation in node_invocation, a scan of every node of every manifest at each read.
+-- Derived when invocations are ingested or forgotten (src/store/run-history.ts).
+CREATE TABLE IF NOT EXISTS manifest_invocation (
+  invocation_id VARCHAR NOT NULL
+);
+
 -- Grain: one run result beside the node as defined when it ran, the rows v_run_history shows
 -- (schema/002-views.sql states the rule). Key: (invocation_id, unique_id). Derived when
 -- invocations are ingested (src/store/run-history.ts), not at each read: matching every result

@@ -45,7 +45,7 @@ SELECT
   i.git_branch,
   i.git_sha,
   command_builds(i.command) AS builds,
-  i.invocation_id IN (SELECT invocation_id FROM node_invocation) AS has_manifest
+  i.invocation_id IN (SELECT invocation_id FROM manifest_invocation) AS has_manifest
 FROM invocation AS i
 LEFT JOIN capture AS c ON c.capture_id = i.run_id;
 
@@ -103,30 +103,33 @@ WITH execution AS (
   WHERE r.status IN ('success', 'pass', 'warn', 'fail') AND s.builds AND r.execution_time IS NOT NULL
 ),
 summary AS (
-  -- The last 11 executions, newest first, kept by max_by while aggregating: numbering every
-  -- execution of history (a window sorted over all of them) was most of this view's cost.
+  -- The last 11 times, newest first, kept by max_by while aggregating, and the last run's
+  -- columns by arg_max: numbering every execution of history (a window sorted over all of
+  -- them) was most of this view's cost, and max_by of all those columns 11 times over, most of
+  -- the rest.
   SELECT
     unique_id,
     count(*) AS runs,
     median(execution_time) AS median_s,
     quantile_cont(execution_time, 0.95) AS p95_s,
-    max_by({execution_time: execution_time, invocation_id: invocation_id, invoked_at: invoked_at, name: name, resource_type: resource_type}, seq, 11) AS recent
+    max_by(execution_time, seq, 11) AS recent_s,
+    arg_max({invocation_id: invocation_id, invoked_at: invoked_at, name: name, resource_type: resource_type}, seq) AS last
   FROM execution
   GROUP BY unique_id
 ),
 shaped AS (
   SELECT
     unique_id,
-    recent[1].name AS name,
-    coalesce(recent[1].resource_type, split_part(unique_id, '.', 1)) AS resource_type,
+    last.name AS name,
+    coalesce(last.resource_type, split_part(unique_id, '.', 1)) AS resource_type,
     runs,
     median_s,
     p95_s,
-    recent[1].execution_time AS last_s,
-    recent[1].invocation_id AS last_invocation_id,
-    recent[1].invoked_at AS last_at,
-    (len(recent) - 1)::BIGINT AS baseline_runs,
-    list_aggregate([x.execution_time FOR x IN recent[2:]], 'median') AS baseline_median_s
+    recent_s[1] AS last_s,
+    last.invocation_id AS last_invocation_id,
+    last.invoked_at AS last_at,
+    (len(recent_s) - 1)::BIGINT AS baseline_runs,
+    list_aggregate(recent_s[2:], 'median') AS baseline_median_s
   FROM summary
 )
 SELECT *, CASE WHEN baseline_median_s > 0 THEN last_s / baseline_median_s END AS trend_ratio
@@ -192,19 +195,21 @@ WITH result AS (
   FROM v_run_history AS h
   WHERE h.resource_type IN ('test', 'unit_test') AND h.builds
 ),
--- The last 10 runs of each test, kept by max_by while aggregating: numbering every result of
--- history (a window sorted over all of them) was most of this view's cost.
+-- Each test's last 10 runs: those from the 10th latest on (max_by keeps the 10 latest seqs
+-- while aggregating). Numbering every result of history (a window sorted over all of them) was
+-- most of this view's cost.
 last_ran AS (
-  SELECT unique_id, max_by({invocation_id: invocation_id, status: status, node_version_id: node_version_id}, seq, 10) AS runs
+  SELECT unique_id, list_min(max_by(seq, seq, 10)) AS since
   FROM result
   WHERE ran
   GROUP BY unique_id
 ),
 recent AS (
-  -- the test as its run's own manifest has it (a run matched to an earlier manifest is left out)
-  SELECT l.unique_id, u.run.invocation_id, u.run.status, coalesce(own.fingerprint, own.node_version_id) AS own_state
-  FROM last_ran AS l, unnest(l.runs) AS u(run)
-  JOIN node_invocation AS own ON own.invocation_id = u.run.invocation_id AND own.node_version_id = u.run.node_version_id
+  SELECT r.unique_id, r.invocation_id, r.status, coalesce(own.fingerprint, own.node_version_id) AS own_state
+  FROM result AS r
+  JOIN last_ran AS l ON l.unique_id = r.unique_id AND r.seq >= l.since
+  JOIN node_invocation AS own ON own.invocation_id = r.invocation_id AND own.node_version_id = r.node_version_id
+  WHERE r.ran
 ),
 -- Edges and nodes of the recent runs' manifests only, joined in this order (materialized): over
 -- all of history they were most of the view's cost.
@@ -213,14 +218,23 @@ recent_edge AS MATERIALIZED (
   FROM recent AS r
   JOIN node_depends_on AS d ON d.invocation_id = r.invocation_id AND d.unique_id = r.unique_id AND d.kind = 'node'
 ),
+-- Entries of the recent runs' manifests only, chosen before anything is joined to them (a
+-- semi-join on the invocation; on the pair, as a row value, it cost more than it saved).
+recent_entry AS MATERIALIZED (
+  SELECT invocation_id, unique_id, node_version_id, fingerprint
+  FROM node_invocation
+  WHERE invocation_id IN (SELECT DISTINCT invocation_id FROM recent_edge)
+),
 parent_state AS (
-  SELECT d.invocation_id, d.unique_id, string_agg(d.depends_on_id || '=' || coalesce(n.fingerprint, n.node_version_id, '?'), ',' ORDER BY d.depends_on_id) AS parents
+  -- The parents in depends_on_id order, sorted as a list of (id, state): string_agg(... ORDER
+  -- BY ...) sorted each group apart and was most of this view's cost.
+  SELECT d.invocation_id, d.unique_id,
+         array_to_string([p.state FOR p IN list_sort(list({id: d.depends_on_id, state: d.depends_on_id || '=' || coalesce(n.fingerprint, n.node_version_id, '?')}))], ',') AS parents
   FROM recent_edge AS d
   LEFT JOIN (
     SELECT ni.invocation_id, ni.unique_id, ni.node_version_id, ni.fingerprint
-    FROM node_invocation AS ni
+    FROM recent_entry AS ni
     JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
-    WHERE (ni.invocation_id, ni.unique_id) IN (SELECT (invocation_id, depends_on_id) FROM recent_edge)
   ) AS n ON n.invocation_id = d.invocation_id AND n.unique_id = d.depends_on_id
   GROUP BY d.invocation_id, d.unique_id
 ),

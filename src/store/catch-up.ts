@@ -25,7 +25,7 @@ import { inTransaction, type Database } from './database.js';
 import type { IngestProblem } from './ingest.js';
 import { dropForgottenRows } from './forgotten.js';
 import { changeFollowers, refreshNodeChanges } from './node-changes.js';
-import { refreshRunHistory } from './run-history.js';
+import { refreshManifestInvocations, refreshRunHistory } from './run-history.js';
 
 export interface CatchUpReport {
   invocations: number;
@@ -90,6 +90,7 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
     onProgress?.(++done, touched.length);
   }
   await inTransaction(db.connection, async () => {
+    await refreshManifestInvocations(db.connection, touched);
     await refreshNodeChanges(db.connection, changedFrom);
     await refreshRunHistory(db.connection, touched);
   });

@@ -66,6 +66,20 @@ FROM rest AS r
 ASOF LEFT JOIN presence AS p ON p.unique_id = r.unique_id AND r.seq >= p.seq`;
 
 /**
+ * manifest_invocation for `ids` (ingested, re-ingested or forgotten): whether each has node
+ * rows now. Before anything that reads v_invocation_sequence.has_manifest is derived again.
+ */
+export async function refreshManifestInvocations(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
+  const [list, types] = [[duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)]];
+  await connection.run('DELETE FROM manifest_invocation WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))', list, types);
+  await connection.run(
+    'INSERT INTO manifest_invocation SELECT DISTINCT invocation_id FROM node_invocation WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))',
+    list,
+    types,
+  );
+}
+
+/**
  * Matches again the results of `ids` (ingested, re-ingested or forgotten) and those not
  * defined by their own manifest; drops the rows of results the store no longer holds among them.
  */

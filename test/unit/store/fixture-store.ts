@@ -5,7 +5,7 @@ import { openArchive } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
 import { openDatabase, syncStore, type Database } from '../../../src/store/index.js';
 import { plainResult } from '../../../src/store/plain-rows.js';
-import { refreshRunHistory } from '../../../src/store/run-history.js';
+import { refreshManifestInvocations, refreshRunHistory } from '../../../src/store/run-history.js';
 import { ARTIFACT_TYPES } from '../../../src/vocab/index.js';
 import { generateSequence, type Step } from '../../../fixtures/generate.mjs';
 
@@ -107,8 +107,9 @@ export function median(values: number[]): number {
   return Number.isInteger(mid) ? (sorted[mid - 1]! + sorted[mid]!) / 2 : sorted[Math.floor(mid)]!;
 }
 
-/** Every invocation's results matched again (store/run-history.ts), edited or not. */
+/** What ingest derives (store/run-history.ts) derived again for every invocation, edited or not. */
 async function rederive(db: Database): Promise<void> {
   const ids = (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation')).getRows().map(([id]) => String(id));
+  await refreshManifestInvocations(db.connection, ids);
   await refreshRunHistory(db.connection, ids);
 }
