@@ -227,6 +227,42 @@ CREATE TABLE IF NOT EXISTS run_result (
   batch_results        JSON          -- microbatch models (dbt 1.9+)
 );
 
+-- Grain: an invocation whose manifest was ingested: it has node_invocation rows. Key:
+-- invocation_id. v_invocation_sequence.has_manifest, which every history view reads, looked
+-- for each invocation in node_invocation, a scan of every node of every manifest at each read.
+-- Derived when invocations are ingested or forgotten (src/store/run-history.ts).
+CREATE TABLE IF NOT EXISTS manifest_invocation (
+  invocation_id VARCHAR NOT NULL
+);
+
+-- Grain: one run result beside the node as defined when it ran, the rows v_run_history shows
+-- (schema/002-views.sql states the rule). Key: (invocation_id, unique_id). Derived when
+-- invocations are ingested (src/store/run-history.ts), not at each read: matching every result
+-- to the latest earlier manifest (an ASOF join over every node of every manifest) grew with the
+-- history, and so did joining run_result to a table of the matches, so the result's columns
+-- are kept here beside the match. A result defined by its own invocation's manifest keeps its
+-- match; the others (no manifest, or the node not in it) are matched again whenever an
+-- invocation is ingested or forgotten, so the table is the same whatever order artifacts
+-- arrived in.
+CREATE TABLE IF NOT EXISTS run_history (
+  invocation_id        VARCHAR NOT NULL,
+  unique_id            VARCHAR NOT NULL,
+  defined_here         BOOLEAN NOT NULL,  -- the node as its own invocation's manifest has it (enabled)
+  name                 VARCHAR,           -- the node as defined: NULL when no manifest up to the run lists it
+  resource_type        VARCHAR,
+  materialization      VARCHAR,
+  node_version_id      VARCHAR,
+  fingerprint          VARCHAR,
+  status               VARCHAR,           -- the rest as run_result has it
+  message              VARCHAR,
+  failures             BIGINT,
+  execution_time       DOUBLE,
+  rows_affected        BIGINT,
+  execute_started_at   TIMESTAMPTZ,
+  execute_completed_at TIMESTAMPTZ,
+  thread_id            VARCHAR
+);
+
 -- Grain: one source checked by `dbt source freshness`. Key: (invocation_id, unique_id).
 CREATE TABLE IF NOT EXISTS source_freshness (
   invocation_id      VARCHAR NOT NULL,

@@ -45,7 +45,7 @@ SELECT
   i.git_branch,
   i.git_sha,
   command_builds(i.command) AS builds,
-  i.invocation_id IN (SELECT invocation_id FROM node_invocation) AS has_manifest
+  i.invocation_id IN (SELECT invocation_id FROM manifest_invocation) AS has_manifest
 FROM invocation AS i
 LEFT JOIN capture AS c ON c.capture_id = i.run_id;
 
@@ -54,13 +54,9 @@ LEFT JOIN capture AS c ON c.capture_id = i.run_id;
 -- as defined then. The node comes from the invocation's own manifest, or, when none was
 -- captured, from the latest earlier one (an ASOF join); resource_type falls back to the
 -- unique_id's prefix for a node no manifest ever listed.
+-- The matches are made once, when invocations are ingested, by this rule (run_history,
+-- src/store/run-history.ts); the view adds the invocation's columns.
 CREATE OR REPLACE VIEW v_run_history AS
-WITH presence AS (
-  SELECT n.unique_id, s.seq, n.node_version_id, n.fingerprint, n.name, n.resource_type, n.materialization
-  FROM node AS n
-  JOIN v_invocation_sequence AS s ON s.invocation_id = n.invocation_id
-  WHERE NOT n.disabled
-)
 SELECT
   r.invocation_id,
   s.seq,
@@ -72,11 +68,11 @@ SELECT
   s.git_sha,
   s.builds,
   r.unique_id,
-  p.name,
-  coalesce(p.resource_type, split_part(r.unique_id, '.', 1)) AS resource_type,
-  p.materialization,
-  p.node_version_id,
-  p.fingerprint,
+  r.name,
+  coalesce(r.resource_type, split_part(r.unique_id, '.', 1)) AS resource_type,
+  r.materialization,
+  r.node_version_id,
+  r.fingerprint,
   r.status,
   r.status IN ('success', 'pass', 'warn', 'fail') AND s.builds AS completed,
   r.message,
@@ -86,9 +82,8 @@ SELECT
   r.execute_started_at,
   r.execute_completed_at,
   r.thread_id
-FROM run_result AS r
-JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id
-ASOF LEFT JOIN presence AS p ON p.unique_id = r.unique_id AND s.seq >= p.seq;
+FROM run_history AS r
+JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id;
 
 -- Grain: one node (unique_id) with at least one completed execution. Answers "how long does X
 -- take, and is it getting slower?". runs, median_s and p95_s cover every completed execution.
@@ -99,41 +94,46 @@ ASOF LEFT JOIN presence AS p ON p.unique_id = r.unique_id AND s.seq >= p.seq;
 -- resource_type are as the manifest of the last run has them.
 CREATE OR REPLACE VIEW v_node_runtime AS
 WITH execution AS (
-  -- v_run_history's `completed`, read from run_result directly: the node's definition at each
-  -- run is not needed here, and resolving it for every result is most of that view's cost.
-  SELECT
-    r.unique_id, r.invocation_id, s.seq, s.invoked_at, r.execution_time,
-    row_number() OVER (PARTITION BY r.unique_id ORDER BY s.seq DESC) AS recency
-  FROM run_result AS r
+  SELECT r.unique_id, r.invocation_id, s.seq, s.invoked_at, r.execution_time,
+         -- name and type as the last run's own manifest has them (NULL without one)
+         CASE WHEN r.defined_here THEN r.name END AS name,
+         CASE WHEN r.defined_here THEN r.resource_type END AS resource_type
+  FROM run_history AS r
   JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id
   WHERE r.status IN ('success', 'pass', 'warn', 'fail') AND s.builds AND r.execution_time IS NOT NULL
 ),
 summary AS (
+  -- The last 11 times, newest first, kept by max_by while aggregating, and the last run's
+  -- columns by arg_max: numbering every execution of history (a window sorted over all of
+  -- them) was most of this view's cost, and max_by of all those columns 11 times over, most of
+  -- the rest.
   SELECT
     unique_id,
     count(*) AS runs,
     median(execution_time) AS median_s,
     quantile_cont(execution_time, 0.95) AS p95_s,
-    max(execution_time) FILTER (WHERE recency = 1) AS last_s,
-    max(invocation_id) FILTER (WHERE recency = 1) AS last_invocation_id,
-    max(invoked_at) FILTER (WHERE recency = 1) AS last_at,
-    count(*) FILTER (WHERE recency BETWEEN 2 AND 11) AS baseline_runs,
-    median(execution_time) FILTER (WHERE recency BETWEEN 2 AND 11) AS baseline_median_s
+    max_by(execution_time, seq, 11) AS recent_s,
+    arg_max({invocation_id: invocation_id, invoked_at: invoked_at, name: name, resource_type: resource_type}, seq) AS last
   FROM execution
   GROUP BY unique_id
+),
+shaped AS (
+  SELECT
+    unique_id,
+    last.name AS name,
+    coalesce(last.resource_type, split_part(unique_id, '.', 1)) AS resource_type,
+    runs,
+    median_s,
+    p95_s,
+    recent_s[1] AS last_s,
+    last.invocation_id AS last_invocation_id,
+    last.invoked_at AS last_at,
+    (len(recent_s) - 1)::BIGINT AS baseline_runs,
+    list_aggregate(recent_s[2:], 'median') AS baseline_median_s
+  FROM summary
 )
-SELECT
-  s.unique_id,
-  n.name,
-  coalesce(n.resource_type, split_part(s.unique_id, '.', 1)) AS resource_type,
-  s.* EXCLUDE (unique_id),
-  CASE WHEN s.baseline_median_s > 0 THEN s.last_s / s.baseline_median_s END AS trend_ratio
-FROM summary AS s
--- node_invocation and node_version, not the node view: its compiled code is not needed here
-LEFT JOIN (
-  SELECT ni.invocation_id, ni.unique_id, nv.name, nv.resource_type
-  FROM node_invocation AS ni JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
-) AS n ON n.invocation_id = s.last_invocation_id AND n.unique_id = s.unique_id;
+SELECT *, CASE WHEN baseline_median_s > 0 THEN last_s / baseline_median_s END AS trend_ratio
+FROM shaped;
 
 -- Grain: one node whose latest completed execution regressed. Answers "what got slower?".
 -- A regression: at least regression_min_runs (3) earlier runs in the baseline of
@@ -191,18 +191,25 @@ WHERE EXISTS (
 -- from the test's latest manifest.
 CREATE OR REPLACE VIEW v_test_history AS
 WITH result AS (
-  SELECT
-    h.*,
-    h.status IN ('pass', 'warn', 'fail', 'error', 'runtime error') AS ran,
-    row_number() OVER (PARTITION BY h.unique_id, h.status IN ('pass', 'warn', 'fail', 'error', 'runtime error') ORDER BY h.seq DESC) AS recency
+  SELECT h.*, h.status IN ('pass', 'warn', 'fail', 'error', 'runtime error') AS ran
   FROM v_run_history AS h
   WHERE h.resource_type IN ('test', 'unit_test') AND h.builds
+),
+-- Each test's last 10 runs: those from the 10th latest on (max_by keeps the 10 latest seqs
+-- while aggregating). Numbering every result of history (a window sorted over all of them) was
+-- most of this view's cost.
+last_ran AS (
+  SELECT unique_id, list_min(max_by(seq, seq, 10)) AS since
+  FROM result
+  WHERE ran
+  GROUP BY unique_id
 ),
 recent AS (
   SELECT r.unique_id, r.invocation_id, r.status, coalesce(own.fingerprint, own.node_version_id) AS own_state
   FROM result AS r
+  JOIN last_ran AS l ON l.unique_id = r.unique_id AND r.seq >= l.since
   JOIN node_invocation AS own ON own.invocation_id = r.invocation_id AND own.node_version_id = r.node_version_id
-  WHERE r.ran AND r.recency <= 10
+  WHERE r.ran
 ),
 -- Edges and nodes of the recent runs' manifests only, joined in this order (materialized): over
 -- all of history they were most of the view's cost.
@@ -211,14 +218,23 @@ recent_edge AS MATERIALIZED (
   FROM recent AS r
   JOIN node_depends_on AS d ON d.invocation_id = r.invocation_id AND d.unique_id = r.unique_id AND d.kind = 'node'
 ),
+-- Entries of the recent runs' manifests only, chosen before anything is joined to them (a
+-- semi-join on the invocation; on the pair, as a row value, it cost more than it saved).
+recent_entry AS MATERIALIZED (
+  SELECT invocation_id, unique_id, node_version_id, fingerprint
+  FROM node_invocation
+  WHERE invocation_id IN (SELECT DISTINCT invocation_id FROM recent_edge)
+),
 parent_state AS (
-  SELECT d.invocation_id, d.unique_id, string_agg(d.depends_on_id || '=' || coalesce(n.fingerprint, n.node_version_id, '?'), ',' ORDER BY d.depends_on_id) AS parents
+  -- The parents in depends_on_id order, sorted as a list of (id, state): string_agg(... ORDER
+  -- BY ...) sorted each group apart and was most of this view's cost.
+  SELECT d.invocation_id, d.unique_id,
+         array_to_string([p.state FOR p IN list_sort(list({id: d.depends_on_id, state: d.depends_on_id || '=' || coalesce(n.fingerprint, n.node_version_id, '?')}))], ',') AS parents
   FROM recent_edge AS d
   LEFT JOIN (
     SELECT ni.invocation_id, ni.unique_id, ni.node_version_id, ni.fingerprint
-    FROM node_invocation AS ni
+    FROM recent_entry AS ni
     JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
-    WHERE (ni.invocation_id, ni.unique_id) IN (SELECT (invocation_id, depends_on_id) FROM recent_edge)
   ) AS n ON n.invocation_id = d.invocation_id AND n.unique_id = d.depends_on_id
   GROUP BY d.invocation_id, d.unique_id
 ),
@@ -255,8 +271,8 @@ SELECT
   count(*) FILTER (WHERE r.status = 'fail') AS fails,
   count(*) FILTER (WHERE r.status IN ('error', 'runtime error')) AS errors,
   count(*) FILTER (WHERE r.status = 'skipped') AS skips,
-  max(r.status) FILTER (WHERE r.ran AND r.recency = 1) AS last_status,
-  max(r.invoked_at) FILTER (WHERE r.ran AND r.recency = 1) AS last_run_at,
+  max_by(r.status, r.seq) FILTER (WHERE r.ran) AS last_status,
+  max_by(r.invoked_at, r.seq) FILTER (WHERE r.ran) AS last_run_at,
   arg_max(r.invoked_at, r.seq) FILTER (WHERE r.status IN ('fail', 'error', 'runtime error')) AS last_failure_at,
   arg_max(r.invocation_id, r.seq) FILTER (WHERE r.status IN ('fail', 'error', 'runtime error')) AS last_failure_invocation_id,
   coalesce(bool_or(f.flapped), false) AS flaky,

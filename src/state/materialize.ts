@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { promises as fs } from 'node:fs';
+import { promises as fs, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { readBlob, type Backend } from '../archive/index.js';
 import { AtticError, asDiskError } from '../errors.js';
 import { artifactFileName, type ArtifactType } from '../vocab/index.js';
 import type { ArchivedInvocation } from './invocations.js';
+import { readWrittenFiles, stillHolds, writtenFile, type WrittenFiles } from './written-files.js';
 
 /** What dbt's --state reads: the manifest for state:, results for result:, sources for source_status:. */
 export const STATE_ARTIFACTS: readonly ArtifactType[] = ['manifest', 'run_results', 'sources'];
@@ -35,31 +36,44 @@ export async function checkStateDir(dir: string): Promise<void> {
  * Writes the invocation's archived artifacts (those `--state` reads unless others are asked
  * for), byte for byte, into `dir`. Each file goes to a
  * temp name and is renamed into place, so dbt never reads half a file; a file already holding
- * the right bytes is left alone, so repeated calls are cheap and safe to run concurrently.
+ * the right bytes is left alone, so repeated calls are cheap and safe to run concurrently. The
+ * marker remembers what was written (written-files.ts): a file that is still the one written
+ * is not read again, nor is its blob.
  */
 export async function writeStateDir(backend: Backend, invocation: ArchivedInvocation, dir: string, artifacts: readonly ArtifactType[] = STATE_ARTIFACTS): Promise<string[]> {
+  const known = await readWrittenFiles(path.join(dir, STATE_DIR_MARKER));
   await markStateDir(dir);
   const written: string[] = [];
+  const now: WrittenFiles = {};
   for (const artifact of artifacts) {
     const record = invocation.artifacts[artifact];
-    const file = path.join(dir, artifactFileName(artifact));
+    const name = artifactFileName(artifact);
+    const file = path.join(dir, name);
     if (!record) {
       // A stale file from another invocation would mislead dbt's selectors.
       await fs.rm(file, { force: true });
       continue;
     }
-    const bytes = await readBlob(backend, record.sha256);
-    if (!(await holds(file, bytes))) await writeAtomically(file, bytes);
     written.push(file);
+    if (await stillHolds(file, known[name], record.sha256)) {
+      now[name] = known[name]!;
+      continue;
+    }
+    const bytes = await readBlob(backend, record.sha256);
+    const stats = (await holds(file, bytes)) ? await fs.stat(file, { bigint: true }) : await writeAtomically(file, bytes);
+    now[name] = writtenFile(record.sha256, stats);
   }
+  await markStateDir(dir, now);
   return written;
 }
 
-/** Creates `dir` if need be and marks it as a state directory dbtattic writes into. */
-export async function markStateDir(dir: string): Promise<void> {
+const MARKER_NOTE = 'A dbtattic state directory: `dbtattic state` replaces the artifacts in it.';
+
+/** Creates `dir` if need be and marks it as a state directory dbtattic writes into, with what it wrote there. */
+export async function markStateDir(dir: string, written: WrittenFiles = {}): Promise<void> {
   try {
     await fs.mkdir(dir, { recursive: true });
-    await fs.writeFile(path.join(dir, STATE_DIR_MARKER), 'A dbtattic state directory: `dbtattic state` replaces the artifacts in it.\n');
+    await fs.writeFile(path.join(dir, STATE_DIR_MARKER), `${MARKER_NOTE}\n${JSON.stringify(written)}\n`);
   } catch (error) {
     throw asDiskError(error, `the state directory ${dir}`, dir, 'give another --out');
   }
@@ -73,12 +87,18 @@ async function holds(file: string, bytes: Buffer): Promise<boolean> {
   }
 }
 
-/** A failed write (a full disk) leaves no temp file behind in a directory dbt reads. */
-export async function writeAtomically(file: string, bytes: Buffer): Promise<void> {
+/**
+ * A failed write (a full disk) leaves no temp file behind in a directory dbt reads. Returns the
+ * file as stat sees it before the rename, which keeps it: stat after the rename could see a
+ * file another process renamed there meanwhile.
+ */
+export async function writeAtomically(file: string, bytes: Buffer): Promise<BigIntStats> {
   const temp = `${file}.${randomBytes(6).toString('hex')}.tmp`;
   try {
     await fs.writeFile(temp, bytes);
+    const stats = await fs.stat(temp, { bigint: true });
     await fs.rename(temp, file);
+    return stats;
   } catch (error) {
     await fs.rm(temp, { force: true }).catch(() => undefined);
     throw asDiskError(error, `the state directory ${path.dirname(file)}`, file, 'give another --out');

@@ -25,6 +25,7 @@ import { inTransaction, type Database } from './database.js';
 import type { IngestProblem } from './ingest.js';
 import { dropForgottenRows } from './forgotten.js';
 import { changeFollowers, refreshNodeChanges } from './node-changes.js';
+import { refreshManifestInvocations, refreshRunHistory } from './run-history.js';
 
 export interface CatchUpReport {
   invocations: number;
@@ -88,7 +89,11 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
     problems.push(...(await ingestInvocation(db.connection, versions, backend, { invocationId, records, captures })));
     onProgress?.(++done, touched.length);
   }
-  await inTransaction(db.connection, () => refreshNodeChanges(db.connection, changedFrom));
+  await inTransaction(db.connection, async () => {
+    await refreshManifestInvocations(db.connection, touched);
+    await refreshNodeChanges(db.connection, changedFrom);
+    await refreshRunHistory(db.connection, touched);
+  });
   return problems;
 }
 

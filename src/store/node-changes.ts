@@ -49,7 +49,8 @@ export async function changeFollowers(connection: DuckDBConnection, ids: readonl
  */
 export async function refreshNodeChanges(connection: DuckDBConnection, from: readonly string[]): Promise<void> {
   await connection.run(`CREATE OR REPLACE TEMP TABLE change_manifest AS ${MANIFESTS}`);
-  await connection.run(PAIRS, [duckdb.listValue([...from])]);
+  // Typed: an empty list (a forgotten manifest with no successor) has no item type to infer.
+  await connection.run(PAIRS, [duckdb.listValue([...from])], [duckdb.LIST(duckdb.VARCHAR)]);
   await connection.run(
     `DELETE FROM node_change
      WHERE to_invocation IN (SELECT to_invocation FROM change_pairs) OR to_invocation NOT IN (SELECT invocation_id FROM change_manifest)`,

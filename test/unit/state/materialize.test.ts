@@ -1,10 +1,12 @@
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkStateDir, listArchivedInvocations, STATE_DIR_MARKER, writeStateDir } from '../../../src/state/index.js';
 import { syntheticManifest, syntheticRunResults } from '../../helpers/synthetic-artifacts.js';
 import { file, newArchive } from '../../helpers/archive-builder.js';
+import { MemBackend } from '../../../src/archive/backends/mem.js';
+import { FILES_PREFIX } from '../../../src/archive/layout.js';
 
 describe('writeStateDir', () => {
   it('writes the archived bytes of manifest, run_results and sources, and removes a stale file of one it lacks', async () => {
@@ -36,6 +38,55 @@ describe('writeStateDir', () => {
     await writeStateDir(backend, inv!, dir);
     expect(readFileSync(manifest, 'utf8')).toBe(syntheticManifest({ invocationId: 'inv', generatedAt: '2026-01-02T03:04:05.678901Z' }));
     expect(readdirSync(dir).sort()).toEqual([STATE_DIR_MARKER, 'manifest.json']);
+  });
+});
+
+/** An archive that counts the blobs read from it (their file indexes). */
+class CountingBackend extends MemBackend {
+  blobReads = 0;
+  override async get(key: string): Promise<Buffer | undefined> {
+    if (key.startsWith(FILES_PREFIX)) this.blobReads++;
+    return super.get(key);
+  }
+}
+
+describe('writeStateDir, written again', () => {
+  async function setUp(): Promise<{ backend: CountingBackend; inv: Awaited<ReturnType<typeof listArchivedInvocations>>[number]; dir: string; manifest: string }> {
+    const backend = new CountingBackend();
+    await file(backend, { invocationId: 'inv', artifacts: ['manifest'] });
+    const [inv] = await listArchivedInvocations(backend);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'dbtattic-state-'));
+    backend.blobReads = 0;
+    await writeStateDir(backend, inv!, dir);
+    expect(backend.blobReads).toBe(1);
+    return { backend, inv: inv!, dir, manifest: path.join(dir, 'manifest.json') };
+  }
+
+  it('does not read the blob again while the file is the one it wrote', async () => {
+    const { backend, inv, dir } = await setUp();
+    await writeStateDir(backend, inv, dir);
+    await writeStateDir(backend, inv, dir);
+    expect(backend.blobReads).toBe(1);
+  });
+
+  it('reads it again, and writes the archived bytes, when the file was replaced with other bytes of the same size', async () => {
+    const { backend, inv, dir, manifest } = await setUp();
+    const archived = readFileSync(manifest, 'utf8');
+    const other = path.join(dir, 'other');
+    writeFileSync(other, archived.replace('inv', 'vni'));
+    renameSync(other, manifest);
+    await writeStateDir(backend, inv, dir);
+    expect(backend.blobReads).toBe(2);
+    expect(readFileSync(manifest, 'utf8')).toBe(archived);
+  });
+
+  it('reads it again when the file was edited in place', async () => {
+    const { backend, inv, dir, manifest } = await setUp();
+    const archived = readFileSync(manifest, 'utf8');
+    writeFileSync(manifest, `${archived} `);
+    await writeStateDir(backend, inv, dir);
+    expect(backend.blobReads).toBe(2);
+    expect(readFileSync(manifest, 'utf8')).toBe(archived);
   });
 });
 

@@ -5,6 +5,7 @@ import { openArchive } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
 import { openDatabase, syncStore, type Database } from '../../../src/store/index.js';
 import { plainResult } from '../../../src/store/plain-rows.js';
+import { refreshManifestInvocations, refreshRunHistory } from '../../../src/store/run-history.js';
 import { ARTIFACT_TYPES } from '../../../src/vocab/index.js';
 import { generateSequence, type Step } from '../../../fixtures/generate.mjs';
 
@@ -21,7 +22,11 @@ export interface FixtureStore {
   /** The same artifact's bytes as written, for what depends on them (digests of entries). */
   writtenBytes(step: Step, file: 'manifest.json' | 'run_results.json' | 'sources.json'): Buffer | null;
   query(sql: string, params?: (string | number)[]): Promise<Record<string, unknown>[]>;
-  /** Runs `work` inside a transaction that is always rolled back: edits for one test only. */
+  /**
+   * Runs `work` inside a transaction that is always rolled back: edits for one test only. Its
+   * queries first derive again what ingest derives from the edited rows (run_history), as a
+   * catch-up would after the same rows were ingested.
+   */
   withEdits<T>(work: () => Promise<T>): Promise<T>;
   close(): void;
 }
@@ -40,8 +45,11 @@ export async function buildFixtureStore(): Promise<FixtureStore> {
   const file = path.join(root, 'store.duckdb');
   await syncStore(backend, file, 'wait');
   const db = await openDatabase(file, 'write');
-  const query = async (sql: string, params: (string | number)[] = []): Promise<Record<string, unknown>[]> =>
-    plainResult(await db.connection.runAndReadAll(sql, params)).rows;
+  let editing = false;
+  const query = async (sql: string, params: (string | number)[] = []): Promise<Record<string, unknown>[]> => {
+    if (editing) await rederive(db);
+    return plainResult(await db.connection.runAndReadAll(sql, params)).rows;
+  };
   const writtenBytes = (step: Step, file: string): Buffer | null => {
     if (!step.artifacts_written.includes(file)) return null;
     const full = path.join(seqDir, step.dir, 'target', file);
@@ -58,9 +66,11 @@ export async function buildFixtureStore(): Promise<FixtureStore> {
     writtenBytes,
     async withEdits<T>(work: () => Promise<T>): Promise<T> {
       await db.connection.run('BEGIN TRANSACTION');
+      editing = true;
       try {
         return await work();
       } finally {
+        editing = false;
         await db.connection.run('ROLLBACK');
       }
     },
@@ -102,4 +112,11 @@ export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length / 2;
   return Number.isInteger(mid) ? (sorted[mid - 1]! + sorted[mid]!) / 2 : sorted[Math.floor(mid)]!;
+}
+
+/** What ingest derives (store/run-history.ts) derived again for every invocation, edited or not. */
+async function rederive(db: Database): Promise<void> {
+  const ids = (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation')).getRows().map(([id]) => String(id));
+  await refreshManifestInvocations(db.connection, ids);
+  await refreshRunHistory(db.connection, ids);
 }

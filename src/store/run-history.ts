@@ -1,0 +1,97 @@
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { duckdb } from './duckdb.js';
+
+/**
+ * run_history (schema/001-tables.sql) holds v_run_history's rows: each run result with the
+ * node as defined when it ran, the invocation's own manifest or else the latest earlier one
+ * (v_invocation_sequence order). Matched at every read, that was an ASOF join over every node of
+ * every manifest, and it grew with the history.
+ *
+ * A result its own manifest defines is matched for good: no manifest filed later comes closer
+ * than its own. The others (its invocation has no manifest, or the node is not enabled in it)
+ * may be matched to another manifest when one is filed late or forgotten, so they are matched
+ * again at every refresh; they are few (a capture without a manifest, a node dropped from the
+ * project). So `rebuild` equals the incremental store.
+ */
+
+/** The results to match: those of the invocations named, and every one not defined by its own manifest. */
+const SCOPE = `
+CREATE OR REPLACE TEMP TABLE history_scope AS
+SELECT invocation_id, unique_id FROM run_result WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))
+UNION
+SELECT invocation_id, unique_id FROM run_history WHERE NOT defined_here`;
+
+const DROP_SCOPE = `DELETE FROM run_history WHERE invocation_id IN (SELECT unnest($1::VARCHAR[])) OR NOT defined_here`;
+
+/**
+ * The results in scope (those still in run_result: a forgotten invocation's are gone), each with
+ * its node in its own manifest when that has it enabled: a join on the invocations in scope, no
+ * history read.
+ */
+const SCOPED = `
+CREATE OR REPLACE TEMP TABLE history_result AS
+WITH own AS (
+  SELECT ni.invocation_id, ni.unique_id, ni.node_version_id, ni.fingerprint
+  FROM node_invocation AS ni
+  JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
+  WHERE ni.invocation_id IN (SELECT DISTINCT invocation_id FROM history_scope)
+)
+SELECT r.*, s.seq, o.node_version_id AS own_version, o.fingerprint AS own_fingerprint
+FROM run_result AS r
+JOIN history_scope AS h ON h.invocation_id = r.invocation_id AND h.unique_id = r.unique_id
+JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id
+LEFT JOIN own AS o ON o.invocation_id = r.invocation_id AND o.unique_id = r.unique_id`;
+
+const RESULT_COLUMNS = `r.status, r.message, r.failures, r.execution_time, r.rows_affected, r.execute_started_at, r.execute_completed_at, r.thread_id`;
+
+const OWN = `
+INSERT INTO run_history BY NAME
+SELECT r.invocation_id, r.unique_id, true AS defined_here, nv.name, nv.resource_type, nv.materialization, r.own_version AS node_version_id, r.own_fingerprint AS fingerprint, ${RESULT_COLUMNS}
+FROM history_result AS r
+JOIN node_version AS nv ON nv.node_version_id = r.own_version`;
+
+/** The rest: the latest earlier manifest that has the node enabled, if any (only those nodes' entries are read). */
+const EARLIER = `
+INSERT INTO run_history BY NAME
+WITH rest AS (SELECT * FROM history_result WHERE own_version IS NULL),
+presence AS (
+  SELECT ni.unique_id, s.seq, ni.node_version_id, ni.fingerprint, nv.name, nv.resource_type, nv.materialization
+  FROM node_invocation AS ni
+  JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
+  JOIN v_invocation_sequence AS s ON s.invocation_id = ni.invocation_id
+  WHERE ni.unique_id IN (SELECT unique_id FROM rest)
+)
+SELECT r.invocation_id, r.unique_id, false AS defined_here, p.name, p.resource_type, p.materialization, p.node_version_id, p.fingerprint, ${RESULT_COLUMNS}
+FROM rest AS r
+ASOF LEFT JOIN presence AS p ON p.unique_id = r.unique_id AND r.seq >= p.seq`;
+
+/**
+ * manifest_invocation for `ids` (ingested, re-ingested or forgotten): whether each has node
+ * rows now. Before anything that reads v_invocation_sequence.has_manifest is derived again.
+ */
+export async function refreshManifestInvocations(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
+  const [list, types] = [[duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)]];
+  await connection.run('DELETE FROM manifest_invocation WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))', list, types);
+  await connection.run(
+    'INSERT INTO manifest_invocation SELECT DISTINCT invocation_id FROM node_invocation WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))',
+    list,
+    types,
+  );
+}
+
+/**
+ * Matches again the results of `ids` (ingested, re-ingested or forgotten) and those not
+ * defined by their own manifest; drops the rows of results the store no longer holds among them.
+ */
+export async function refreshRunHistory(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
+  // Typed: an empty list has no item type to infer.
+  const [list, types] = [[duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)]];
+  await connection.run(SCOPE, list, types);
+  await connection.run(DROP_SCOPE, list, types);
+  await connection.run(SCOPED);
+  await connection.run(OWN);
+  // Most refreshes have nothing left for the history-wide match.
+  const rest = (await connection.runAndReadAll('SELECT count(*) FROM history_result WHERE own_version IS NULL')).getRows()[0]?.[0];
+  if (Number(rest ?? 0) > 0) await connection.run(EARLIER);
+  for (const table of ['history_scope', 'history_result']) await connection.run(`DROP TABLE IF EXISTS ${table}`);
+}
