@@ -45,7 +45,8 @@ SELECT
   i.git_branch,
   i.git_sha,
   command_builds(i.command) AS builds,
-  i.invocation_id IN (SELECT invocation_id FROM node_invocation) AS has_manifest
+  -- invocation_node_block, not the node_invocation view over it: the blocks alone say which invocations have nodes
+  i.invocation_id IN (SELECT invocation_id FROM invocation_node_block) AS has_manifest
 FROM invocation AS i
 LEFT JOIN capture AS c ON c.capture_id = i.run_id;
 
