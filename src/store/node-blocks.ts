@@ -84,12 +84,14 @@ function compareText(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** `sets` is keyed by the sorted macros: most nodes list one of a few sets, hashed once each. */
 function macroSetOf(macros: readonly string[], sets: Map<string, MacroSet>): string | null {
   if (macros.length === 0) return null;
   const sorted = [...new Set(macros)].sort(compareText);
-  const macroSetId = shortHash(JSON.stringify(sorted));
-  if (!sets.has(macroSetId)) sets.set(macroSetId, { macroSetId, macros: sorted });
-  return macroSetId;
+  const key = sorted.join('\n');
+  let set = sets.get(key);
+  if (!set) sets.set(key, (set = { macroSetId: shortHash(JSON.stringify(sorted)), macros: sorted }));
+  return set.macroSetId;
 }
 
 function sealBlock(rows: Omit<NodeBlockRow, 'block_id'>[]): NodeBlock {
