@@ -50,13 +50,17 @@ async function buildStore() {
     FROM versions v`);
   await c.run(`INSERT INTO node_version (node_version_id, unique_id, resource_type, disabled, name, package_name, database_name, schema_name, identifier)
     SELECT 'source-' || s, 'source.bench.raw.s' || s, 'source', false, 's' || s, 'bench', 'db', 'raw', 's' || s FROM range(${SOURCES}) t(s)`);
-  await c.run(`INSERT INTO node_invocation (invocation_id, unique_id, node_version_id, fingerprint) SELECT invocation_id, unique_id, version, 'fp-' || version FROM versions`);
-  await c.run(`INSERT INTO node_invocation (invocation_id, unique_id, node_version_id, fingerprint) SELECT 'parse', 'source.bench.raw.s' || s, 'source-' || s, NULL FROM range(${SOURCES}) t(s)`);
+  // node_invocation is a view over node_block: each invocation's nodes here are one block of its own.
+  await c.run(`INSERT INTO node_block (block_id, unique_id, node_version_id, fingerprint) SELECT invocation_id, unique_id, version, 'fp-' || version FROM versions`);
+  await c.run(`INSERT INTO node_block (block_id, unique_id, node_version_id, fingerprint) SELECT 'parse', 'source.bench.raw.s' || s, 'source-' || s, NULL FROM range(${SOURCES}) t(s)`);
+  await c.run('INSERT INTO invocation_node_block SELECT DISTINCT invocation_id, invocation_id FROM versions');
   // Layers: the first 500 models read a source; later models two earlier models; tests one model.
-  await c.run(`INSERT INTO node_depends_on
-    SELECT 'parse', unique_id, CASE WHEN n < 500 THEN 'source.bench.raw.s' || (n % ${SOURCES}) ELSE 'model.bench.m' || (n - 1 - n % 7) END, 'node' FROM nodes WHERE n < ${MODELS}
-    UNION ALL SELECT 'parse', unique_id, 'model.bench.m' || (n // 3), 'node' FROM nodes WHERE n >= 500 AND n < ${MODELS}
-    UNION ALL SELECT 'parse', unique_id, 'model.bench.m' || ((n - ${MODELS}) * 4), 'node' FROM nodes WHERE n >= ${MODELS}`);
+  // Edges belong to node versions (node_version_edge): those of the parse's versions.
+  await c.run(`INSERT INTO node_version_edge SELECT v.version, e.depends_on_id FROM (
+      SELECT unique_id, CASE WHEN n < 500 THEN 'source.bench.raw.s' || (n % ${SOURCES}) ELSE 'model.bench.m' || (n - 1 - n % 7) END AS depends_on_id FROM nodes WHERE n < ${MODELS}
+      UNION ALL SELECT unique_id, 'model.bench.m' || (n // 3) FROM nodes WHERE n >= 500 AND n < ${MODELS}
+      UNION ALL SELECT unique_id, 'model.bench.m' || ((n - ${MODELS}) * 4) FROM nodes WHERE n >= ${MODELS}
+    ) AS e JOIN versions AS v ON v.invocation_id = 'parse' AND v.unique_id = e.unique_id`);
   await c.run(`INSERT INTO run_result (invocation_id, unique_id, status, execution_time, execute_completed_at)
     SELECT 'run-' || lpad(r::VARCHAR, 4, '0'), nodes.unique_id, CASE WHEN nodes.n >= ${MODELS} THEN 'pass' ELSE 'success' END, 1.0,
            TIMESTAMPTZ '2026-01-01 00:00:01+00' + to_hours(r) + to_microseconds(nodes.n * 100)

@@ -118,19 +118,43 @@ CREATE TABLE IF NOT EXISTS node_version (
   columns_compared           JSON
 );
 
+-- An invocation's nodes are stored as content-defined blocks, not as a row per node per
+-- invocation: between two runs most nodes are as they were, and rows that do not change are
+-- not written again. The nodes of a manifest, sorted by unique_id, are cut into blocks after
+-- each unique_id whose hash falls on a boundary (src/store/node-blocks.ts), so an edit changes
+-- only the block holding it; a block's id is the hash of its rows. An invocation lists its
+-- blocks. At 10,000 nodes x 30 runs, a row per node per invocation (and one per edge) was
+-- 26 MB of a 51 MB store. node_invocation and node_depends_on are views over these tables,
+-- with the columns the tables of those names had.
+
+-- Grain: one node row of a block. Key: (block_id, unique_id, node_version_id). Written once,
+-- when an invocation first holds the block; a block no invocation holds is deleted.
+CREATE TABLE IF NOT EXISTS node_block (
+  block_id         VARCHAR NOT NULL,  -- hash of the block's rows
+  unique_id        VARCHAR NOT NULL,
+  node_version_id  VARCHAR NOT NULL,
+  fingerprint      VARCHAR,         -- semantic fingerprint of what the node builds (models, seeds,
+                                    -- snapshots, tests, analyses); here, not in node_version,
+                                    -- because it covers the macros the node calls
+  relation_name    VARCHAR,         -- as the invocations holding the block rendered it; NULL when
+                                    -- they compiled nothing
+  compiled_code_id VARCHAR,         -- the SQL their manifest compiled (compiled_code); NULL after
+                                    -- `dbt parse` or for a node it did not compile
+  macro_set_id     VARCHAR          -- the macros its depends_on lists (macro_set); NULL for none
+);
+
+-- Grain: a block of an invocation's manifest. Key: (invocation_id, block_id).
+CREATE TABLE IF NOT EXISTS invocation_node_block (
+  invocation_id VARCHAR NOT NULL,
+  block_id      VARCHAR NOT NULL
+);
+
 -- Grain: a node present in an invocation's manifest. Key: (invocation_id, node_version_id);
 -- unique_id repeats only when a node is both enabled and disabled, or disabled twice.
-CREATE TABLE IF NOT EXISTS node_invocation (
-  invocation_id   VARCHAR NOT NULL,
-  unique_id       VARCHAR NOT NULL,
-  node_version_id VARCHAR NOT NULL,
-  fingerprint     VARCHAR,         -- semantic fingerprint of what the node builds (models, seeds,
-                                   -- snapshots, tests, analyses); here, not in node_version,
-                                   -- because it covers the macros the node calls
-  relation_name   VARCHAR,         -- as this invocation rendered it; NULL when it compiled nothing
-  compiled_code_id VARCHAR         -- the SQL this invocation's manifest compiled (compiled_code);
-                                   -- NULL after `dbt parse` or for a node it did not compile
-);
+CREATE OR REPLACE VIEW node_invocation AS
+SELECT b.invocation_id, n.unique_id, n.node_version_id, n.fingerprint, n.relation_name, n.compiled_code_id
+FROM invocation_node_block AS b
+JOIN node_block AS n ON n.block_id = b.block_id;
 
 -- Grain: one distinct compiled SQL text from a manifest's nodes (compiled_code; compiled_sql
 -- before v7, injected_sql before 0.19). Key: compiled_code_id, the sha256 of the text. Shared by
@@ -157,14 +181,35 @@ CREATE TABLE IF NOT EXISTS node_entry (
   depends_on_macros JSON NOT NULL
 );
 
+-- Grain: one node edge (depends_on.nodes) of an enabled node version. Key: (node_version_id,
+-- depends_on_id). depends_on.nodes is part of the definition a version hashes, so the edges
+-- follow from the version: written once, with it (src/store/version-writer.ts).
+CREATE TABLE IF NOT EXISTS node_version_edge (
+  node_version_id VARCHAR NOT NULL,
+  depends_on_id   VARCHAR NOT NULL
+);
+
+-- Grain: one macro of a distinct set of macros a node's depends_on lists. Key: (macro_set_id,
+-- depends_on_id); macro_set_id is the hash of the sorted set. depends_on.macros is not part of
+-- a node version (src/extract/node-version.ts says why), so the set is the invocation's, named
+-- from its node_block row; the few distinct sets are shared by every invocation listing them.
+CREATE TABLE IF NOT EXISTS macro_set (
+  macro_set_id  VARCHAR NOT NULL,
+  depends_on_id VARCHAR NOT NULL
+);
+
 -- Grain: one edge of an enabled node's depends_on in an invocation's manifest.
 -- Key: (invocation_id, unique_id, depends_on_id, kind).
-CREATE TABLE IF NOT EXISTS node_depends_on (
-  invocation_id VARCHAR NOT NULL,
-  unique_id     VARCHAR NOT NULL,
-  depends_on_id VARCHAR NOT NULL,
-  kind          VARCHAR NOT NULL   -- 'node' or 'macro'
-);
+CREATE OR REPLACE VIEW node_depends_on AS
+SELECT b.invocation_id, n.unique_id, e.depends_on_id, 'node' AS kind
+FROM invocation_node_block AS b
+JOIN node_block AS n ON n.block_id = b.block_id
+JOIN node_version_edge AS e ON e.node_version_id = n.node_version_id
+UNION ALL
+SELECT b.invocation_id, n.unique_id, m.depends_on_id, 'macro' AS kind
+FROM invocation_node_block AS b
+JOIN node_block AS n ON n.block_id = b.block_id
+JOIN macro_set AS m ON m.macro_set_id = n.macro_set_id;
 
 -- Grain: one change of one node between two consecutive manifests of a project on a branch,
 -- the rows v_node_changes shows (schema/002-views.sql states the rules). Key: (unique_id,

@@ -9,16 +9,18 @@ import {
   extractSources,
   fingerprintProject,
   type ArtifactInvocationFacts,
+  type NodeDependsOnRow,
   type NodeEntryRow,
 } from '../extract/index.js';
 import { RowAppender } from './append.js';
+import type { NodeMember } from './node-blocks.js';
+import { writeNodeBlocks } from './node-block-writer.js';
 import type { PriorReading } from './prior-manifest.js';
 import type { VersionWriter } from './version-writer.js';
 
 /** The per-invocation tables an artifact's rows land in; versions go through staging tables. */
 export const PER_INVOCATION_TABLES = [
-  'node_invocation',
-  'node_depends_on',
+  'invocation_node_block',
   'macro_invocation',
   'run_result',
   'source_freshness',
@@ -43,7 +45,7 @@ export function closeAppenders(appenders: Appenders): void {
  * `prior`: a manifest stored before, whose fingerprints a manifest carries over where exact, and
  * the entries of it that a manifest takes rows from instead of parsing them (node_entry).
  */
-export async function appendArtifactRows(backend: Backend, record: ArtifactRecord, out: Appenders, versions: VersionWriter, prior?: PriorReading): Promise<ArtifactInvocationFacts> {
+export async function appendArtifactRows(connection: DuckDBConnection, backend: Backend, record: ArtifactRecord, out: Appenders, versions: VersionWriter, prior?: PriorReading): Promise<ArtifactInvocationFacts> {
   const bytes = await recallBlob(backend, record.sha256);
   const options = { invocationId: record.invocation_id };
   switch (record.artifact) {
@@ -51,21 +53,23 @@ export async function appendArtifactRows(backend: Backend, record: ArtifactRecor
       const manifest = extractManifest(bytes, { ...options, prior: prior?.manifest, knownEntries: prior?.entries });
       const fingerprints: [string, string][] = [];
       const newEntries: NodeEntryRow[] = [];
+      const members: NodeMember[] = [];
       for (const entry of manifest.entries()) {
         if (entry.kind === 'macro') {
           await versions.addMacro(entry.invocation.macro_version_id, () => entry.version);
           out.macro_invocation.append(entry.invocation);
         } else {
-          await versions.addNode(entry.invocation.node_version_id, () => entry.version);
-          const code = entry.invocation.compiled_code_id;
+          const { invocation } = entry;
+          await versions.addNode(invocation.node_version_id, () => entry.version, () => nodeEdges(entry.dependsOn));
+          const code = invocation.compiled_code_id;
           if (code !== null) await versions.addCompiledCode(code, () => entry.compiledCode!);
           if (entry.entry && !entry.known) newEntries.push(entry.entry);
-          out.node_invocation.append(entry.invocation);
-          if (entry.invocation.fingerprint) fingerprints.push([entry.invocation.unique_id, entry.invocation.fingerprint]);
-          for (const edge of entry.dependsOn) out.node_depends_on.append(edge);
+          members.push({ ...invocation, macros: entry.dependsOn.filter((d) => d.kind === 'macro').map((d) => d.depends_on_id) });
+          if (invocation.fingerprint) fingerprints.push([invocation.unique_id, invocation.fingerprint]);
         }
       }
       await versions.rememberEntries(newEntries);
+      await writeNodeBlocks(connection, record.invocation_id, members, out.invocation_node_block);
       return { from: 'manifest', facts: { ...manifest.invocation, code_fingerprint: fingerprints.length ? fingerprintProject(fingerprints) : null } };
     }
     case 'run_results': {
@@ -97,4 +101,9 @@ export async function appendArtifactRows(backend: Backend, record: ArtifactRecor
       return { from: 'semantic_manifest', facts: semantic.invocation };
     }
   }
+}
+
+/** A node version's edges to nodes: its depends_on.nodes, which the version hashes. */
+function nodeEdges(dependsOn: readonly NodeDependsOnRow[]): string[] {
+  return dependsOn.filter((d) => d.kind === 'node').map((d) => d.depends_on_id);
 }

@@ -92,7 +92,7 @@ async function manifestOnLine(connection: DuckDBConnection, id: string, includeS
      WHERE c.invocation_id = $1 AND (p.invocation_id <> c.invocation_id OR $2 = 1)
        AND p.branch IS NOT DISTINCT FROM c.branch AND (c.target IS NULL OR p.target = c.target)
        AND (coalesce(p.completed_at, p.generated_at) < coalesce(c.completed_at, c.generated_at) OR p.invocation_id = c.invocation_id)
-       AND p.invocation_id IN (SELECT invocation_id FROM node_invocation)
+       AND p.invocation_id IN (SELECT invocation_id FROM invocation_node_block)
      ORDER BY p.invocation_id = c.invocation_id DESC, coalesce(p.completed_at, p.generated_at) DESC, p.run_id DESC LIMIT 1`,
     [id, includeSelf ? 1 : 0],
   );

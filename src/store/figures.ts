@@ -18,6 +18,10 @@ export async function readStoreFigures(connection: DuckDBConnection): Promise<St
   for (const table of tables) {
     rows[table] = Number((await connection.runAndReadAll(`SELECT count(*) FROM "${table}"`)).getRows()[0]?.[0] ?? 0);
   }
+  // Views over node_block (schema/001-tables.sql), counted as the relations users query.
+  for (const view of ['node_invocation', 'node_depends_on']) {
+    rows[view] = Number((await connection.runAndReadAll(`SELECT count(*) FROM ${view}`)).getRows()[0]?.[0] ?? 0);
+  }
   const version = (await connection.runAndReadAll("SELECT value FROM store_meta WHERE key = 'schema_version'")).getRows()[0]?.[0];
   return {
     schemaVersion: typeof version === 'string' ? version : null,

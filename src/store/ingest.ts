@@ -112,7 +112,7 @@ async function writeInvocation(connection: DuckDBConnection, versions: VersionWr
     for (const record of newestPerArtifact(input.records)) {
       if (skip.has(record.sha256)) continue;
       // Flushed per artifact, so a version that does not fit is charged to the artifact holding it.
-      const appended = appendArtifactRows(backend, record, appenders, versions, prior).then(async (rows) => (await versions.flush(), rows));
+      const appended = appendArtifactRows(connection, backend, record, appenders, versions, prior).then(async (rows) => (await versions.flush(), rows));
       facts.push(await appended.catch((error: unknown) => {
         throw Object.assign(asTooLarge(error, record), { record });
       }));
@@ -140,9 +140,13 @@ export function newestPerArtifact(records: readonly ArtifactRecord[]): ArtifactR
  * the newest, would not have them, and the store must equal what a rebuild derives.
  */
 export async function dropUnheldVersions(connection: DuckDBConnection): Promise<void> {
-  await connection.run('DELETE FROM node_version WHERE node_version_id NOT IN (SELECT node_version_id FROM node_invocation)');
+  // Blocks first: what the remaining blocks hold is what the remaining invocations hold.
+  await connection.run('DELETE FROM node_block WHERE block_id NOT IN (SELECT block_id FROM invocation_node_block)');
+  await connection.run('DELETE FROM macro_set WHERE macro_set_id NOT IN (SELECT macro_set_id FROM node_block WHERE macro_set_id IS NOT NULL)');
+  await connection.run('DELETE FROM node_version WHERE node_version_id NOT IN (SELECT node_version_id FROM node_block)');
+  await connection.run('DELETE FROM node_version_edge WHERE node_version_id NOT IN (SELECT node_version_id FROM node_version)');
   await connection.run('DELETE FROM macro_version WHERE macro_version_id NOT IN (SELECT macro_version_id FROM macro_invocation)');
-  await connection.run('DELETE FROM compiled_code WHERE compiled_code_id NOT IN (SELECT compiled_code_id FROM node_invocation WHERE compiled_code_id IS NOT NULL)');
+  await connection.run('DELETE FROM compiled_code WHERE compiled_code_id NOT IN (SELECT compiled_code_id FROM node_block WHERE compiled_code_id IS NOT NULL)');
   await dropOrphanEntries(connection);
 }
 

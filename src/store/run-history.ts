@@ -73,7 +73,7 @@ export async function refreshManifestInvocations(connection: DuckDBConnection, i
   const [list, types] = [[duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)]];
   await connection.run('DELETE FROM manifest_invocation WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))', list, types);
   await connection.run(
-    'INSERT INTO manifest_invocation SELECT DISTINCT invocation_id FROM node_invocation WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))',
+    'INSERT INTO manifest_invocation SELECT DISTINCT invocation_id FROM invocation_node_block WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))',
     list,
     types,
   );

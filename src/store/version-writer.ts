@@ -4,7 +4,7 @@ import { RowAppender } from './append.js';
 import { rememberEntries } from './entry-memo.js';
 
 /**
- * Writes node and macro versions, and compiled SQL, in committed batches, on a connection of its own, beside the
+ * Writes node and macro versions (a node version with its edges), and compiled SQL, in committed batches, on a connection of its own, beside the
  * invocation's transaction. Versions are content-addressed and immutable, so writing them early
  * is safe, and it keeps memory bounded: DuckDB holds uncommitted rows uncompressed, and a
  * 500 MB manifest's versions in one transaction took gigabytes.
@@ -14,10 +14,13 @@ const BATCH_ROWS = 5_000;
 /** Each kind of content-addressed row, by the table it lands in. */
 const TABLES = { node: 'node_version', macro: 'macro_version', compiled: 'compiled_code' } as const;
 type Kind = keyof typeof TABLES;
+const EDGE_TABLE = 'node_version_edge';
 type Row = NodeVersionRow | MacroVersionRow | CompiledCodeRow;
 
 export class VersionWriter {
   private readonly pending: Record<Kind, Row[]> = { node: [], macro: [], compiled: [] };
+  /** The node edges of each pending node version (node_version_edge), written in its batch. */
+  private pendingEdges: { node_version_id: string; depends_on_id: string }[] = [];
   // One set per kind: a key built as kind + id cost a string per node and per compiled SQL.
   private readonly seen: Record<Kind, Set<string>> = { node: new Set(), macro: new Set(), compiled: new Set() };
 
@@ -29,14 +32,17 @@ export class VersionWriter {
    * built (extract builds it when read) nor appended.
    */
   static async open(connection: DuckDBConnection): Promise<VersionWriter> {
-    for (const table of Object.values(TABLES)) await connection.run(`CREATE TEMP TABLE IF NOT EXISTS stage_${table} AS SELECT * FROM ${table} LIMIT 0`);
+    for (const table of [...Object.values(TABLES), EDGE_TABLE]) await connection.run(`CREATE TEMP TABLE IF NOT EXISTS stage_${table} AS SELECT * FROM ${table} LIMIT 0`);
     const writer = new VersionWriter(connection);
     await writer.noteStored();
     return writer;
   }
 
-  async addNode(id: string, row: () => NodeVersionRow): Promise<void> {
-    await this.add('node', id, row);
+  /** `edges`: the version's depends_on.nodes, which follow from it, so they are written with it, once. */
+  async addNode(id: string, row: () => NodeVersionRow, edges: () => readonly string[]): Promise<void> {
+    await this.add('node', id, row, () => {
+      for (const target of edges()) this.pendingEdges.push({ node_version_id: id, depends_on_id: target });
+    });
   }
 
   async addMacro(id: string, row: () => MacroVersionRow): Promise<void> {
@@ -68,11 +74,12 @@ export class VersionWriter {
     await this.noteStored();
   }
 
-  private async add(kind: Kind, id: string, row: () => Row): Promise<void> {
+  private async add(kind: Kind, id: string, row: () => Row, also?: () => void): Promise<void> {
     const seen = this.seen[kind];
     if (seen.has(id)) return;
     seen.add(id);
     this.pending[kind].push(row());
+    also?.();
     if (this.pending[kind].length >= BATCH_ROWS) await this.flushKind(kind);
   }
 
@@ -83,21 +90,42 @@ export class VersionWriter {
   private async flushKind(kind: Kind): Promise<void> {
     const rows = this.pending[kind];
     if (rows.length === 0) return;
+    const edges = kind === 'node' ? this.pendingEdges : [];
     this.pending[kind] = [];
+    if (kind === 'node') this.pendingEdges = [];
     const stage = `stage_${TABLES[kind]}`;
     try {
       const appender = await RowAppender.open(this.connection, stage, 'temp');
       for (const row of rows) appender.append(row);
       appender.close();
+      await this.connection.run('BEGIN TRANSACTION');
+      if (kind === 'node') await this.insertEdges(edges);
       await this.connection.run(`INSERT OR IGNORE INTO ${TABLES[kind]} SELECT * FROM ${stage}`);
+      await this.connection.run('COMMIT');
     } catch (error) {
+      await this.connection.run('ROLLBACK').catch(() => undefined);
       // A batch that did not fit (a value beyond the memory limit) is not written: forget it, so
       // another artifact holding one of its rows writes it again.
       for (const row of rows) this.seen[kind].delete(idOf(row));
       throw error;
     } finally {
       await this.connection.run(`DELETE FROM ${stage}`);
+      if (kind === 'node') await this.connection.run(`DELETE FROM stage_${EDGE_TABLE}`);
     }
+  }
+
+  /**
+   * The edges of the versions in the batch that node_version does not hold yet (in the same
+   * transaction as the versions): a version is in the store with all its edges or not at all.
+   */
+  private async insertEdges(edges: readonly { node_version_id: string; depends_on_id: string }[]): Promise<void> {
+    if (edges.length === 0) return;
+    const appender = await RowAppender.open(this.connection, `stage_${EDGE_TABLE}`, 'temp');
+    for (const edge of edges) appender.append(edge);
+    appender.close();
+    await this.connection.run(
+      `INSERT INTO ${EDGE_TABLE} SELECT * FROM stage_${EDGE_TABLE} WHERE node_version_id NOT IN (SELECT node_version_id FROM node_version)`,
+    );
   }
 }
 

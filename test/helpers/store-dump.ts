@@ -3,7 +3,8 @@ import { expect } from 'vitest';
 import { openDatabase } from '../../src/store/index.js';
 
 /**
- * Every row of every table of a store (store_meta included), in a stable order. Left out: the
+ * Every row of every table of a store (store_meta included), and of the views node_invocation
+ * and node_depends_on, in a stable order. Left out: the
  * archive's change stamp in store_meta (store/archive-stamp.ts), which records when the store
  * last caught up, not anything derived from the archive's content; and node_entry, ingest's memo
  * of entries read (schema/001-tables.sql), which may also remember entries of a manifest dbt
@@ -16,7 +17,8 @@ export async function dumpStore(file: string): Promise<StoreDump> {
   try {
     const tables = (await db.connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema = 'main' AND table_catalog = current_database() AND table_name <> 'node_entry' ORDER BY 1")).getRows();
     const dump: StoreDump = {};
-    for (const [table] of tables) {
+    // And the views with the names and columns of the tables node_block replaced (schema/001-tables.sql).
+    for (const [table] of [...tables, ['node_depends_on'], ['node_invocation']]) {
       const where = table === 'store_meta' ? " WHERE key <> 'archive_stamp'" : '';
       dump[String(table)] = (await db.connection.runAndReadAll(`SELECT * FROM "${String(table)}"${where} ORDER BY ALL`)).getRowsJson();
     }

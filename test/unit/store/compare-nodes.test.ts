@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { compareNodes } from '../../../src/store/index.js';
+import { copyNodeRows } from '../../helpers/node-rows.js';
 import { buildFixtureStore, type FixtureStore } from './fixture-store.js';
 
 /**
@@ -31,9 +32,8 @@ it('names every node the other adapter quotes otherwise a relation change, when 
     // Snowflake quotes no part of a relation by default, DuckDB (the fixture's adapter) all three.
     await fx.db.connection.run(`INSERT INTO invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id, 'snowflake' AS adapter_type,
       generated_at + INTERVAL 1 HOUR AS generated_at) FROM invocation WHERE invocation_id = $1`, params);
-    for (const table of ['node_invocation', 'node_depends_on', 'macro_invocation']) {
-      await fx.db.connection.run(`INSERT INTO ${table} SELECT * REPLACE ($2::VARCHAR AS invocation_id) FROM ${table} WHERE invocation_id = $1`, params);
-    }
+    await fx.db.connection.run('INSERT INTO macro_invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id) FROM macro_invocation WHERE invocation_id = $1', params);
+    await copyNodeRows(fx.db.connection, first.invocation_id, again);
     return compareNodes(fx.db.connection, first.invocation_id, again);
   });
   expect(rows.map((r) => r.unique_id).sort()).toEqual(enabledNodes(manifest));

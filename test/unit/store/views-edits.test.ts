@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Step } from '../../../fixtures/generate.mjs';
 import { refreshNodeChanges } from '../../../src/store/node-changes.js';
+import { copyNodeRows, editNodeRows } from '../../helpers/node-rows.js';
 import { buildFixtureStore, completedByNode, median, type FixtureStore } from './fixture-store.js';
 
 /**
@@ -31,7 +32,10 @@ async function editNode(invocationId: string, uniqueId: string, replace: string)
   const params = [invocationId, uniqueId];
   await run(`INSERT INTO node_version SELECT * REPLACE ('edited-' || node_version_id AS node_version_id, ${replace}) FROM node_version
     WHERE node_version_id = (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1 AND unique_id = $2)`, params);
-  await run("UPDATE node_invocation SET node_version_id = 'edited-' || node_version_id WHERE invocation_id = $1 AND unique_id = $2", params);
+  // The new version keeps the edges of the one it replaces (node edges belong to a version).
+  await run(`INSERT INTO node_version_edge SELECT 'edited-' || node_version_id, depends_on_id FROM node_version_edge
+    WHERE node_version_id = (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1 AND unique_id = $2)`, params);
+  await editNodeRows(fx.db.connection, invocationId, "UPDATE edited_node SET node_version_id = 'edited-' || node_version_id WHERE unique_id = $1", [uniqueId]);
 }
 
 /** A new invocation an hour after step n, with the same manifest. */
@@ -39,13 +43,12 @@ async function repeatInvocation(n: number, id: string): Promise<void> {
   const params = [step(n).invocation_id, id];
   await run(`INSERT INTO invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id, generated_at + INTERVAL 1 HOUR AS generated_at,
     started_at + INTERVAL 1 HOUR AS started_at, completed_at + INTERVAL 1 HOUR AS completed_at) FROM invocation WHERE invocation_id = $1`, params);
-  for (const table of ['node_invocation', 'node_depends_on', 'macro_invocation']) {
-    await run(`INSERT INTO ${table} SELECT * REPLACE ($2::VARCHAR AS invocation_id) FROM ${table} WHERE invocation_id = $1`, params);
-  }
+  await run('INSERT INTO macro_invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id) FROM macro_invocation WHERE invocation_id = $1', params);
+  await copyNodeRows(fx.db.connection, step(n).invocation_id, id);
 }
 
 async function refingerprint(n: number, uniqueId: string): Promise<void> {
-  await run("UPDATE node_invocation SET fingerprint = 'edited-' || fingerprint WHERE invocation_id = $1 AND unique_id = $2", [step(n).invocation_id, uniqueId]);
+  await editNodeRows(fx.db.connection, step(n).invocation_id, "UPDATE edited_node SET fingerprint = 'edited-' || fingerprint WHERE unique_id = $1", [uniqueId]);
 }
 
 /** v_node_changes after the edits: node_change derived again from the edited rows, as ingest would. */
@@ -86,7 +89,7 @@ describe('v_node_changes classifies a change by the aspects that differ', () => 
 
   it('a node missing from one manifest is removed there and added back in the next, with no change between', async () => {
     const rows = await fx.withEdits(async () => {
-      await run('DELETE FROM node_invocation WHERE invocation_id = $1 AND unique_id = $2', [step(6).invocation_id, CUSTOMERS]);
+      await editNodeRows(fx.db.connection, step(6).invocation_id, 'DELETE FROM edited_node WHERE unique_id = $1', [CUSTOMERS]);
       return changes('SELECT from_invocation, to_invocation, change_kind, from_version IS NULL AS from_none, to_version IS NULL AS to_none FROM v_node_changes WHERE unique_id = $1 AND to_invocation IN ($2, $3) ORDER BY to_seq', [CUSTOMERS, step(6).invocation_id, step(7).invocation_id]);
     });
     expect(rows).toEqual([
@@ -97,8 +100,9 @@ describe('v_node_changes classifies a change by the aspects that differ', () => 
 
   it('a node first seen in a later manifest is added there; the first manifest adds nothing', async () => {
     const rows = await fx.withEdits(async () => {
-      const earlier = fx.steps.filter((s) => s.step < 7).map((s) => `'${s.invocation_id}'`).join(', ');
-      await run(`DELETE FROM node_invocation WHERE unique_id = $1 AND invocation_id IN (${earlier})`, [CUSTOMERS]);
+      for (const earlier of fx.steps.filter((s) => s.step < 7)) {
+        await editNodeRows(fx.db.connection, earlier.invocation_id, 'DELETE FROM edited_node WHERE unique_id = $1', [CUSTOMERS]);
+      }
       return changes("SELECT unique_id, from_invocation, to_invocation FROM v_node_changes WHERE change_kind IN ('added', 'removed')", []);
     });
     expect(rows).toEqual([{ unique_id: CUSTOMERS, from_invocation: step(6).invocation_id, to_invocation: step(7).invocation_id }]);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { copyNodeRows, editNodeRows } from '../../helpers/node-rows.js';
 import { buildFixtureStore, type FixtureStore } from './fixture-store.js';
 
 /**
@@ -31,9 +32,8 @@ async function invocationAt(id: string, hours: number, command = 'build'): Promi
   await run(`INSERT INTO invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id, $4::VARCHAR AS command,
     generated_at + to_hours($3::BIGINT) AS generated_at, started_at + to_hours($3::BIGINT) AS started_at,
     completed_at + to_hours($3::BIGINT) AS completed_at) FROM invocation WHERE invocation_id = $1`, params);
-  for (const table of ['node_invocation', 'node_depends_on', 'macro_invocation']) {
-    await run(`INSERT INTO ${table} SELECT * REPLACE ($2::VARCHAR AS invocation_id) FROM ${table} WHERE invocation_id = $1`, [lastStep(), id]);
-  }
+  await run('INSERT INTO macro_invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id) FROM macro_invocation WHERE invocation_id = $1', [lastStep(), id]);
+  await copyNodeRows(fx.db.connection, lastStep(), id);
 }
 
 /** A run result of `uniqueId` in invocation `id` (other columns as one of the last step's results). */
@@ -51,8 +51,8 @@ async function inLastManifest(uniqueId: string): Promise<void> {
   if ((await fx.query('SELECT 1 FROM node_version WHERE node_version_id = $1', [id])).length > 0) return;
   await run(`INSERT INTO node_version SELECT * REPLACE ($2::VARCHAR AS node_version_id, $3::VARCHAR AS unique_id, split_part($3, '.', 3) AS name)
     FROM node_version WHERE node_version_id = (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1 AND unique_id = $4)`, [lastStep(), id, uniqueId, TEMPLATE_RESULT]);
-  await run(`INSERT INTO node_invocation SELECT * REPLACE ($2::VARCHAR AS node_version_id, $3::VARCHAR AS unique_id)
-    FROM node_invocation WHERE invocation_id = $1 AND unique_id = $4`, [lastStep(), id, uniqueId, TEMPLATE_RESULT]);
+  await editNodeRows(fx.db.connection, lastStep(), `INSERT INTO edited_node SELECT * REPLACE ($1::VARCHAR AS node_version_id, $2::VARCHAR AS unique_id, NULL::VARCHAR AS macro_set_id)
+    FROM edited_node WHERE unique_id = $3`, [id, uniqueId, TEMPLATE_RESULT]);
 }
 
 /** Runs of `uniqueId` taking `seconds`, oldest first, one invocation per hour from hour `from`. */
@@ -107,7 +107,7 @@ describe('v_test_history: flaky means passed and failed within the last 10 runs,
   ])('is not flaky when %s had another fingerprint in the failing run', async (_what, changed) => {
     const answer = await fx.withEdits(async () => {
       await invocationAt('fail', 1);
-      await run("UPDATE node_invocation SET fingerprint = 'edited-' || fingerprint WHERE invocation_id = 'fail' AND unique_id = $1", [changed]);
+      await editNodeRows(fx.db.connection, 'fail', "UPDATE edited_node SET fingerprint = 'edited-' || fingerprint WHERE unique_id = $1", [changed]);
       await result('fail', TEST, 'fail');
       return flaky();
     });
@@ -119,7 +119,7 @@ describe('v_test_history: flaky means passed and failed within the last 10 runs,
     expect(upstream.length).toBeGreaterThan(0);
     const answer = await fx.withEdits(async () => {
       await invocationAt('fail', 1);
-      await run("UPDATE node_invocation SET fingerprint = 'edited-' || fingerprint WHERE invocation_id = 'fail' AND unique_id = $1", [upstream[0]!]);
+      await editNodeRows(fx.db.connection, 'fail', "UPDATE edited_node SET fingerprint = 'edited-' || fingerprint WHERE unique_id = $1", [upstream[0]!]);
       await result('fail', TEST, 'fail');
       return flaky();
     });
@@ -221,7 +221,7 @@ describe('v_runtime_regressions: last run > 1.5 × baseline median, > 1 s slower
     const id = `deleted-${hours}`;
     await invocationAt(id, hours, 'parse');
     await run(`UPDATE invocation SET branch = $2, target = ${target === null ? 'NULL' : '$3'} WHERE invocation_id = $1`, target === null ? [id, branch] : [id, branch, target]);
-    await run('DELETE FROM node_invocation WHERE invocation_id = $1 AND unique_id = $2', [id, uniqueId]);
+    await editNodeRows(fx.db.connection, id, 'DELETE FROM edited_node WHERE unique_id = $1', [uniqueId]);
   }
 
   const lastRun = async (): Promise<{ branch: string; target: string }> => {
