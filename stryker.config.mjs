@@ -19,7 +19,7 @@ const ARCHIVE_PARTS = {
   },
   'archive-verify': {
     mutate: ['src/archive/{verify,transfer,open,repair,prune-guard,index}.ts'],
-    tests: ['test/unit/archive/{verify,transfer,open-race,repair-lease,repair,records,records-damage,sql-tree,refs,prune-guard}.test.ts'],
+    tests: ['test/unit/archive/{verify,verify-records,transfer,transfer-merge,open,open-race,repair-lease,repair,records,records-damage,sql-tree,refs,prune-guard,prune-guard-renew}.test.ts'],
   },
   'archive-backends': {
     mutate: ['src/archive/{backend,backends/fs,backends/mem}.ts'],
