@@ -23,7 +23,7 @@ const ARCHIVE_PARTS = {
   },
   'archive-backends': {
     mutate: ['src/archive/{backend,backends/fs,backends/mem}.ts'],
-    tests: ['test/contract/**/*.test.ts', 'test/unit/archive/{refs,fs-backend,open-race}.test.ts'],
+    tests: ['test/contract/**/*.test.ts', 'test/unit/archive/{refs,fs-backend,fs-backend-files,open-race}.test.ts'],
   },
   // Chunking apart: its tests push megabytes through the chunker, and a mutant there that loops
   // costs a timeout; the known-answer vectors are its sharpest test.
