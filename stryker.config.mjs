@@ -27,7 +27,7 @@ const ARCHIVE_PARTS = {
   },
   // Chunking apart: its tests push megabytes through the chunker, and a mutant there that loops
   // costs a timeout; the known-answer vectors are its sharpest test.
-  chunking: { mutate: ['src/archive/chunking.ts'], tests: ['test/unit/archive/{chunking,format-vectors}.test.ts'] },
+  chunking: { mutate: ['src/archive/chunking.ts'], tests: ['test/unit/archive/{chunking,chunking-bounds,format-vectors}.test.ts'] },
   // Its contract tests run only against a real S3 server (DBTATTIC_S3_* set, README "S3 tests").
   'archive-s3': { mutate: ['src/archive/backends/s3/**/*.ts'], tests: ['test/contract/**/*.test.ts', 'test/unit/archive/s3-*.test.ts'] },
 };
