@@ -129,6 +129,14 @@ describe('a create-only write', () => {
 });
 
 describe('keys on the filesystem', () => {
+  it('list fails when a folder cannot be read for another reason than being absent', async () => {
+    const { backend } = backendIn();
+    await backend.putIfAbsent('records/a.json', Buffer.from('{}'));
+    vi.spyOn(fsPromises, 'readdir').mockRejectedValue(Object.assign(new Error('i/o'), { code: 'EIO' }));
+    await expect(backend.list('records/')).rejects.toMatchObject({ code: 'EIO' });
+  });
+
+
   it('are there or not, and a look that fails for another reason is reported', async () => {
     const { backend, root } = backendIn();
     await backend.putIfAbsent('records/a.json', Buffer.from('{}'));
@@ -162,6 +170,42 @@ describe('keys on the filesystem', () => {
 });
 
 describe('a ref lock', () => {
+  it('names this machine and process while held, so a waiter can tell when its holder is gone', async () => {
+    const { backend, root } = backendIn();
+    const lock = path.join(root, 'refs/branches/main.lock');
+    const readFile = fsPromises.readFile.bind(fsPromises);
+    let held: string | undefined;
+    // The swap reads the ref under its lock: look at the lock then.
+    vi.spyOn(fsPromises, 'readFile').mockImplementation((async (file: string, options?: unknown) => {
+      if (file === path.join(root, 'refs/branches/main')) held = await readFile(lock, 'utf8');
+      return readFile(file, options as BufferEncoding);
+    }) as typeof fsPromises.readFile);
+    expect(await backend.compareAndSwap('refs/branches/main', undefined, Buffer.from('h1'))).toBe(true);
+    expect(held).toBe(`${hostname()}\n${process.pid}\n`);
+  });
+
+  it('that cannot be made for another reason than a holder fails the swap', async () => {
+    const { backend } = backendIn();
+    vi.spyOn(fsPromises, 'open').mockRejectedValue(Object.assign(new Error('denied'), { code: 'EACCES' }));
+    await expect(backend.compareAndSwap('refs/branches/main', undefined, Buffer.from('h1'))).rejects.toMatchObject({ code: 'EACCES' });
+  });
+
+  it('of another machine is broken once older than 30 s, not at 30 s', async () => {
+    const { backend, root } = backendIn();
+    const lock = path.join(root, 'refs/branches/main.lock');
+    mkdirSync(path.dirname(lock), { recursive: true });
+    writeFileSync(lock, 'elsewhere\n1\n');
+    const at = Math.floor(Date.now() / 1000) - 100;
+    utimesSync(lock, at, at);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(at * 1000 + 30_000);
+    const { still, swap } = await waits(backend);
+    expect(still).toBe(true);
+    vi.setSystemTime(at * 1000 + 30_001);
+    expect(await swap).toBe(true);
+  });
+
+
   /** Whether a swap of refs/branches/main is still waiting on its lock a moment later. */
   async function waits(backend: FsBackend): Promise<{ still: boolean; swap: Promise<boolean> }> {
     let done = false;
