@@ -13,7 +13,7 @@ const ARCHIVE_PARTS = {
   'archive-records': {
     mutate: ['src/archive/{records,journal,refs,branches,summary,plans,outputs,sql-tree,change-stamp,forgotten,handouts}.ts'],
     tests: [
-      'test/unit/archive/{records,records-damage,refs,branches,sql-tree,transfer,plans-damage,properties,verify,format-vectors,journal,outputs,forgotten}.test.ts',
+      'test/unit/archive/{records,records-damage,records-read,refs,branches,sql-tree,transfer,plans-damage,properties,verify,format-vectors,journal,outputs,forgotten}.test.ts',
       'test/unit/state/**/*.test.ts',
     ],
   },
