@@ -9,25 +9,25 @@
 // The archive by part, each against the unit and contract tests that reach it (a whole-archive run
 // takes hours here). Together the parts mutate every file of src/archive.
 const ARCHIVE_PARTS = {
-  'archive-objects': { mutate: ['src/archive/objects.ts', 'src/archive/layout.ts'], tests: ['test/unit/archive/{objects,objects-damage,format-vectors,layout}.test.ts'] },
+  'archive-objects': { mutate: ['src/archive/objects.ts', 'src/archive/layout.ts'], tests: ['test/unit/archive/{objects,objects-damage,objects-repair,repair,format-vectors,layout}.test.ts'] },
   'archive-records': {
     mutate: ['src/archive/{records,journal,refs,branches,summary,plans,outputs,sql-tree,change-stamp,forgotten,handouts}.ts'],
     tests: [
-      'test/unit/archive/{records,records-damage,refs,branches,sql-tree,transfer,plans-damage,properties,verify,format-vectors,journal,outputs,forgotten}.test.ts',
+      'test/unit/archive/{records,records-damage,records-read,refs,branches,sql-tree,transfer,plans-damage,properties,verify,format-vectors,journal,outputs,forgotten}.test.ts',
       'test/unit/state/**/*.test.ts',
     ],
   },
   'archive-verify': {
     mutate: ['src/archive/{verify,transfer,open,repair,prune-guard,index}.ts'],
-    tests: ['test/unit/archive/{verify,transfer,open-race,repair-lease,repair,records,records-damage,sql-tree,refs,prune-guard}.test.ts'],
+    tests: ['test/unit/archive/{verify,verify-records,transfer,transfer-merge,open,open-race,repair-lease,repair,records,records-damage,sql-tree,refs,prune-guard,prune-guard-renew}.test.ts'],
   },
   'archive-backends': {
     mutate: ['src/archive/{backend,backends/fs,backends/mem}.ts'],
-    tests: ['test/contract/**/*.test.ts', 'test/unit/archive/{refs,fs-backend,open-race}.test.ts'],
+    tests: ['test/contract/**/*.test.ts', 'test/unit/archive/{refs,fs-backend,fs-backend-files,open-race}.test.ts'],
   },
   // Chunking apart: its tests push megabytes through the chunker, and a mutant there that loops
   // costs a timeout; the known-answer vectors are its sharpest test.
-  chunking: { mutate: ['src/archive/chunking.ts'], tests: ['test/unit/archive/{chunking,format-vectors}.test.ts'] },
+  chunking: { mutate: ['src/archive/chunking.ts'], tests: ['test/unit/archive/{chunking,chunking-bounds,format-vectors}.test.ts'] },
   // Its contract tests run only against a real S3 server (DBTATTIC_S3_* set, README "S3 tests").
   'archive-s3': { mutate: ['src/archive/backends/s3/**/*.ts'], tests: ['test/contract/**/*.test.ts', 'test/unit/archive/s3-*.test.ts'] },
 };

@@ -81,7 +81,11 @@ export async function repairBlob(backend: Backend, bytes: Uint8Array, id: Object
   const ids = chunks.map((c) => sha256(c));
   let rewritten = 0;
   await forEachLimited(chunks, PARALLEL_CHUNKS, async (chunk, i) => {
-    if (!(await readsBack(() => readChunk(backend, ids[i]!)))) rewritten += await rewriteChunk(backend, ids[i]!, chunk);
+    if (await readsBack(() => readChunk(backend, ids[i]!))) return;
+    // Counted after the write: `rewritten += await …` would read the count before it, and
+    // chunks rewritten side by side would each add to the same stale count.
+    const written = await rewriteChunk(backend, ids[i]!, chunk);
+    rewritten += written;
   });
   if (!(await readsBack(() => readFileIndex(backend, id)))) {
     const index: FileIndex = { format: 1, size: bytes.length, chunks: chunks.map((c, i) => [ids[i]!, c.length]) };

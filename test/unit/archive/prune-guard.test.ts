@@ -68,6 +68,47 @@ describe('a writer lease', () => {
     await release();
   });
 
+  it('says so once, even when another sweep has begun by the time the first is over', async () => {
+    const backend = new MemBackend();
+    await backend.putIfAbsent('locks/sweeps/first.json', holder(hostname(), process.pid));
+    let leasesWritten = 0;
+    const racing = new Proxy(backend, {
+      get(target, prop, receiver) {
+        if (prop === 'putIfAbsent') {
+          return async (key: string, data: Uint8Array) => {
+            // A second prune marks its sweep just before the writer steps in again.
+            if (key.startsWith('locks/writers/') && ++leasesWritten === 2) await target.putIfAbsent('locks/sweeps/second.json', holder(hostname(), process.pid));
+            return target.putIfAbsent(key, data);
+          };
+        }
+        const value = Reflect.get(target, prop, receiver) as unknown;
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const notes: string[] = [];
+    const lease = takeWriterLease(racing, (what) => notes.push(what));
+    expect(await pending(lease)).toBe(true);
+    await backend.delete('locks/sweeps/first.json');
+    expect(await pending(lease)).toBe(true);
+    expect(leasesWritten).toBe(2);
+    expect(await keysUnder(backend, 'locks/writers/')).toEqual([]);
+    await backend.delete('locks/sweeps/second.json');
+    await (await lease)();
+    expect(notes).toEqual(['a prune is deleting objects; waiting for it to finish']);
+  });
+
+  it('is taken on a first look at a file index too, and deletes go through to storage', async () => {
+    const backend = new MemBackend();
+    await backend.putIfAbsent('files/ab/abcd', Buffer.from('x'));
+    await withWriterLease(backend, async (guarded) => {
+      expect((await guarded.get('files/ab/abcd'))?.toString()).toBe('x');
+      expect(await keysUnder(backend, 'locks/writers/')).toHaveLength(1);
+      await guarded.delete('files/ab/abcd');
+    });
+    expect(await backend.has('files/ab/abcd')).toBe(false);
+    expect(await keysUnder(backend, 'locks/')).toEqual([]);
+  });
+
   it('ignores the marker of a dead prune, and one that is not a holder', async () => {
     const backend = new MemBackend();
     await backend.putIfAbsent('locks/sweeps/dead-here.json', holder(hostname(), deadPid));
@@ -109,6 +150,15 @@ describe('a sweep', () => {
     expect(await keysUnder(backend, 'locks/sweeps/')).toEqual([marker]);
     await release();
     expect(await keysUnder(backend, 'locks/sweeps/')).toEqual([]);
+  });
+
+  it('waits for a live writer without anyone to tell', async () => {
+    const backend = new MemBackend();
+    await backend.putIfAbsent('locks/writers/live.json', holder(hostname(), process.pid));
+    const sweep = beginSweep(backend);
+    expect(await pending(sweep)).toBe(true);
+    await backend.delete('locks/writers/live.json');
+    await (await sweep)();
   });
 
   it('starts at once with no writer at work, saying nothing', async () => {

@@ -2,7 +2,7 @@ import { promisify } from 'node:util';
 import { gunzipSync, gzip as gzipCb } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { ARCHIVE_FORMAT, summarizeArchive, verifyArchive, type ArtifactRecord } from '../../../src/archive/index.js';
+import { ARCHIVE_FORMAT, putArtifactRecord, summarizeArchive, verifyArchive, type ArtifactRecord } from '../../../src/archive/index.js';
 import { file } from '../../helpers/archive-builder.js';
 
 const gzip = promisify(gzipCb);
@@ -96,6 +96,21 @@ describe('verifyArchive', () => {
     }
     await replace(backend, key, await gzip(JSON.stringify({ ...index, chunks: [] , size: 0 })));
     expect((await verifyArchive(backend)).problems.filter((p) => p.key === key)).toEqual([{ kind: 'corrupt-object', key, message: 'reassembles to bytes with a different hash' }]);
+  });
+
+  it('lists every damaged or missing object by id, in order, named or not', async () => {
+    const { backend, records } = await healthy();
+    const [strayChunk, missingChunk, strayFile, missingFile] = ['0', 'e', '1', 'd'].map((c) => c.repeat(64));
+    // A chunk no file names, whose bytes are not its hash.
+    await backend.putIfAbsent(objectKey('chunks/', strayChunk!), await gzip(Buffer.from('other bytes')));
+    // A file index no record names, naming a chunk that is not there.
+    const index = JSON.parse(gunzipSync((await backend.get(objectKey('files/', records.manifest!.sha256)))!).toString('utf8')) as { chunks: [string, number][] };
+    await backend.putIfAbsent(objectKey('files/', strayFile!), await gzip(JSON.stringify({ ...index, chunks: [[missingChunk, 5]] })));
+    // A record naming a file that is not there.
+    await putArtifactRecord(backend, { ...records.manifest!, invocation_id: 'inv-2', sha256: missingFile! });
+    const report = await verifyArchive(backend);
+    expect(report.damaged).toEqual({ chunks: [strayChunk, missingChunk], files: [strayFile, missingFile] });
+    expect(report.checked).toMatchObject({ chunks: 3, files: 3 });
   });
 
   it('reports records that do not parse, sit under another key, or name what is not there', async () => {

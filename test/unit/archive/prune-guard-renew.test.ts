@@ -1,0 +1,60 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MemBackend } from '../../../src/archive/backends/mem.js';
+import { beginSweep, removeDeadSweeps } from '../../../src/archive/index.js';
+import { LEASE_MS } from '../../../src/archive/prune-guard.js';
+
+/**
+ * The clock of the prune guard (README, "Archive format"): a sweep renews its marker every 20 s,
+ * so a writer on another machine can tell a live prune from a dead one; a marker not renewed for
+ * two minutes, or a writer's lease an hour old, is a dead holder's.
+ */
+const keysUnder = async (backend: MemBackend, prefix: string): Promise<string[]> => (await backend.list(prefix)).map((k) => k.key).sort();
+const elsewhere = (startedAt: number): Buffer => Buffer.from(JSON.stringify({ id: 'x', host: 'another-machine', pid: 1, started_at: new Date(startedAt).toISOString() }));
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('a sweep marker', () => {
+  it('is renewed under a new key every 20 s while the sweep runs, and removed when it ends', async () => {
+    vi.useFakeTimers({ toFake: ['Date', 'setInterval', 'clearInterval'] });
+    const backend = new MemBackend();
+    const release = await beginSweep(backend);
+    const [first] = await keysUnder(backend, 'locks/sweeps/');
+    await vi.advanceTimersByTimeAsync(19_000);
+    expect(await keysUnder(backend, 'locks/sweeps/')).toEqual([first]);
+    await vi.advanceTimersByTimeAsync(1_000);
+    const renewed = await keysUnder(backend, 'locks/sweeps/');
+    expect(renewed).toHaveLength(1);
+    expect(renewed[0]).not.toBe(first);
+    const holder = JSON.parse((await backend.get(renewed[0]!))!.toString('utf8')) as { id: string; started_at: string };
+    expect(holder).toMatchObject({ id: renewed[0], started_at: new Date(Date.now()).toISOString() });
+    await release();
+    await vi.advanceTimersByTimeAsync(40_000);
+    expect(await keysUnder(backend, 'locks/sweeps/')).toEqual([]);
+  });
+
+  it('of another machine is dead once not renewed for two minutes, not a moment before', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const now = Date.parse('2026-03-01T12:00:00.000Z');
+    vi.setSystemTime(now);
+    const backend = new MemBackend();
+    await backend.putIfAbsent('locks/sweeps/just-live.json', elsewhere(now - 120_000 + 1));
+    await backend.putIfAbsent('locks/sweeps/just-dead.json', elsewhere(now - 120_000));
+    expect(await removeDeadSweeps(backend)).toBe(1);
+    expect(await keysUnder(backend, 'locks/sweeps/')).toEqual(['locks/sweeps/just-live.json']);
+  });
+});
+
+describe("a writer's lease of another machine", () => {
+  it('is dead once it is an hour old', async () => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const now = Date.parse('2026-03-01T12:00:00.000Z');
+    vi.setSystemTime(now);
+    const backend = new MemBackend();
+    await backend.putIfAbsent('locks/writers/an-hour-old.json', elsewhere(now - LEASE_MS));
+    // No live writer: the sweep begins without waiting, and ends leaving no marker.
+    await (await beginSweep(backend))();
+    expect(await keysUnder(backend, 'locks/sweeps/')).toEqual([]);
+  });
+});
