@@ -70,6 +70,16 @@ describe('an S3 failure', () => {
     expect(remoteError(new TypeError('odd'), where, null, 'LIST').message).toBe('AWS S3 failed LIST on s3://team-bucket/dbt: TypeError: odd. Try again; if it persists, check the server.');
     expect(remoteError(undefined, where, null, 'LIST')).toMatchObject({ message: 'AWS S3 failed LIST on s3://team-bucket/dbt: error: undefined. Try again; if it persists, check the server.', details: { status: null, error: null } });
     expect(remoteError(failure(undefined, undefined, { code: 'EWHAT' }), where, null, 'LIST').details).toMatchObject({ error: 'EWHAT' });
+    // A code that is not a network one does not make the server unreachable.
+    expect(remoteError(failure('InternalError', 500, { code: 'InternalError', message: 'try later' }), where, null, 'PUT k').message).toBe(
+      'AWS S3 failed PUT k on s3://team-bucket/dbt: InternalError (HTTP 500): try later. Try again; if it persists, check the server.',
+    );
+  });
+
+  it('is a remote error whatever went wrong (the kind sets the exit status, errors.ts)', () => {
+    for (const error of [failure('NoSuchBucket', 404), failure('AccessDenied', 403), failure('CredentialsProviderError'), failure('Error', undefined, { code: 'ECONNREFUSED' }), failure('InternalError', 500)]) {
+      expect(remoteError(error, where, null, 'GET k').code).toBe('remote');
+    }
   });
 });
 

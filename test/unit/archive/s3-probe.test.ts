@@ -13,7 +13,7 @@ import { resolveS3Settings } from '../../../src/archive/backends/s3/settings.js'
  * If-Match with the ETag quoted or bare, Ceph 16 If-Match only bare, an old server neither. And
  * the cache of what was probed: trusted for its own store and endpoint, for a day.
  */
-type Server = { createOnly: boolean; ifMatch: 'quoted-or-bare' | 'bare' | 'ignored' | 'refused' };
+type Server = { createOnly: boolean; ifMatch: 'quoted-or-bare' | 'bare' | 'quoted' | 'ignored' | 'refused'; conflict?: number };
 
 function standIn(server: Server) {
   const objects = new Map<string, string>();
@@ -32,12 +32,12 @@ function standIn(server: Server) {
       if (!(command instanceof PutObjectCommand)) throw new Error('the probe sends only PUT and DELETE');
       const { Key, IfNoneMatch, IfMatch } = command.input;
       const current = objects.get(Key!);
-      if (IfNoneMatch === '*' && server.createOnly && current !== undefined) refuse(412);
+      if (IfNoneMatch === '*' && server.createOnly && current !== undefined) refuse(server.conflict ?? 412);
       if (IfMatch !== undefined) {
         if (server.ifMatch === 'refused') refuse(404);
         if (server.ifMatch !== 'ignored') {
           const bare = IfMatch.replace(/^"|"$/g, '');
-          const quotedOk = server.ifMatch === 'quoted-or-bare' || IfMatch === bare;
+          const quotedOk = server.ifMatch === 'quoted-or-bare' || (server.ifMatch === 'quoted') === (IfMatch !== bare);
           if (bare !== current || !quotedOk) refuse(412);
         }
       }
@@ -61,6 +61,8 @@ describe('the probe of an S3 server', () => {
     ['Ceph 16, told to quote', { createOnly: true, ifMatch: 'bare' }, true, { createOnly: true, compareAndSwap: false, quoteEtag: false }],
     ['a server that ignores conditions', { createOnly: false, ifMatch: 'ignored' }, null, { createOnly: false, compareAndSwap: false, quoteEtag: false }],
     ['a server that refuses If-Match', { createOnly: true, ifMatch: 'refused' }, null, { createOnly: true, compareAndSwap: false, quoteEtag: false }],
+    ['a server that wants the ETag quoted', { createOnly: true, ifMatch: 'quoted' }, null, { createOnly: true, compareAndSwap: true, quoteEtag: true }],
+    ['a server that refuses a second create with 409', { createOnly: true, ifMatch: 'bare', conflict: 409 }, null, { createOnly: true, compareAndSwap: true, quoteEtag: false }],
     ['a server with If-Match but no create-only', { createOnly: false, ifMatch: 'bare' }, null, { createOnly: false, compareAndSwap: true, quoteEtag: false }],
   ] as [string, Server, boolean | null, object][])('finds what %s does', async (_, server, quoteEtag, found) => {
     const { client, deleted } = standIn(server);

@@ -70,6 +70,22 @@ describe('s3 settings', () => {
     for (const host of ['localhost', '::1', '[::1]', '127.0.0.1', '127.10.20.30']) expect(isLoopback(host)).toBe(true);
     for (const host of ['128.0.0.1', '127.0.0', 'x127.0.0.1', '127.0.0.1.example', 'localhost.example', '::2']) expect(isLoopback(host)).toBe(false);
   });
+  it('read a key left empty in dbtattic.yml (YAML null) as not set', () => {
+    const empty = { endpoint: null, region: null, path_style: null, sse: null, kms_key_id: null, quote_etag: null, parallel: null, timeout_ms: null, max_attempts: null };
+    expect(resolveS3Settings(empty, { AWS_ENDPOINT_URL: 'http://127.0.0.1:7480', AWS_REGION: 'eu-west-3' })).toEqual({
+      endpoint: 'http://127.0.0.1:7480', region: 'eu-west-3', pathStyle: null, sse: null, kmsKeyId: null, compareAndSwap: 'auto', quoteEtag: null, parallel: 32, timeoutMs: 30_000, maxAttempts: 5,
+    });
+  });
+
+  it('refuse an endpoint carrying a user name or a password alone, and name the key of a wrong value, as config errors', () => {
+    const carries = invalid('the endpoint carries credentials; they belong in the AWS credential chain (environment, profile, web identity)');
+    expect(refusal({ endpoint: 'http://key@127.0.0.1:7480' })).toBe(carries);
+    expect(refusal({ endpoint: 'http://:secret@127.0.0.1:7480' })).toBe(carries);
+    expect(refusal({ endpoint: 7480 })).toBe(invalid("'endpoint' must be a non-empty string"));
+    expect(refusal({ sse: 'aws:kms', kms_key_id: '' })).toBe(invalid("'kms_key_id' must be a non-empty string"));
+    // The kind sets the exit status (errors.ts).
+    expect(() => resolveS3Settings({ parallel: 0 }, {})).toThrow(expect.objectContaining({ code: 'config' }));
+  });
 });
 
 describe('s3 store URIs', () => {
@@ -100,5 +116,13 @@ describe('s3 store URIs', () => {
     expect(() => parseS3Uri(`s3://${'a'.repeat(64)}`)).toThrow(/not a valid bucket name/);
     expect(() => parseS3Uri('s3://-bucket')).toThrow(/not a valid bucket name/);
     expect(() => parseS3Uri('s3://bucket-')).toThrow(/not a valid bucket name/);
+  });
+
+  it('start with s3:// and are refused as config errors', () => {
+    expect(() => parseS3Uri('backup-s3://bucket/p')).toThrow("'backup-s3://bucket/p' is not an S3 store URI. Write s3://bucket/prefix.");
+    // The kind sets the exit status (errors.ts): every fault of a URI is the user's to fix.
+    for (const uri of ['https://bucket/p', 's3://key@bucket/p', 's3://bucket/p?region=x', 's3://ab/p', 's3://bucket/../p']) {
+      expect(() => parseS3Uri(uri)).toThrow(expect.objectContaining({ code: 'config' }));
+    }
   });
 });
