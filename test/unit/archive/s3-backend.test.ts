@@ -150,4 +150,22 @@ describe('the S3 backend', () => {
     await backend.delete('records/a.json');
     expect(await backend.has('records/a.json')).toBe(false);
   });
+
+  it('fails every request the server fails, naming the request and key: a failed LIST is no empty listing', async () => {
+    const failing = {
+      send: async () => {
+        // Throttled: not an answer a conditional write takes for lost (a 500 is Ceph's race loser).
+        throw Object.assign(new Error('try later'), { name: 'SlowDown', $metadata: { httpStatusCode: 503 } });
+      },
+    } as unknown as S3Client;
+    const failed = (request: string) => ({ code: 'remote', message: `AWS S3 failed ${request} on s3://team-bucket/dbt: SlowDown (HTTP 503): try later. Try again; if it persists, check the server.` });
+    for (const createOnly of [true, false]) {
+      const backend = new S3Backend(failing, failing, where, resolveS3Settings({ max_attempts: 1 }, {}), { ...capable, createOnly });
+      await expect(backend.list('records/')).rejects.toMatchObject(failed('LIST records/'));
+      await expect(backend.get('records/a.json')).rejects.toMatchObject(failed('GET records/a.json'));
+      await expect(backend.has('records/a.json')).rejects.toMatchObject(failed('HEAD records/a.json'));
+      await expect(backend.delete('records/a.json')).rejects.toMatchObject(failed('DELETE records/a.json'));
+      await expect(backend.putIfAbsent('records/a.json', Buffer.from('{}'))).rejects.toMatchObject(failed(createOnly ? 'PUT records/a.json' : 'HEAD records/a.json'));
+    }
+  });
 });
