@@ -1,5 +1,8 @@
 import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
+import { makeS3Client } from '../../../src/archive/backends/s3/client.js';
 import { S3Backend, type S3Capabilities } from '../../../src/archive/backends/s3/backend.js';
 import { resolveS3Settings } from '../../../src/archive/backends/s3/settings.js';
 
@@ -166,6 +169,41 @@ describe('the S3 backend', () => {
       await expect(backend.has('records/a.json')).rejects.toMatchObject(failed('HEAD records/a.json'));
       await expect(backend.delete('records/a.json')).rejects.toMatchObject(failed('DELETE records/a.json'));
       await expect(backend.putIfAbsent('records/a.json', Buffer.from('{}'))).rejects.toMatchObject(failed(createOnly ? 'PUT records/a.json' : 'HEAD records/a.json'));
+    }
+  });
+});
+
+describe('the S3 backend reading through the SDK once', () => {
+  it('learns the signed GET from the first read and sends the later ones without the SDK, falling back to it for a missing key', async () => {
+    const seen: { url: string; sdk: boolean }[] = [];
+    const server = http.createServer((req, res) => {
+      seen.push({ url: req.url!, sdk: req.headers['x-amz-user-agent'] !== undefined || /aws-sdk/.test(req.headers['user-agent'] ?? '') });
+      if (req.url!.startsWith('/team-bucket/dbt/records/a.json')) return res.writeHead(200, { etag: '"e1"', 'content-length': '7' }).end('{"a":1}');
+      res.writeHead(404, { 'content-type': 'application/xml' }).end('<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>none</Message></Error>');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const settings = resolveS3Settings({ endpoint, region: 'eu-west-3', max_attempts: 1 }, {});
+    const env = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
+    process.env.AWS_ACCESS_KEY_ID = 'AKID';
+    process.env.AWS_SECRET_ACCESS_KEY = 'secret';
+    const client = makeS3Client(settings);
+    const requests: string[] = [];
+    try {
+      const backend = new S3Backend(client, client, where, settings, capable, (op, key) => requests.push(`${op} ${key}`));
+      for (let i = 0; i < 3; i++) expect((await backend.get('records/a.json'))?.toString()).toBe('{"a":1}');
+      expect(await backend.get('records/none.json')).toBeUndefined();
+      expect(seen.map((r) => r.sdk)).toEqual([true, false, false, false, true]);
+      expect(seen[1]!.url).toBe('/team-bucket/dbt/records/a.json?x-id=GetObject');
+      expect(requests).toEqual(['GET records/a.json', 'GET records/a.json', 'GET records/a.json', 'GET records/none.json', 'GET records/none.json']);
+    } finally {
+      client.destroy();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      for (const [name, value] of [['AWS_ACCESS_KEY_ID', env.id], ['AWS_SECRET_ACCESS_KEY', env.secret]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
     }
   });
 });
