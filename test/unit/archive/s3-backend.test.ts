@@ -1,9 +1,21 @@
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { makeS3Client } from '../../../src/archive/backends/s3/client.js';
 import { S3Backend, type S3Capabilities } from '../../../src/archive/backends/s3/backend.js';
+import { MULTIPART_THRESHOLD } from '../../../src/archive/backends/s3/multipart.js';
 import { resolveS3Settings } from '../../../src/archive/backends/s3/settings.js';
 
 /**
@@ -205,5 +217,62 @@ describe('the S3 backend reading through the SDK once', () => {
         else process.env[name] = value;
       }
     }
+  });
+});
+
+describe('the S3 backend writing a large value or losing an answer', () => {
+  /** The stand-in above, with multipart uploads (recorded, not stored) and a part that may fail. */
+  function withMultipart(failPart = false) {
+    const server = standIn();
+    const plain = server.client.send.bind(server.client) as (command: unknown) => Promise<unknown>;
+    const client = {
+      send: async (command: { input: Record<string, unknown> }) => {
+        if (command instanceof CreateMultipartUploadCommand) return server.sent.push({ command: 'Create', input: command.input }) && { UploadId: 'up-1' };
+        if (command instanceof UploadPartCommand) {
+          server.sent.push({ command: 'UploadPart', input: command.input });
+          if (failPart) throw Object.assign(new Error('part lost'), { name: 'InternalError', $metadata: { httpStatusCode: 500 } });
+          return { ETag: `"p${command.input.PartNumber}"` };
+        }
+        if (command instanceof CompleteMultipartUploadCommand || command instanceof AbortMultipartUploadCommand) return server.sent.push({ command: command.constructor.name, input: command.input }) && {};
+        return plain(command);
+      },
+    } as unknown as S3Client;
+    return { ...server, client };
+  }
+
+  it('sends a value over 16 MiB in parts, after looking first, and one of 16 MiB in one PUT', async () => {
+    for (const createOnly of [true, false]) {
+      const server = withMultipart();
+      const requests: string[] = [];
+      const backend = backendOn(server, { createOnly }, {}, requests);
+      expect(await backend.putIfAbsent('blobs/big', new Uint8Array(MULTIPART_THRESHOLD + 1))).toBe(true);
+      expect(await backend.putIfAbsent('blobs/edge', new Uint8Array(MULTIPART_THRESHOLD))).toBe(true);
+      expect(requests).toEqual(['HEAD blobs/big', 'MULTIPART blobs/big', ...(createOnly ? [] : ['HEAD blobs/edge']), 'PUT blobs/edge']);
+      expect(server.sent.map((s) => s.command).filter((c) => c !== 'HeadObjectCommand')).toEqual(['Create', 'UploadPart', 'UploadPart', 'UploadPart', 'CompleteMultipartUploadCommand', 'PutObjectCommand']);
+    }
+  });
+
+  it('fails a large write whose upload failed, naming it', async () => {
+    const backend = backendOn(withMultipart(true));
+    await expect(backend.putIfAbsent('blobs/big', new Uint8Array(MULTIPART_THRESHOLD + 1))).rejects.toMatchObject({
+      code: 'remote',
+      message: 'AWS S3 failed multipart upload blobs/big on s3://team-bucket/dbt: InternalError (HTTP 500): part lost. Try again; if it persists, check the server.',
+    });
+  });
+
+  it('takes a create-only write whose answer was lost as written when the value it reads back is its own', async () => {
+    const server = standIn();
+    const plain = server.client.send.bind(server.client) as (command: unknown) => Promise<unknown>;
+    let lost = 1;
+    const client = {
+      send: async (command: unknown) => {
+        const out = await plain(command);
+        if (command instanceof PutObjectCommand && lost-- > 0) throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+        return out;
+      },
+    } as unknown as S3Client;
+    const backend = backendOn({ ...server, client });
+    expect(await backend.putIfAbsent('records/a.json', Buffer.from('{"a":1}'))).toBe(true);
+    expect(await backend.putIfAbsent('records/a.json', Buffer.from('{"a":2}'))).toBe(false);
   });
 });
