@@ -4,6 +4,7 @@ import { metadataFacts, timingFacts } from './invocation.js';
 import type { InvocationFacts, RunResultRow } from './rows.js';
 import { redactCommandLine, redactNested } from '../vocab/index.js';
 import { scanResults } from './results-file.js';
+import { BytesMemo } from '../json/bytes-memo.js';
 import { commandName } from './command-name.js';
 import { countStatuses, normaliseLegacyResult, normaliseStatus } from './status.js';
 
@@ -20,23 +21,22 @@ export interface RunResultsExtract {
 
 export function extractRunResults(buf: Buffer, options: ReadOptions = {}): RunResultsExtract {
   const { header, invocationId } = openArtifact(buf, 'run_results', options);
-  const held = extracted.get(buf.buffer);
-  if (held && held.offset === buf.byteOffset && held.length === buf.length && held.extract.invocation.invocation_id === invocationId) return held.extract;
+  const held = extracted.get(buf);
+  if (held && held.invocation.invocation_id === invocationId) return held;
   const { results, top } = scanResults(buf, 'run_results', (result) => resultRow(result, invocationId, header.schemaVersion));
   const facts = timingFacts(metadataFacts(header, invocationId), top.elapsed_time);
   const extract = { header, invocation: { ...facts, ...argsFacts(top.args), ...countFacts(results) }, results };
-  if (buf.length >= REMEMBERED_BYTES) extracted.set(buf.buffer, { offset: buf.byteOffset, length: buf.length, extract });
+  extracted.set(buf, extract);
   return extract;
 }
 
 /**
- * The last reading of large run results, kept with their bytes: capture summarises them
- * (run-summary.ts) and ingest in the same process then reads the same bytes (a view of them,
- * hence the key on the underlying memory). The header is read and checked again by each call,
- * so a caller that refuses a newer schema still does. Readers treat the rows as read-only.
+ * The reading of large run results, kept with their bytes (json/bytes-memo.ts): capture
+ * summarises them (run-summary.ts), then ingest reads them. The header is read and checked again
+ * by each call, so a caller that refuses a newer schema still does. Readers treat the rows as
+ * read-only.
  */
-const REMEMBERED_BYTES = 1 << 20;
-const extracted = new WeakMap<ArrayBufferLike, { offset: number; length: number; extract: RunResultsExtract }>();
+const extracted = new BytesMemo<RunResultsExtract>();
 
 /** A result that names no node cannot be joined to anything, so it is left out. */
 function resultRow(result: JsonObject, invocationId: string, schemaVersion: number | null): RunResultRow | null {

@@ -7,6 +7,8 @@
  * bytes are inside strings (raw and compiled SQL).
  */
 
+import { BytesMemo } from './bytes-memo.js';
+
 const SCAN_FAILURES = { truncated: 'truncated JSON', syntax: 'invalid JSON', limit: 'JSON beyond what dbtattic reads' } as const;
 
 export class JsonScanError extends Error {
@@ -155,21 +157,18 @@ export function parseMember(buf: Buffer, member: JsonMember): unknown {
 
 /**
  * Checks that `buf` holds one complete JSON object and nothing after it, and returns its
- * top-level members. Remembered for large documents: capture checks an artifact whole before
- * archiving it, then ingest in the same process walks the same bytes (a view of them, hence
- * the key on the underlying memory), and each walk of a 50 MB manifest visits every byte.
+ * top-level members. Kept with large documents' bytes (bytes-memo.ts): each walk of a 50 MB
+ * manifest visits every byte, and capture's check and ingest's reading walked it each.
  */
 export function scanDocument(buf: Buffer): JsonMember[] {
-  const held = buf.length >= REMEMBERED_BYTES ? scanned.get(buf.buffer) : undefined;
-  if (held && held.offset === buf.byteOffset && held.length === buf.length) return held.members;
+  const held = scanned.get(buf);
+  if (held) return held;
   const members = scanWhole(buf);
-  if (buf.length >= REMEMBERED_BYTES) scanned.set(buf.buffer, { offset: buf.byteOffset, length: buf.length, members });
+  scanned.set(buf, members);
   return members;
 }
 
-// Small buffers can share pooled memory; they are cheap to walk again anyway.
-const REMEMBERED_BYTES = 1 << 20;
-const scanned = new WeakMap<ArrayBufferLike, { offset: number; length: number; members: JsonMember[] }>();
+const scanned = new BytesMemo<JsonMember[]>();
 
 function scanWhole(buf: Buffer): JsonMember[] {
   const members = [...objectMembers(buf)];

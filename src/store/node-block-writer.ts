@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { RowAppender } from './append.js';
+import { idsParameter, joinIds, readIds } from './joined-ids.js';
 import { planNodeBlocks, type NodeMember } from './node-blocks.js';
 
 /**
@@ -27,16 +28,8 @@ export async function writeNodeBlocks(connection: DuckDBConnection, invocationId
   }
 }
 
-/**
- * Which of `ids` the table holds. The ids go in as one joined string: DuckDB's client hands over
- * thousands of values as a list far slower (prior-manifest.ts measured it). Ids are hex.
- */
+/** Which of `ids` (hex) the table holds. */
 async function storedAmong(connection: DuckDBConnection, table: string, column: string, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const reader = await connection.runAndReadAll(
-    `SELECT string_agg(DISTINCT ${column}, ',') FROM ${table} WHERE ${column} IN (SELECT unnest(string_split($1, ',')))`,
-    [ids.join(',')],
-  );
-  const joined = reader.getRows()[0]?.[0];
-  return new Set(typeof joined === 'string' && joined !== '' ? joined.split(',') : []);
+  return new Set(await readIds(connection, column, `${table} WHERE ${column} IN (${idsParameter('$1')})`, [joinIds(ids)]));
 }

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CompiledCodeRow, MacroVersionRow, NodeEntryRow, NodeVersionRow } from '../extract/index.js';
 import { RowAppender } from './append.js';
 import { rememberEntries } from './entry-memo.js';
+import { readIds } from './joined-ids.js';
 
 /**
  * Writes node and macro versions (a node version with its edges), and compiled SQL, in committed batches, on a connection of its own, beside the
@@ -59,12 +60,10 @@ export class VersionWriter {
     await rememberEntries(this.connection, rows);
   }
 
-  /** The ids each table holds, fetched as one string a table: as values, DuckDB's client took 100-200 ms per 30,000. */
   private async noteStored(): Promise<void> {
     for (const kind of Object.keys(TABLES) as Kind[]) {
       const column = `${kind === 'compiled' ? 'compiled_code' : `${kind}_version`}_id`;
-      const joined = (await this.connection.runAndReadAll(`SELECT string_agg(${column}, ' ') FROM ${TABLES[kind]}`)).getRows()[0]?.[0];
-      if (typeof joined === 'string' && joined !== '') for (const id of joined.split(' ')) this.seen[kind].add(id);
+      for (const id of await readIds(this.connection, column, TABLES[kind])) this.seen[kind].add(id);
     }
   }
 
