@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MAX_CHUNK, MIN_CHUNK, splitChunks } from '../../../src/archive/chunking.js';
 import { sha256 } from '../../../src/vocab/index.js';
+import { seededBytes } from '../../helpers/seeded-bytes.js';
 
 describe('splitChunks', () => {
   it('covers the input exactly, within the size bounds', () => {
@@ -20,7 +21,7 @@ describe('splitChunks', () => {
   });
 
   it('re-synchronises after an insertion: only chunks near the edit change', () => {
-    const original = randomBytes(2_000_000);
+    const original = seededBytes(2_000_000, 'insertion');
     const edited = Buffer.concat([original.subarray(0, 1_000_000), Buffer.from('an inserted node'), original.subarray(1_000_000)]);
     const before = new Set(splitChunks(original).map(sha256));
     const after = splitChunks(edited).map(sha256);

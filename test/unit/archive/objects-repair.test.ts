@@ -1,11 +1,11 @@
 import { promisify } from 'node:util';
 import { gzip as gzipCb } from 'node:zlib';
-import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
 import { splitChunks } from '../../../src/archive/chunking.js';
 import { putBlob, readBlob, repairBlob, restoreChunks } from '../../../src/archive/index.js';
 import { sha256 } from '../../../src/vocab/index.js';
+import { seededBytes } from '../../helpers/seeded-bytes.js';
 
 const gzip = promisify(gzipCb);
 
@@ -19,9 +19,11 @@ const objectKey = (prefix: string, id: string): string => `${prefix}${id.slice(0
 async function stored(): Promise<{ backend: MemBackend; bytes: Buffer; id: string; chunkIds: string[] }> {
   const backend = new MemBackend();
   // Three chunks or more: a repair must touch only the damaged ones.
-  const bytes = randomBytes(200_000);
+  const bytes = seededBytes(400_000, 'objects-repair');
   const { id } = await putBlob(backend, bytes);
-  return { backend, bytes, id, chunkIds: splitChunks(bytes).map((c) => sha256(c)) };
+  const chunkIds = splitChunks(bytes).map((c) => sha256(c));
+  expect(chunkIds.length).toBeGreaterThanOrEqual(3);
+  return { backend, bytes, id, chunkIds };
 }
 
 async function snapshot(backend: MemBackend): Promise<Map<string, Buffer | undefined>> {
