@@ -6,14 +6,14 @@ import { isAtticError } from '../errors.js';
 import { catchUp, type CatchUpReport, type CatchUpScope, type ProgressFn } from './catch-up.js';
 import { openDatabase, type Database } from './database.js';
 import { catchUpFromJournal } from './journal-sync.js';
-import { copyCompacted } from './compact.js';
+import { compactInPlace, copyCompacted, isWasteful, readSpace, type Compaction } from './compact.js';
 import { applySchema, hasCurrentStorage, loadSchemaSql, readSchemaVersion } from './schema.js';
 import { asStoreWriteError, isUnreadableStore, moveStoreAside, type MovedAside } from './store-file.js';
 
 /** skip: capture's way (never wait, never rebuild); wait: wait a little for the lock; once: do not wait, but rebuild. */
 export type BusyPolicy = 'skip' | 'wait' | 'once';
 
-export type SyncReport = (({ status: 'synced' } & CatchUpReport) | { status: 'rebuilt'; report: CatchUpReport } | { status: 'busy' } | { status: 'stale' }) & {
+export type SyncReport = (({ status: 'synced'; compacted?: Compaction } & CatchUpReport) | { status: 'rebuilt'; report: CatchUpReport } | { status: 'busy' } | { status: 'stale' }) & {
   /** Set when the store file could not be opened and was moved aside, to be derived again. */
   movedAside?: MovedAside;
 };
@@ -48,7 +48,8 @@ async function syncOnce(backend: Backend, file: string, busy: BusyPolicy, onProg
     current = await prepare(db);
     if (current) {
       const report = scope && 'journal' in scope ? await catchUpFromJournal(db, backend, path.dirname(file), onProgress) : await catchUp(db, backend, onProgress, scope);
-      return { status: 'synced', ...report };
+      const compacted = report.invocations + report.captures > 0 ? await compactIfWasteful(db, file) : undefined;
+      return compacted ? { status: 'synced', ...report, compacted } : { status: 'synced', ...report };
     }
   } finally {
     db.close();
@@ -57,6 +58,13 @@ async function syncOnce(backend: Backend, file: string, busy: BusyPolicy, onProg
   // leaves it to the next reading command (or `dbtattic rebuild`).
   if (busy === 'skip') return { status: 'stale' };
   return { status: 'rebuilt', report: await rebuildStore(backend, file, onProgress) };
+}
+
+/** Ingest leaves free blocks behind (compact.ts): past a third of the file, the store is copied compacted. */
+async function compactIfWasteful(db: Database, file: string): Promise<Compaction | undefined> {
+  if (!isWasteful(await readSpace(db.connection))) return undefined;
+  await removeAbandonedRebuilds(file);
+  return compactInPlace(db, file);
 }
 
 /** True when the store has the current schema and storage format (a new, empty file gets them now). */

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
@@ -6,7 +6,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
 import { openDatabase, syncStore } from '../../../src/store/index.js';
-import { copyCompacted } from '../../../src/store/compact.js';
+import { COMPACT_MIN_BYTES, copyCompacted, isWasteful } from '../../../src/store/compact.js';
 import { applySchema } from '../../../src/store/schema.js';
 import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
 
@@ -95,5 +95,46 @@ describe('the store file format', () => {
     } finally {
       copy.close();
     }
+  });
+
+  it('is copied compacted, in place, by a sync that ingests once a third of the file is free', async () => {
+    const { root, backend } = await archiveWithOneRun();
+    const file = path.join(root, 'store.duckdb');
+    expect(await syncStore(backend, file, 'wait')).not.toHaveProperty('compacted');
+    // Free blocks past the threshold: incompressible rows checkpointed, then dropped (with a
+    // table written after them, so that they are not at the end, where DuckDB cuts the file).
+    const db = await openDatabase(file, 'write');
+    try {
+      await db.connection.run('CREATE TABLE ballast AS SELECT md5(i::VARCHAR) || md5((i + 1)::VARCHAR) AS x FROM range(1500000) t(i)');
+      await db.connection.run('CHECKPOINT');
+      await db.connection.run('CREATE TABLE after_ballast AS SELECT md5(i::VARCHAR) AS x FROM range(20000) t(i)');
+      await db.connection.run('CHECKPOINT');
+      await db.connection.run('DROP TABLE ballast');
+    } finally {
+      db.close();
+    }
+    const grown = statSync(file).size;
+    expect(grown).toBeGreaterThan(COMPACT_MIN_BYTES);
+
+    const second = '22222222-2222-4222-8222-222222222222';
+    const target = writeSyntheticTarget({ invocationId: second, generatedAt: '2026-01-06T11:00:00Z' }, path.join(root, 'target-2'));
+    await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date('2026-01-06T12:00:00Z') });
+    const report = await syncStore(backend, file, 'wait');
+
+    expect(report).toMatchObject({ status: 'synced', invocations: 1, compacted: { fromBytes: grown } });
+    const after = statSync(file).size;
+    expect(after).toBeLessThan(grown / 4);
+    expect(report).toMatchObject({ compacted: { toBytes: after } });
+    expect((await storageVersionOf(file)).invocations.sort()).toEqual([INVOCATION, second]);
+    // Nothing left beside it: neither the copy nor a WAL of the old file.
+    expect(readdirSync(root).filter((name) => name.startsWith('store.duckdb'))).toEqual(['store.duckdb']);
+  });
+
+  it('leaves small stores and stores with less than a third free as they are', () => {
+    const blockSize = 262_144;
+    const blocks = COMPACT_MIN_BYTES / blockSize;
+    expect(isWasteful({ totalBlocks: blocks, freeBlocks: Math.ceil(blocks / 3), blockSize })).toBe(true);
+    expect(isWasteful({ totalBlocks: blocks, freeBlocks: Math.ceil(blocks / 3) - 1, blockSize })).toBe(false);
+    expect(isWasteful({ totalBlocks: blocks - 1, freeBlocks: blocks - 1, blockSize })).toBe(false);
   });
 });
