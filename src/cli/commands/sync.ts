@@ -4,6 +4,7 @@ import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
 import { countOf } from '../../vocab/index.js';
+import { formatBytes } from '../format.js';
 
 interface SyncFlags extends GlobalFlags {
   json?: boolean;
@@ -15,10 +16,19 @@ export default async function sync(io: CliIo, flags: SyncFlags): Promise<number>
   const progress = startProgress(io, 'syncing');
   const report = await syncForReading(config, progress.update).finally(progress.stop);
   const counts = report.status === 'synced' ? report : report.status === 'rebuilt' ? report.report : null;
+  const compacted = report.status === 'synced' ? report.compacted : undefined;
   if (flags.json) {
-    printJson(io, { store: config.remote?.uri ?? config.store.value, cache: config.databaseFile, status: report.status, invocations: counts?.invocations ?? 0, captures: counts?.captures ?? 0 });
+    printJson(io, {
+      store: config.remote?.uri ?? config.store.value,
+      cache: config.databaseFile,
+      status: report.status,
+      invocations: counts?.invocations ?? 0,
+      captures: counts?.captures ?? 0,
+      ...(compacted && { compacted: { from_bytes: compacted.fromBytes, to_bytes: compacted.toBytes } }),
+    });
   } else {
-    io.stderr(`${report.status} ${config.databaseFile}: ${countOf(counts?.invocations ?? 0, 'invocation')} from ${countOf(counts?.captures ?? 0, 'new capture')}\n`);
+    const shrunk = compacted ? `; compacted from ${formatBytes(compacted.fromBytes)} to ${formatBytes(compacted.toBytes)}` : '';
+    io.stderr(`${report.status} ${config.databaseFile}: ${countOf(counts?.invocations ?? 0, 'invocation')} from ${countOf(counts?.captures ?? 0, 'new capture')}${shrunk}\n`);
   }
   return ExitCode.ok;
 }
