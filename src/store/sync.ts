@@ -60,7 +60,7 @@ async function syncOnce(backend: Backend, file: string, busy: BusyPolicy, onProg
   return { status: 'rebuilt', report: await rebuildStore(backend, file, onProgress) };
 }
 
-/** Ingest leaves free blocks behind (compact.ts): past a third of the file, the store is copied compacted. */
+/** Ingest leaves free blocks behind (compact.ts): past a quarter of the file, the store is copied compacted. */
 async function compactIfWasteful(db: Database, file: string): Promise<Compaction | undefined> {
   if (!isWasteful(await readSpace(db.connection))) return undefined;
   await removeAbandonedRebuilds(file);

@@ -97,7 +97,7 @@ describe('the store file format', () => {
     }
   });
 
-  it('is copied compacted, in place, by a sync that ingests once a third of the file is free', async () => {
+  it('is copied compacted, in place, by a sync that ingests once a quarter of the file is free', async () => {
     const { root, backend } = await archiveWithOneRun();
     const file = path.join(root, 'store.duckdb');
     expect(await syncStore(backend, file, 'wait')).not.toHaveProperty('compacted');
@@ -130,11 +130,11 @@ describe('the store file format', () => {
     expect(readdirSync(root).filter((name) => name.startsWith('store.duckdb'))).toEqual(['store.duckdb']);
   });
 
-  it('leaves small stores and stores with less than a third free as they are', () => {
+  it('leaves small stores and stores with less than a quarter free as they are', () => {
     const blockSize = 262_144;
     const blocks = COMPACT_MIN_BYTES / blockSize;
-    expect(isWasteful({ totalBlocks: blocks, freeBlocks: Math.ceil(blocks / 3), blockSize })).toBe(true);
-    expect(isWasteful({ totalBlocks: blocks, freeBlocks: Math.ceil(blocks / 3) - 1, blockSize })).toBe(false);
+    expect(isWasteful({ totalBlocks: blocks, freeBlocks: Math.ceil(blocks / 4), blockSize })).toBe(true);
+    expect(isWasteful({ totalBlocks: blocks, freeBlocks: Math.ceil(blocks / 4) - 1, blockSize })).toBe(false);
     expect(isWasteful({ totalBlocks: blocks - 1, freeBlocks: blocks - 1, blockSize })).toBe(false);
   });
 });
