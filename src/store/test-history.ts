@@ -67,16 +67,24 @@ SELECT count(*) = count(s.invocation_id)
 FROM ${IDS} AS i(invocation_id)
 LEFT JOIN v_invocation_sequence AS s ON s.invocation_id = i.invocation_id`;
 
-/** The test results of the runs in test_scope, of commands that build, with their states. */
+/**
+ * The test results of the runs in test_scope, of commands that build, with their states. Each
+ * table is narrowed to the scope first (materialized): left to the planner, the filter on the
+ * scope came after test_run_state was joined whole, a cost that grew with history.
+ */
 const SCOPED_RESULTS = `
 CREATE OR REPLACE TEMP TABLE test_scope_result AS
+WITH result AS MATERIALIZED (
+  SELECT unique_id, invocation_id, name, status FROM run_history
+  WHERE invocation_id IN (SELECT invocation_id FROM test_scope) AND coalesce(resource_type, split_part(unique_id, '.', 1)) IN ('test', 'unit_test')
+),
+state AS MATERIALIZED (
+  SELECT * FROM test_run_state WHERE invocation_id IN (SELECT invocation_id FROM test_scope)
+)
 SELECT r.unique_id, r.invocation_id, r.name, r.status, s.seq, s.invoked_at, r.status IN ${RAN} AS ran, st.definitions
-FROM run_history AS r
-JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id
-LEFT JOIN (SELECT * FROM test_run_state WHERE invocation_id IN (SELECT invocation_id FROM test_scope)) AS st
-  ON st.invocation_id = r.invocation_id AND st.unique_id = r.unique_id
-WHERE r.invocation_id IN (SELECT invocation_id FROM test_scope) AND s.builds
-  AND coalesce(r.resource_type, split_part(r.unique_id, '.', 1)) IN ('test', 'unit_test')`;
+FROM result AS r
+JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id AND s.builds
+LEFT JOIN state AS st ON st.invocation_id = r.invocation_id AND st.unique_id = r.unique_id`;
 
 /**
  * Per test, what the scoped results say: the aggregates of v_test_history, and its last 10 runs
