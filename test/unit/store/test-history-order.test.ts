@@ -175,3 +175,35 @@ describe('test history derived at ingest', () => {
     await expectRebuildEqual();
   });
 });
+
+describe('test history whatever the order of filing', () => {
+  const root = mkdtempSync(path.join(os.tmpdir(), 'attic-test-history-orders-'));
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+  // In history order, in reverse, and two mixed: every run later, every run earlier, both.
+  it.each([
+    ['A B C D E', [A, B, C, D, E]],
+    ['E D C B A', [E, D, C, B, A]],
+    ['C A E B D', [C, A, E, B, D]],
+    ['D B A E C', [D, B, A, E, C]],
+  ])('%s: synced after each, equals the rules and a rebuild', async (name, order) => {
+    const backend = new MemBackend();
+    await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 1\n'));
+    const incremental = path.join(root, `${name.replaceAll(' ', '')}.duckdb`);
+    for (const f of order) {
+      await file(backend, f);
+      expect(await syncStore(backend, incremental, 'wait')).toMatchObject({ problems: [] });
+    }
+    const db = await openDatabase(incremental, 'read');
+    try {
+      const sql = `SELECT unique_id, runs, passes, warns, fails, errors, skips, last_status, last_failure_invocation_id, flaky, tested_node, depends_on
+        FROM v_test_history ORDER BY unique_id`;
+      expect(plainResult(await db.connection.runAndReadAll(sql)).rows).toEqual(expectedRows(order));
+    } finally {
+      db.close();
+    }
+    const rebuilt = path.join(root, `${name.replaceAll(' ', '')}-rebuilt.duckdb`);
+    await rebuildStore(backend, rebuilt);
+    expectSameRows(await dumpStore(rebuilt), await dumpStore(incremental));
+  });
+});
