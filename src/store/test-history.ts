@@ -68,18 +68,18 @@ FROM ${IDS} AS i(invocation_id)
 LEFT JOIN v_invocation_sequence AS s ON s.invocation_id = i.invocation_id`;
 
 /**
- * The test results of the runs in test_scope, of commands that build, with their states. Each
+ * The test results of the runs in scope (`inScope`, a condition on invocation_id), of commands that build, with their states. Each
  * table is narrowed to the scope first (materialized): left to the planner, the filter on the
  * scope came after test_run_state was joined whole, a cost that grew with history.
  */
-const SCOPED_RESULTS = `
+const scopedResults = (inScope: string): string => `
 CREATE OR REPLACE TEMP TABLE test_scope_result AS
 WITH result AS MATERIALIZED (
   SELECT unique_id, invocation_id, name, status FROM run_history
-  WHERE invocation_id IN (SELECT invocation_id FROM test_scope) AND coalesce(resource_type, split_part(unique_id, '.', 1)) IN ('test', 'unit_test')
+  WHERE ${inScope} AND coalesce(resource_type, split_part(unique_id, '.', 1)) IN ('test', 'unit_test')
 ),
 state AS MATERIALIZED (
-  SELECT * FROM test_run_state WHERE invocation_id IN (SELECT invocation_id FROM test_scope)
+  SELECT * FROM test_run_state WHERE ${inScope}
 )
 SELECT r.unique_id, r.invocation_id, r.name, r.status, s.seq, s.invoked_at, r.status IN ${RAN} AS ran, st.definitions
 FROM result AS r
@@ -156,14 +156,14 @@ export async function refreshTestHistory(connection: DuckDBConnection, ids: read
   await refreshTestDefinitions(connection, ids);
   const addable = (await connection.runAndReadAll(ADDABLE, list, types)).getRows()[0]?.[0] === true;
   if (addable) {
-    await connection.run('CREATE OR REPLACE TEMP TABLE test_scope AS SELECT unnest($1::VARCHAR[]) AS invocation_id', list, types);
+    await connection.run(scopedResults(`invocation_id IN ${IDS}`), list, types);
   } else {
     for (const table of ['test_history', 'test_history_invocation']) await connection.run(`DELETE FROM ${table}`);
-    await connection.run('CREATE OR REPLACE TEMP TABLE test_scope AS SELECT invocation_id FROM invocation');
+    await connection.run(scopedResults('true'));
   }
-  for (const sql of [SCOPED_RESULTS, SCOPED_SUMMARY, MERGE]) await connection.run(sql);
+  for (const sql of [SCOPED_SUMMARY, MERGE]) await connection.run(sql);
   await connection.run('DELETE FROM test_history WHERE unique_id IN (SELECT unique_id FROM test_merged)');
   await connection.run('INSERT INTO test_history BY NAME SELECT * FROM test_merged');
   await connection.run('INSERT INTO test_history_invocation SELECT DISTINCT invocation_id FROM test_scope_result');
-  for (const table of ['test_scope', 'test_scope_result', 'test_scope_summary', 'test_merged']) await connection.run(`DROP TABLE IF EXISTS ${table}`);
+  for (const table of ['test_scope_result', 'test_scope_summary', 'test_merged']) await connection.run(`DROP TABLE IF EXISTS ${table}`);
 }
