@@ -138,9 +138,9 @@ WITH merged AS (
   LEFT JOIN test_history AS h ON h.unique_id = p.unique_id
 )
 SELECT *,
-  -- (definitions are hex digests: a suffix cannot make two of them one)
-  coalesce(len(list_distinct([r.definitions || r.passed::VARCHAR FOR r IN recent IF r.definitions IS NOT NULL]))
-    > len(list_distinct([r.definitions FOR r IN recent IF r.definitions IS NOT NULL])), false) AS flaky
+  -- list_unique counts distinct values but NULLs (runs whose manifest did not define the test);
+  -- definitions are hex digests, so a suffix cannot make two of them one
+  list_unique(list_transform(recent, r -> r.definitions || r.passed::VARCHAR)) > list_unique(list_transform(recent, r -> r.definitions)) AS flaky
 FROM merged`;
 
 /**
