@@ -19,6 +19,10 @@ const RAN = `('pass', 'warn', 'fail', 'error', 'runtime error')`;
 
 const IDS = `(SELECT unnest($1::VARCHAR[]))`;
 
+/** Runs whose states one statement derives, and whose results one merge adds. */
+const STATE_BATCH = 10;
+const HISTORY_BATCH = 50;
+
 /** The state of each test result of the invocations named that its own manifest defines. */
 const RUN_STATE = `
 INSERT INTO test_run_state BY NAME
@@ -68,18 +72,18 @@ FROM ${IDS} AS i(invocation_id)
 LEFT JOIN v_invocation_sequence AS s ON s.invocation_id = i.invocation_id`;
 
 /**
- * The test results of the runs in scope (`inScope`, a condition on invocation_id), of commands that build, with their states. Each
+ * The test results of the runs named, of commands that build, with their states. Each
  * table is narrowed to the scope first (materialized): left to the planner, the filter on the
  * scope came after test_run_state was joined whole, a cost that grew with history.
  */
-const scopedResults = (inScope: string): string => `
+const SCOPED_RESULTS = `
 CREATE OR REPLACE TEMP TABLE test_scope_result AS
 WITH result AS MATERIALIZED (
   SELECT unique_id, invocation_id, name, status FROM run_history
-  WHERE ${inScope} AND coalesce(resource_type, split_part(unique_id, '.', 1)) IN ('test', 'unit_test')
+  WHERE invocation_id IN ${IDS} AND coalesce(resource_type, split_part(unique_id, '.', 1)) IN ('test', 'unit_test')
 ),
 state AS MATERIALIZED (
-  SELECT * FROM test_run_state WHERE ${inScope}
+  SELECT * FROM test_run_state WHERE invocation_id IN ${IDS}
 )
 SELECT r.unique_id, r.invocation_id, r.name, r.status, s.seq, s.invoked_at, r.status IN ${RAN} AS ran, st.definitions
 FROM result AS r
@@ -152,15 +156,28 @@ export async function refreshTestHistory(connection: DuckDBConnection, ids: read
   // Typed: an empty list has no item type to infer.
   const [list, types] = [[duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)]];
   await connection.run(`DELETE FROM test_run_state WHERE invocation_id IN ${IDS}`, list, types);
-  await connection.run(RUN_STATE, list, types);
+  // A few runs at a time: a rebuild derives every run's states, and the parents' entries of
+  // all of them at once (10,000 nodes x 210 runs) outgrew the writer's memory limit.
+  for (let i = 0; i < ids.length; i += STATE_BATCH) await connection.run(RUN_STATE, [duckdb.listValue(ids.slice(i, i + STATE_BATCH))], types);
   await refreshTestDefinitions(connection, ids);
   const addable = (await connection.runAndReadAll(ADDABLE, list, types)).getRows()[0]?.[0] === true;
-  if (addable) {
-    await connection.run(scopedResults(`invocation_id IN ${IDS}`), list, types);
-  } else {
-    for (const table of ['test_history', 'test_history_invocation']) await connection.run(`DELETE FROM ${table}`);
-    await connection.run(scopedResults('true'));
-  }
+  if (!addable) for (const table of ['test_history', 'test_history_invocation']) await connection.run(`DELETE FROM ${table}`);
+  // Derived again, the whole history is added, as the runs named are: a few runs at a time, in
+  // history order, each stretch later than the one before (the memory limit again).
+  const runs = await inHistoryOrder(connection, addable ? ids : null);
+  for (let i = 0; i < runs.length; i += HISTORY_BATCH) await addRuns(connection, runs.slice(i, i + HISTORY_BATCH));
+}
+
+/** The runs of `ids` (all runs when null) by v_invocation_sequence.seq. */
+async function inHistoryOrder(connection: DuckDBConnection, ids: readonly string[] | null): Promise<string[]> {
+  const sql = `SELECT invocation_id FROM v_invocation_sequence ${ids ? `WHERE invocation_id IN ${IDS}` : ''} ORDER BY seq`;
+  const reader = ids ? await connection.runAndReadAll(sql, [duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)]) : await connection.runAndReadAll(sql);
+  return reader.getRows().map(([id]) => String(id));
+}
+
+/** Adds the test results of `runs`, all later in history than every run counted. */
+async function addRuns(connection: DuckDBConnection, runs: readonly string[]): Promise<void> {
+  await connection.run(SCOPED_RESULTS, [duckdb.listValue([...runs])], [duckdb.LIST(duckdb.VARCHAR)]);
   for (const sql of [SCOPED_SUMMARY, MERGE]) await connection.run(sql);
   await connection.run('DELETE FROM test_history WHERE unique_id IN (SELECT unique_id FROM test_merged)');
   await connection.run('INSERT INTO test_history BY NAME SELECT * FROM test_merged');
