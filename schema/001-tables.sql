@@ -308,6 +308,66 @@ CREATE TABLE IF NOT EXISTS run_history (
   thread_id            VARCHAR
 );
 
+-- The tables below hold what v_test_history shows (schema/002-views.sql states its rules),
+-- derived when invocations are ingested or forgotten (src/store/test-history.ts,
+-- src/store/test-definitions.ts). At each read, the view looked up every test's parents in the
+-- nodes of its recent manifests and every test's latest definition in every manifest, and
+-- aggregated every test result of history: at 10,000 nodes x 30 runs, 717 ms of a 500 ms budget,
+-- growing with each run.
+
+-- Grain: one test result (data test or unit test) that ran (pass, warn, fail, error, runtime
+-- error) under a definition its own invocation's manifest holds (enabled). Key: (invocation_id,
+-- unique_id). definitions: the md5 of the test's semantic fingerprint (else its node version)
+-- and those of the nodes it depends on directly, as that same manifest has them; flaky compares
+-- them within a test's last 10 runs. Every row follows from its own invocation alone, so it is
+-- derived when that invocation is ingested and dropped when it is forgotten.
+CREATE TABLE IF NOT EXISTS test_run_state (
+  invocation_id VARCHAR NOT NULL,
+  unique_id     VARCHAR NOT NULL,
+  definitions   VARCHAR NOT NULL
+);
+
+-- Grain: one test (data test or unit test) enabled in some manifest: the latest such manifest
+-- (v_invocation_sequence order) and the version it holds there. Key: unique_id. A manifest
+-- ingested later in history replaces a test's row; when the manifest a row names is ingested
+-- again or forgotten, the test's latest manifest is looked for again among all manifests.
+CREATE TABLE IF NOT EXISTS test_definition (
+  unique_id       VARCHAR NOT NULL,
+  invocation_id   VARCHAR NOT NULL,
+  node_version_id VARCHAR NOT NULL
+);
+
+-- Grain: one test with at least one result in a command that builds; the rows of
+-- v_test_history but for the definition columns. Key: unique_id. A run later in history than
+-- every run counted here is added to its tests' rows (counts summed, the latest values taken
+-- from it, recent prepended); anything else (a run filed late, one counted before ingested
+-- again, a forgotten invocation) derives the table again from run_history, so it is the same
+-- whatever order artifacts arrived in.
+CREATE TABLE IF NOT EXISTS test_history (
+  unique_id                  VARCHAR NOT NULL,
+  name                       VARCHAR,
+  runs                       BIGINT NOT NULL,
+  passes                     BIGINT NOT NULL,
+  warns                      BIGINT NOT NULL,
+  fails                      BIGINT NOT NULL,
+  errors                     BIGINT NOT NULL,
+  skips                      BIGINT NOT NULL,
+  last_status                VARCHAR,
+  last_run_at                TIMESTAMPTZ,
+  last_failure_at            TIMESTAMPTZ,
+  last_failure_invocation_id VARCHAR,
+  -- the last 10 runs that ran, newest first; definitions as test_run_state has them (NULL: the
+  -- run's manifest did not define the test)
+  recent                     STRUCT(invocation_id VARCHAR, passed BOOLEAN, definitions VARCHAR)[] NOT NULL,
+  flaky                      BOOLEAN NOT NULL
+);
+
+-- Grain: an invocation whose test results test_history counts. Key: invocation_id. Tells a run
+-- that can be added to the counts from one that must derive them again.
+CREATE TABLE IF NOT EXISTS test_history_invocation (
+  invocation_id VARCHAR NOT NULL
+);
+
 -- Grain: one source checked by `dbt source freshness`. Key: (invocation_id, unique_id).
 CREATE TABLE IF NOT EXISTS source_freshness (
   invocation_id      VARCHAR NOT NULL,

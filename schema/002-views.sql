@@ -194,100 +194,40 @@ JOIN latest_node AS n ON n.invocation_id = l.invocation_id AND n.unique_id = r.u
 -- model does not hide a flap; changes further upstream, and data, are not held fixed.
 -- tested_node is attached_node (dbt 1.5+), else depends_on when it names one node; both come
 -- from the test's latest manifest.
+-- The rows are derived once, when invocations are ingested, by these rules (test_history,
+-- test_run_state and test_definition, src/store/test-history.ts); the view adds the definition.
 CREATE OR REPLACE VIEW v_test_history AS
-WITH result AS (
-  SELECT h.*, h.status IN ('pass', 'warn', 'fail', 'error', 'runtime error') AS ran
-  FROM v_run_history AS h
-  WHERE h.resource_type IN ('test', 'unit_test') AND h.builds
-),
--- Each test's last 10 runs: those from the 10th latest on (max_by keeps the 10 latest seqs
--- while aggregating). Numbering every result of history (a window sorted over all of them) was
--- most of this view's cost.
-last_ran AS (
-  SELECT unique_id, list_min(max_by(seq, seq, 10)) AS since
-  FROM result
-  WHERE ran
-  GROUP BY unique_id
-),
-recent AS (
-  SELECT r.unique_id, r.invocation_id, r.status, coalesce(own.fingerprint, own.node_version_id) AS own_state
-  FROM result AS r
-  JOIN last_ran AS l ON l.unique_id = r.unique_id AND r.seq >= l.since
-  JOIN node_invocation AS own ON own.invocation_id = r.invocation_id AND own.node_version_id = r.node_version_id
-  WHERE r.ran
-),
--- Edges and nodes of the recent runs' manifests only, joined in this order (materialized): over
--- all of history they were most of the view's cost.
-recent_edge AS MATERIALIZED (
-  SELECT d.invocation_id, d.unique_id, d.depends_on_id
-  FROM recent AS r
-  JOIN node_depends_on AS d ON d.invocation_id = r.invocation_id AND d.unique_id = r.unique_id AND d.kind = 'node'
-),
--- Entries of the recent runs' manifests only, chosen before anything is joined to them (a
--- semi-join on the invocation; on the pair, as a row value, it cost more than it saved).
-recent_entry AS MATERIALIZED (
-  SELECT invocation_id, unique_id, node_version_id, fingerprint
-  FROM node_invocation
-  WHERE invocation_id IN (SELECT DISTINCT invocation_id FROM recent_edge)
-),
-parent_state AS (
-  -- The parents in depends_on_id order, sorted as a list of (id, state): string_agg(... ORDER
-  -- BY ...) sorted each group apart and was most of this view's cost.
-  SELECT d.invocation_id, d.unique_id,
-         array_to_string([p.state FOR p IN list_sort(list({id: d.depends_on_id, state: d.depends_on_id || '=' || coalesce(n.fingerprint, n.node_version_id, '?')}))], ',') AS parents
-  FROM recent_edge AS d
-  LEFT JOIN (
-    SELECT ni.invocation_id, ni.unique_id, ni.node_version_id, ni.fingerprint
-    FROM recent_entry AS ni
-    JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
-  ) AS n ON n.invocation_id = d.invocation_id AND n.unique_id = d.depends_on_id
-  GROUP BY d.invocation_id, d.unique_id
-),
-recent_state AS (
-  SELECT r.unique_id, r.own_state || '|' || coalesce(ps.parents, '') AS state, count(DISTINCT r.status = 'pass') = 2 AS flapped
-  FROM recent AS r
-  LEFT JOIN parent_state AS ps ON ps.invocation_id = r.invocation_id AND ps.unique_id = r.unique_id
-  GROUP BY ALL
-),
-latest_appearance AS (
-  SELECT n.unique_id, arg_max(n.invocation_id, s.seq) AS invocation_id, arg_max(nv.attributes, s.seq) AS attributes
-  FROM node_invocation AS n
-  JOIN node_version AS nv ON nv.node_version_id = n.node_version_id
-  JOIN v_invocation_sequence AS s ON s.invocation_id = n.invocation_id
-  WHERE nv.resource_type IN ('test', 'unit_test') AND NOT nv.disabled
-  GROUP BY n.unique_id
-),
-definition AS (
+WITH definition AS (
   SELECT
-    a.unique_id,
-    a.attributes ->> 'attached_node' AS attached_node,
-    a.attributes ->> 'column_name' AS column_name,
-    list(d.depends_on_id ORDER BY d.depends_on_id) FILTER (WHERE d.depends_on_id IS NOT NULL) AS depends_on
-  FROM latest_appearance AS a
-  LEFT JOIN node_depends_on AS d ON d.invocation_id = a.invocation_id AND d.unique_id = a.unique_id AND d.kind = 'node'
+    d.unique_id,
+    nv.attributes ->> 'attached_node' AS attached_node,
+    nv.attributes ->> 'column_name' AS column_name,
+    list(e.depends_on_id ORDER BY e.depends_on_id) FILTER (WHERE e.depends_on_id IS NOT NULL) AS depends_on
+  FROM test_definition AS d
+  JOIN node_version AS nv ON nv.node_version_id = d.node_version_id
+  -- the version's depends_on.nodes, as node_depends_on has them in the manifest named
+  LEFT JOIN node_version_edge AS e ON e.node_version_id = d.node_version_id
   GROUP BY ALL
 )
 SELECT
-  r.unique_id,
-  arg_max(r.name, r.seq) AS name,
-  count(*) FILTER (WHERE r.ran) AS runs,
-  count(*) FILTER (WHERE r.status = 'pass') AS passes,
-  count(*) FILTER (WHERE r.status = 'warn') AS warns,
-  count(*) FILTER (WHERE r.status = 'fail') AS fails,
-  count(*) FILTER (WHERE r.status IN ('error', 'runtime error')) AS errors,
-  count(*) FILTER (WHERE r.status = 'skipped') AS skips,
-  max_by(r.status, r.seq) FILTER (WHERE r.ran) AS last_status,
-  max_by(r.invoked_at, r.seq) FILTER (WHERE r.ran) AS last_run_at,
-  arg_max(r.invoked_at, r.seq) FILTER (WHERE r.status IN ('fail', 'error', 'runtime error')) AS last_failure_at,
-  arg_max(r.invocation_id, r.seq) FILTER (WHERE r.status IN ('fail', 'error', 'runtime error')) AS last_failure_invocation_id,
-  coalesce(bool_or(f.flapped), false) AS flaky,
-  any_value(coalesce(t.attached_node, CASE WHEN len(t.depends_on) = 1 THEN t.depends_on[1] END)) AS tested_node,
-  any_value(t.column_name) AS column_name,
-  any_value(t.depends_on) AS depends_on
-FROM result AS r
-LEFT JOIN (SELECT unique_id, bool_or(flapped) AS flapped FROM recent_state GROUP BY unique_id) AS f ON f.unique_id = r.unique_id
-LEFT JOIN definition AS t ON t.unique_id = r.unique_id
-GROUP BY r.unique_id;
+  h.unique_id,
+  h.name,
+  h.runs,
+  h.passes,
+  h.warns,
+  h.fails,
+  h.errors,
+  h.skips,
+  h.last_status,
+  h.last_run_at,
+  h.last_failure_at,
+  h.last_failure_invocation_id,
+  h.flaky,
+  coalesce(t.attached_node, CASE WHEN len(t.depends_on) = 1 THEN t.depends_on[1] END) AS tested_node,
+  t.column_name,
+  t.depends_on
+FROM test_history AS h
+LEFT JOIN definition AS t ON t.unique_id = h.unique_id;
 
 -- Grain: one change of one node between two consecutive manifests of a project on a branch
 -- (v_invocation_sequence order; project and branch kept apart so that alternating between

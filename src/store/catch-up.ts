@@ -26,6 +26,7 @@ import type { IngestProblem } from './ingest.js';
 import { dropForgottenRows } from './forgotten.js';
 import { changeFollowers, refreshNodeChanges } from './node-changes.js';
 import { refreshManifestInvocations, refreshRunHistory } from './run-history.js';
+import { refreshTestHistory } from './test-history.js';
 
 export interface CatchUpReport {
   invocations: number;
@@ -93,6 +94,7 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
     await refreshManifestInvocations(db.connection, touched);
     await refreshNodeChanges(db.connection, changedFrom);
     await refreshRunHistory(db.connection, touched);
+    await refreshTestHistory(db.connection, touched);
   });
   return problems;
 }

@@ -4,6 +4,7 @@ import { inTransaction } from './database.js';
 import { duckdb } from './duckdb.js';
 import { changeFollowers, refreshNodeChanges } from './node-changes.js';
 import { refreshManifestInvocations, refreshRunHistory } from './run-history.js';
+import { refreshTestHistory } from './test-history.js';
 
 /**
  * The store follows `forget` (archive/forgotten.ts): rows of a forgotten invocation leave at
@@ -36,6 +37,7 @@ export async function dropForgottenRows(connection: DuckDBConnection, backend: B
     await refreshManifestInvocations(connection, gone);
     await refreshNodeChanges(connection, followers);
     await refreshRunHistory(connection, gone);
+    await refreshTestHistory(connection, gone);
     await dropUnheldVersions(connection);
   });
   return gone.length;

@@ -19,6 +19,29 @@ export interface SyntheticInvocation {
   generatedAt?: string;
   /** Copies of each model, to make a bigger manifest. */
   padNodes?: number;
+  /** A model's raw_code by index, instead of `select <index> as id`. */
+  modelCode?: Record<number, string>;
+  /** Data tests, in the manifest and, when they have a status, in the run results. */
+  tests?: SyntheticTest[];
+}
+
+/** A data test test.synthetic.<name> on the model m<on>. */
+export interface SyntheticTest {
+  name: string;
+  on: number;
+  /** Its result; none: the run did not run it. */
+  status?: string;
+  rawCode?: string;
+}
+
+export const syntheticTestId = (name: string): string => `test.synthetic.${name}`;
+
+function testNode(test: SyntheticTest): Record<string, unknown> {
+  const model = `model.synthetic.m${test.on}`;
+  return {
+    unique_id: syntheticTestId(test.name), resource_type: 'test', name: test.name, raw_code: test.rawCode ?? '{{ test_not_null(**_dbt_generic_test_kwargs) }}',
+    depends_on: { nodes: [model] }, config: { materialized: 'test' }, attached_node: model, column_name: 'id',
+  };
 }
 
 const SCHEMA = 'https://schemas.getdbt.com/dbt';
@@ -38,16 +61,19 @@ export function syntheticManifest(inv: SyntheticInvocation): string {
   const count = (inv.statuses ?? ['success']).length * (inv.padNodes ?? 1);
   for (let i = 0; i < count; i++) {
     const id = `model.synthetic.m${i}`;
-    nodes[id] = { unique_id: id, resource_type: 'model', name: `m${i}`, raw_code: `select ${i} as id`, depends_on: { nodes: [] }, config: { materialized: 'view' } };
+    nodes[id] = { unique_id: id, resource_type: 'model', name: `m${i}`, raw_code: inv.modelCode?.[i] ?? `select ${i} as id`, depends_on: { nodes: [] }, config: { materialized: 'view' } };
   }
+  for (const test of inv.tests ?? []) nodes[syntheticTestId(test.name)] = testNode(test);
   const doc = { metadata: { ...metadata('manifest', 'v12', inv), adapter_type: 'duckdb' }, nodes, sources: {}, macros: {}, docs: {}, exposures: {}, metrics: {}, disabled: {} };
   return JSON.stringify(doc, null, 2);
 }
 
 export function syntheticRunResults(inv: SyntheticInvocation): string {
-  const results = (inv.statuses ?? ['success']).map((status, i) => ({
+  const ran = (inv.statuses ?? ['success']).map((status, i) => ({ status, uniqueId: `model.synthetic.m${i}` }));
+  for (const test of inv.tests ?? []) if (test.status) ran.push({ status: test.status, uniqueId: syntheticTestId(test.name) });
+  const results = ran.map(({ status, uniqueId }) => ({
     status,
-    unique_id: `model.synthetic.m${i}`,
+    unique_id: uniqueId,
     execution_time: 0.01,
     thread_id: 'Thread-1',
     timing: [],
