@@ -81,22 +81,38 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
   const versions = await VersionWriter.open(await db.connect());
   const problems: IngestProblem[] = [];
   let done = 0;
-  // The manifests after each touched one compare with it: their change rows are derived again.
-  const changedFrom = [...touched];
-  for (const invocationId of touched) {
-    changedFrom.push(...(await changeFollowers(db.connection, [invocationId])));
-    const records = await listInvocationRecords(backend, invocationId);
-    const captures = await readCapturesOf(db.connection, invocationId);
-    problems.push(...(await ingestInvocation(db.connection, versions, backend, { invocationId, records, captures })));
-    onProgress?.(++done, touched.length);
+  for (let i = 0; i < touched.length; i += INGEST_BATCH) {
+    const batch = touched.slice(i, i + INGEST_BATCH);
+    // The manifests after each touched one compare with it: their change rows are derived again.
+    const changedFrom = [...batch];
+    for (const invocationId of batch) {
+      changedFrom.push(...(await changeFollowers(db.connection, [invocationId])));
+      const records = await listInvocationRecords(backend, invocationId);
+      const captures = await readCapturesOf(db.connection, invocationId);
+      problems.push(...(await ingestInvocation(db.connection, versions, backend, { invocationId, records, captures })));
+      onProgress?.(++done, touched.length);
+    }
+    await refreshDerived(db.connection, batch, changedFrom);
   }
-  await inTransaction(db.connection, async () => {
-    await refreshManifestInvocations(db.connection, touched);
-    await refreshNodeChanges(db.connection, changedFrom);
-    await refreshRunHistory(db.connection, touched);
-    await refreshTestHistory(db.connection, touched);
-  });
   return problems;
+}
+
+/**
+ * Invocations ingested before the tables derived across invocations are refreshed, in one
+ * transaction. A rebuild of 10,000 nodes x 200 runs refreshed all of them at once and ran out of
+ * the writer's memory; the refreshes give the same rows whatever batches the invocations arrive
+ * in (as when they are filed a few at a time), and batches in the order they were first captured
+ * are mostly later than everything before them, the cheap case for each refresh.
+ */
+const INGEST_BATCH = 25;
+
+async function refreshDerived(connection: DuckDBConnection, ids: readonly string[], changedFrom: readonly string[]): Promise<void> {
+  await inTransaction(connection, async () => {
+    await refreshManifestInvocations(connection, ids);
+    await refreshNodeChanges(connection, changedFrom);
+    await refreshRunHistory(connection, ids);
+    await refreshTestHistory(connection, ids);
+  });
 }
 
 function unseenRecords(connection: DuckDBConnection, backend: Backend, scope: CatchUpScope, onDamaged: OnDamagedRecord): Promise<[ArtifactRecord[], CaptureRecord[]]> {
