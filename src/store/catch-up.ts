@@ -24,9 +24,8 @@ import { writeCaptureRows, readCapturesOf } from './capture-rows.js';
 import { inTransaction, type Database } from './database.js';
 import type { IngestProblem } from './ingest.js';
 import { dropForgottenRows } from './forgotten.js';
-import { changeFollowers, refreshNodeChanges } from './node-changes.js';
-import { refreshManifestInvocations, refreshRunHistory } from './run-history.js';
-import { refreshTestHistory } from './test-history.js';
+import { changeFollowers } from './node-changes.js';
+import { refreshDerivedTables } from './derived-tables.js';
 
 export interface CatchUpReport {
   invocations: number;
@@ -92,28 +91,19 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
       problems.push(...(await ingestInvocation(db.connection, versions, backend, { invocationId, records, captures })));
       onProgress?.(++done, touched.length);
     }
-    await refreshDerived(db.connection, batch, changedFrom);
+    await inTransaction(db.connection, () => refreshDerivedTables(db.connection, batch, changedFrom));
   }
   return problems;
 }
 
 /**
  * Invocations ingested before the tables derived across invocations are refreshed, in one
- * transaction. A rebuild of 10,000 nodes x 200 runs refreshed all of them at once and ran out of
+ * transaction (derived-tables.ts). A rebuild of 10,000 nodes x 200 runs refreshed all of them at once and ran out of
  * the writer's memory; the refreshes give the same rows whatever batches the invocations arrive
  * in (as when they are filed a few at a time), and batches in the order they were first captured
  * are mostly later than everything before them, the cheap case for each refresh.
  */
 const INGEST_BATCH = 25;
-
-async function refreshDerived(connection: DuckDBConnection, ids: readonly string[], changedFrom: readonly string[]): Promise<void> {
-  await inTransaction(connection, async () => {
-    await refreshManifestInvocations(connection, ids);
-    await refreshNodeChanges(connection, changedFrom);
-    await refreshRunHistory(connection, ids);
-    await refreshTestHistory(connection, ids);
-  });
-}
 
 function unseenRecords(connection: DuckDBConnection, backend: Backend, scope: CatchUpScope, onDamaged: OnDamagedRecord): Promise<[ArtifactRecord[], CaptureRecord[]]> {
   if ('captureIds' in scope) return Promise.all([[], unseenOf(connection, backend, scope.captureIds.map(captureRecordKey), onDamaged)]);

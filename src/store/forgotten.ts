@@ -2,9 +2,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { listForgetRecords, listInvocationRecords, listOutputRecordKeys, readForgetRecords, type Backend } from '../archive/index.js';
 import { inTransaction } from './database.js';
 import { duckdb } from './duckdb.js';
-import { changeFollowers, refreshNodeChanges } from './node-changes.js';
-import { refreshManifestInvocations, refreshRunHistory } from './run-history.js';
-import { refreshTestHistory } from './test-history.js';
+import { changeFollowers } from './node-changes.js';
+import { refreshDerivedTables } from './derived-tables.js';
 
 /**
  * The store follows `forget` (archive/forgotten.ts): rows of a forgotten invocation leave at
@@ -34,10 +33,7 @@ export async function dropForgottenRows(connection: DuckDBConnection, backend: B
     const followers = await changeFollowers(connection, gone);
     for (const table of tables) await connection.run(`DELETE FROM ${table} WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))`, [duckdb.listValue(gone)]);
     for (const table of ['capture_artifact', 'capture']) await connection.run(`DELETE FROM ${table} WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))`, [duckdb.listValue(storedCaptures)]);
-    await refreshManifestInvocations(connection, gone);
-    await refreshNodeChanges(connection, followers);
-    await refreshRunHistory(connection, gone);
-    await refreshTestHistory(connection, gone);
+    await refreshDerivedTables(connection, gone, followers);
     await dropUnheldVersions(connection);
   });
   return gone.length;
