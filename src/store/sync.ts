@@ -6,7 +6,7 @@ import { isAtticError } from '../errors.js';
 import { catchUp, type CatchUpReport, type CatchUpScope, type ProgressFn } from './catch-up.js';
 import { openDatabase, type Database } from './database.js';
 import { catchUpFromJournal } from './journal-sync.js';
-import { compactInPlace, copyCompacted, isWasteful, readSpace, type Compaction } from './compact.js';
+import { compactInPlace, copyCompacted, isWasteful, readCompactedBytes, readSpace, type Compaction } from './compact.js';
 import { applySchema, hasCurrentStorage, loadSchemaSql, readSchemaVersion } from './schema.js';
 import { asStoreWriteError, isUnreadableStore, moveStoreAside, type MovedAside } from './store-file.js';
 
@@ -60,9 +60,9 @@ async function syncOnce(backend: Backend, file: string, busy: BusyPolicy, onProg
   return { status: 'rebuilt', report: await rebuildStore(backend, file, onProgress) };
 }
 
-/** Ingest leaves free blocks behind (compact.ts): past a quarter of the file, the store is copied compacted. */
+/** Ingest leaves waste behind (compact.ts): past a threshold, the store is copied compacted. */
 async function compactIfWasteful(db: Database, file: string): Promise<Compaction | undefined> {
-  if (!isWasteful(await readSpace(db.connection))) return undefined;
+  if (!isWasteful(await readSpace(db.connection), await readCompactedBytes(db.connection))) return undefined;
   await removeAbandonedRebuilds(file);
   return compactInPlace(db, file);
 }

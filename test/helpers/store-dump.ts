@@ -6,7 +6,8 @@ import { openDatabase } from '../../src/store/index.js';
  * Every row of every table of a store (store_meta included), and of the views node_invocation
  * and node_depends_on, in a stable order. Left out: the
  * archive's change stamp in store_meta (store/archive-stamp.ts), which records when the store
- * last caught up, not anything derived from the archive's content; and node_entry, ingest's memo
+ * last caught up, and the size it had when last compacted (store/compact.ts): facts about the
+ * file, not anything derived from the archive's content; and node_entry, ingest's memo
  * of entries read (schema/001-tables.sql), which may also remember entries of a manifest dbt
  * rewrote since (test/unit/store/entry-memo.test.ts checks its rows are exact).
  */
@@ -19,7 +20,7 @@ export async function dumpStore(file: string): Promise<StoreDump> {
     const dump: StoreDump = {};
     // And the views with the names and columns of the tables node_block replaced (schema/001-tables.sql).
     for (const [table] of [...tables, ['node_depends_on'], ['node_invocation']]) {
-      const where = table === 'store_meta' ? " WHERE key <> 'archive_stamp'" : '';
+      const where = table === 'store_meta' ? " WHERE key NOT IN ('archive_stamp', 'compacted_bytes')" : '';
       dump[String(table)] = (await db.connection.runAndReadAll(`SELECT * FROM "${String(table)}"${where} ORDER BY ALL`)).getRowsJson();
     }
     return dump;

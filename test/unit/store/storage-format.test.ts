@@ -68,17 +68,19 @@ describe('the store file format', () => {
     expect(await storageVersionOf(file)).toEqual({ version: 'v1.5.0+', invocations: [INVOCATION] });
   });
 
-  it('compacts: the copy a rebuild swaps in holds only used blocks, and every row', async () => {
+  it('compacts: the copy a rebuild swaps in holds only used blocks, every row, the results in node order, and its size', async () => {
     const root = mkdtempSync(path.join(os.tmpdir(), 'dbtattic-storage-'));
     roots.push(root);
     const db = await openDatabase(path.join(root, 'grown.duckdb'), 'write');
     const compacted = path.join(root, 'compacted.duckdb');
     try {
-      // Free blocks as ingest leaves them: data checkpointed, then most of it dropped.
-      await db.connection.run("CREATE TABLE run_history AS SELECT i AS n, 'node-' || (i % 9973) AS unique_id FROM range(3000000) t(i)");
+      await applySchema(db.connection);
+      // Free blocks as ingest leaves them: data checkpointed, then most of it dropped; the
+      // results invocation by invocation, as ingest appends them.
+      await db.connection.run("INSERT INTO run_result (invocation_id, unique_id, execution_time) SELECT 'inv-' || lpad((i // 9973)::VARCHAR, 4, '0'), 'node-' || (i % 9973), i FROM range(3000000) t(i)");
       await db.connection.run('CHECKPOINT');
-      await db.connection.run('DELETE FROM run_history WHERE n >= 1000');
-      await db.connection.run('CREATE VIEW last_runs AS SELECT * FROM run_history WHERE n > 990');
+      await db.connection.run('DELETE FROM run_result WHERE execution_time >= 30000');
+      await db.connection.run('CREATE VIEW last_runs AS SELECT * FROM run_result WHERE execution_time > 29990');
       await db.connection.run('CHECKPOINT');
       const grown = (await db.connection.runAndReadAll('PRAGMA database_size')).getRowObjectsJson()[0]!;
       expect(Number(grown.free_blocks)).toBeGreaterThan(Number(grown.used_blocks));
@@ -90,14 +92,25 @@ describe('the store file format', () => {
     try {
       const size = (await copy.connection.runAndReadAll('PRAGMA database_size')).getRowObjectsJson()[0]!;
       expect(size.free_blocks).toBe('0');
-      const rows = (await copy.connection.runAndReadAll('SELECT count(*), sum(n), count(DISTINCT unique_id), (SELECT count(*) FROM last_runs) FROM run_history')).getRows()[0]!.map(Number);
-      expect(rows).toEqual([1000, (999 * 1000) / 2, 1000, 9]);
+      const rows = (await copy.connection.runAndReadAll('SELECT count(*), sum(execution_time), count(DISTINCT unique_id), (SELECT count(*) FROM last_runs) FROM run_result')).getRows()[0]!.map(Number);
+      expect(rows).toEqual([30000, (29999 * 30000) / 2, 9973, 9]);
+      // In the order stored (rowid), not as asked: node by node, each node's runs in order.
+      const stored = (await copy.connection.runAndReadAll('SELECT unique_id, invocation_id FROM run_result ORDER BY rowid')).getRows().map(([u, i]) => `${u} ${i}`);
+      expect(stored).toEqual([...stored].sort());
+      expect(stored[0]).toBe('node-0 inv-0000');
+      expect(stored[1]).toBe('node-0 inv-0001');
+      const stamped = (await copy.connection.runAndReadAll("SELECT value::BIGINT FROM store_meta WHERE key = 'compacted_bytes'")).getRows()[0]?.[0];
+      // Measured before the last checkpoint, which adds store_meta and the catalog: a block or two.
+      const used = Number(size.used_blocks) * Number(size.block_size);
+      expect(Number(stamped)).toBeGreaterThan(0);
+      expect(used - Number(stamped)).toBeLessThanOrEqual(2 * Number(size.block_size));
+      expect(Number(stamped)).toBeLessThanOrEqual(used);
     } finally {
       copy.close();
     }
   });
 
-  it('is copied compacted, in place, by a sync that ingests once a quarter of the file is free', async () => {
+  it('is copied compacted, in place, by a sync that ingests once a quarter of the file is free, and again once it has grown by a third', async () => {
     const { root, backend } = await archiveWithOneRun();
     const file = path.join(root, 'store.duckdb');
     expect(await syncStore(backend, file, 'wait')).not.toHaveProperty('compacted');
@@ -128,13 +141,36 @@ describe('the store file format', () => {
     expect((await storageVersionOf(file)).invocations.sort()).toEqual([INVOCATION, second]);
     // Nothing left beside it: neither the copy nor a WAL of the old file.
     expect(readdirSync(root).filter((name) => name.startsWith('store.duckdb'))).toEqual(['store.duckdb']);
+
+    // Grown past a third, and past the size worth copying, with rows it keeps (so no free
+    // blocks): copied again at the next ingest.
+    const kept = await openDatabase(file, 'write');
+    try {
+      await kept.connection.run(`CREATE TABLE kept AS SELECT md5(i::VARCHAR) || md5((i + 1)::VARCHAR) AS x FROM range(2000000) t(i)`);
+    } finally {
+      kept.close();
+    }
+    const third = '33333333-3333-4333-8333-333333333333';
+    const target3 = writeSyntheticTarget({ invocationId: third, generatedAt: '2026-01-07T11:00:00Z' }, path.join(root, 'target-3'));
+    await captureTarget(backend, { targetDir: target3, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date('2026-01-07T12:00:00Z') });
+    const grownAgain = statSync(file).size;
+    expect(grownAgain).toBeGreaterThan(Math.max((4 / 3) * after, COMPACT_MIN_BYTES));
+    const again = await syncStore(backend, file, 'wait');
+    expect(again).toMatchObject({ status: 'synced', invocations: 1 });
+    // The size when copied: the file as grown, and the run just ingested into it.
+    expect((again as { compacted?: { fromBytes: number } }).compacted?.fromBytes).toBeGreaterThanOrEqual(grownAgain);
   });
 
-  it('leaves small stores and stores with less than a quarter free as they are', () => {
+  it('copies a store once a quarter of it is free, once it is 4/3 of its last compacted size, or when it was never compacted; never a small one', () => {
     const blockSize = 262_144;
     const blocks = COMPACT_MIN_BYTES / blockSize;
-    expect(isWasteful({ totalBlocks: blocks, freeBlocks: Math.ceil(blocks / 4), blockSize })).toBe(true);
-    expect(isWasteful({ totalBlocks: blocks, freeBlocks: Math.ceil(blocks / 4) - 1, blockSize })).toBe(false);
-    expect(isWasteful({ totalBlocks: blocks - 1, freeBlocks: blocks - 1, blockSize })).toBe(false);
+    const bytes = blocks * blockSize;
+    const compactedAt = (share: number) => Math.floor(bytes / share);
+    expect(isWasteful({ totalBlocks: blocks, freeBlocks: Math.ceil(blocks / 4), blockSize }, bytes)).toBe(true);
+    expect(isWasteful({ totalBlocks: blocks, freeBlocks: Math.ceil(blocks / 4) - 1, blockSize }, bytes)).toBe(false);
+    expect(isWasteful({ totalBlocks: blocks, freeBlocks: 0, blockSize }, compactedAt(4 / 3))).toBe(true);
+    expect(isWasteful({ totalBlocks: blocks, freeBlocks: 0, blockSize }, compactedAt(4 / 3) + blockSize)).toBe(false);
+    expect(isWasteful({ totalBlocks: blocks, freeBlocks: 0, blockSize }, null)).toBe(true);
+    expect(isWasteful({ totalBlocks: blocks - 1, freeBlocks: blocks - 1, blockSize }, null)).toBe(false);
   });
 });
