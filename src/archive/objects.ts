@@ -3,7 +3,7 @@ import { gunzip as gunzipCb, gzip as gzipCb } from 'node:zlib';
 import { AtticError } from '../errors.js';
 import { sha256, type ObjectId } from '../vocab/index.js';
 import type { Backend } from './backend.js';
-import { MAX_CHUNK, splitChunks } from './chunking.js';
+import { CHUNKINGS, MAX_CHUNK, splitChunks, type Chunking } from './chunking.js';
 import { chunkKey, fileKey } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import { keepWrittenBlob, writtenBlob } from './written-blobs.js';
@@ -35,9 +35,14 @@ export interface PutResult {
 // zlib runs on libuv's thread pool: a few at once use both cores without flooding memory.
 const PARALLEL_CHUNKS = 8;
 // Reading is bound by latency on object storage (a request per chunk): more in flight. Chunks
-// are at most 256 KiB, so this bounds memory at a few MiB beyond the artifact itself.
+// are at most 256 KiB (128 KiB in format 2), so this bounds memory at a few MiB beyond the artifact itself.
 const PARALLEL_READS = 32;
 const GZIP_LEVEL = 6;
+
+/** How the archive on `backend` cuts artifacts (its FORMAT; chunking.ts). */
+function chunkingOf(backend: Backend): Chunking {
+  return CHUNKINGS[backend.archiveFormat ?? 2];
+}
 
 /** `onChunk` hears the uncompressed length of each chunk once it is in the archive (progress). */
 export async function putBlob(backend: Backend, bytes: Uint8Array, id: ObjectId = sha256(bytes), onChunk?: (length: number) => void): Promise<PutResult> {
@@ -46,7 +51,7 @@ export async function putBlob(backend: Backend, bytes: Uint8Array, id: ObjectId 
     keepWrittenBlob(id, bytes);
     return { id, size: bytes.length, storedBytes: 0, newChunks: 0 };
   }
-  const chunks = splitChunks(bytes);
+  const chunks = splitChunks(bytes, chunkingOf(backend));
   const index: FileIndex = { format: 1, size: bytes.length, chunks: chunks.map((c) => [sha256(c), c.length]) };
   let storedBytes = 0;
   let newChunks = 0;
@@ -77,7 +82,7 @@ async function putChunk(backend: Backend, id: ObjectId, chunk: Uint8Array): Prom
  * Costs a read of the stored chunks: only paid when the bytes were read anyway.
  */
 export async function repairBlob(backend: Backend, bytes: Uint8Array, id: ObjectId = sha256(bytes)): Promise<number> {
-  const chunks = splitChunks(bytes);
+  const chunks = splitChunks(bytes, chunkingOf(backend));
   const ids = chunks.map((c) => sha256(c));
   let rewritten = 0;
   await forEachLimited(chunks, PARALLEL_CHUNKS, async (chunk, i) => {
@@ -94,12 +99,20 @@ export async function repairBlob(backend: Backend, bytes: Uint8Array, id: Object
   return rewritten;
 }
 
-/** Re-writes the chunks among `wanted` that an intact copy of an artifact contains; returns their ids. */
+/**
+ * Re-writes the chunks among `wanted` that an intact copy of an artifact contains; returns their
+ * ids. Cut as the archive cuts, then as the other formats do: a transfer can bring an artifact
+ * cut by an archive of another format.
+ */
 export async function restoreChunks(backend: Backend, bytes: Uint8Array, wanted: ReadonlySet<ObjectId>): Promise<ObjectId[]> {
   const restored: ObjectId[] = [];
-  for (const chunk of splitChunks(bytes)) {
-    const id = sha256(chunk);
-    if (wanted.has(id) && (await rewriteChunk(backend, id, chunk)) > 0) restored.push(id);
+  const own = chunkingOf(backend);
+  for (const sizes of [own, ...Object.values(CHUNKINGS).filter((c) => c !== own)]) {
+    if (restored.length === wanted.size) break;
+    for (const chunk of splitChunks(bytes, sizes)) {
+      const id = sha256(chunk);
+      if (wanted.has(id) && !restored.includes(id) && (await rewriteChunk(backend, id, chunk)) > 0) restored.push(id);
+    }
   }
   return restored;
 }

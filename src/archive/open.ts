@@ -7,7 +7,19 @@ import { isS3Uri } from './backends/s3/location.js';
 
 import { CAPTURE_RECORDS_PREFIX, CHUNKS_PREFIX, FILES_PREFIX, FORMAT_KEY, INVOCATION_RECORDS_PREFIX, REFS_PREFIX } from './layout.js';
 
-export const ARCHIVE_FORMAT = 'dbtattic-archive 1';
+/**
+ * The FORMAT files this dbtattic reads, and the chunking each archive is cut with
+ * (chunking.ts): objects and records are the same in both; an archive is cut as it was created,
+ * so its captures keep sharing chunks with its old ones.
+ */
+const ARCHIVE_FORMATS: Readonly<Record<string, 1 | 2>> = { 'dbtattic-archive 1': 1, 'dbtattic-archive 2': 2 };
+/** The format a new archive is created in. */
+export const ARCHIVE_FORMAT = 'dbtattic-archive 2';
+
+/** The format a FORMAT file's text names, if this dbtattic reads it. */
+export function archiveFormatOf(text: string | undefined): 1 | 2 | undefined {
+  return text !== undefined && Object.hasOwn(ARCHIVE_FORMATS, text) ? ARCHIVE_FORMATS[text] : undefined;
+}
 
 /**
  * How to reach a remote archive, as configuration gives it: the raw `s3:` mapping, the local
@@ -69,15 +81,19 @@ export async function openArchiveOn(backend: Backend, create: boolean): Promise<
     if (!create) {
       throw new AtticError('not-found', `No archive at ${backend.location}. Run 'dbtattic capture' in a dbt project first.`);
     }
+    // Another process may create it first: its FORMAT is the one to follow.
     await backend.putIfAbsent(FORMAT_KEY, Buffer.from(`${ARCHIVE_FORMAT}\n`));
-    return backend;
+    format = await backend.get(FORMAT_KEY);
   }
-  if (format.toString('utf8').trim() !== ARCHIVE_FORMAT) {
+  const text = format?.toString('utf8').trim();
+  const version = archiveFormatOf(text);
+  if (version === undefined) {
     throw new AtticError(
       'archive-format',
-      `The archive at ${backend.location} has format '${format.toString('utf8').trim()}', and this dbtattic reads '${ARCHIVE_FORMAT}'. Upgrade dbtattic.`,
+      `The archive at ${backend.location} has format '${text ?? ''}', and this dbtattic reads ${Object.keys(ARCHIVE_FORMATS).map((f) => `'${f}'`).join(' and ')}. Upgrade dbtattic.`,
     );
   }
+  backend.archiveFormat = version;
   return backend;
 }
 

@@ -138,6 +138,10 @@ export class GuardedBackend implements Backend {
     return this.inner.capabilities;
   }
 
+  get archiveFormat(): 1 | 2 | undefined {
+    return this.inner.archiveFormat;
+  }
+
   /** Drops the lease, if one was taken. */
   async release(): Promise<void> {
     const lease = this.lease;

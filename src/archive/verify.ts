@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isAtticError } from '../errors.js';
 import type { Backend } from './backend.js';
-import { ARCHIVE_FORMAT } from './open.js';
+import { ARCHIVE_FORMAT, archiveFormatOf } from './open.js';
 import {
   artifactRecordKey,
   CAPTURE_RECORDS_PREFIX,
@@ -90,7 +90,7 @@ type Report = (kind: ProblemKind, key: string, message: string) => void;
 
 async function checkFormat(backend: Backend, report: Report): Promise<void> {
   const format = (await backend.get(FORMAT_KEY))?.toString('utf8').trim();
-  if (format !== ARCHIVE_FORMAT) report('format', FORMAT_KEY, `expected '${ARCHIVE_FORMAT}', found ${format === undefined ? 'nothing' : `'${format}'`}`);
+  if (archiveFormatOf(format) === undefined) report('format', FORMAT_KEY, `expected '${ARCHIVE_FORMAT}' or an earlier format this dbtattic reads, found ${format === undefined ? 'nothing' : `'${format}'`}`);
 }
 
 async function checkChunks(backend: Backend, keys: string[], report: Report, tick: () => void): Promise<Set<string>> {

@@ -167,7 +167,7 @@ describe('a missing FORMAT beside existing objects', () => {
     expect(existsSync(path.join(project.archive, 'FORMAT'))).toBe(false);
     expect(listArtifactRecordFiles(project.archive).some((r) => r.invocation.startsWith('00000004'))).toBe(false);
     expect((await runCli(['verify', '--repair'], { cwd: project.dir })).exitCode).toBe(0);
-    expect(readFileSync(path.join(project.archive, 'FORMAT'), 'utf8')).toBe('dbtattic-archive 1\n');
+    expect(readFileSync(path.join(project.archive, 'FORMAT'), 'utf8')).toBe('dbtattic-archive 2\n');
   }, 60_000);
 });
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MAX_CHUNK, MIN_CHUNK, splitChunks } from '../../../src/archive/chunking.js';
+import { CURRENT_CHUNKING, splitChunks } from '../../../src/archive/chunking.js';
 import { sha256 } from '../../../src/vocab/index.js';
 import { seededBytes } from '../../helpers/seeded-bytes.js';
 
@@ -10,8 +10,8 @@ describe('splitChunks', () => {
     const chunks = splitChunks(bytes);
     expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
     for (const chunk of chunks.slice(0, -1)) {
-      expect(chunk.length).toBeGreaterThanOrEqual(MIN_CHUNK);
-      expect(chunk.length).toBeLessThanOrEqual(MAX_CHUNK);
+      expect(chunk.length).toBeGreaterThanOrEqual(CURRENT_CHUNKING.min);
+      expect(chunk.length).toBeLessThanOrEqual(CURRENT_CHUNKING.max);
     }
   });
 

@@ -44,7 +44,7 @@ describe('a local location', () => {
     mkdirSync(path.join(dir, 'chunks', 'ab'), { recursive: true });
     writeFileSync(path.join(dir, 'chunks', 'ab', 'cd'), 'x');
     const backend = await openArchiveForCheck(dir);
-    expect((await verifyArchive(backend)).problems).toContainEqual({ kind: 'format', key: 'FORMAT', message: "expected 'dbtattic-archive 1', found nothing" });
+    expect((await verifyArchive(backend)).problems).toContainEqual({ kind: 'format', key: 'FORMAT', message: "expected 'dbtattic-archive 2' or an earlier format this dbtattic reads, found nothing" });
   });
 });
 

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { splitChunks } from '../../../src/archive/chunking.js';
+import { CHUNKINGS, splitChunks } from '../../../src/archive/chunking.js';
 import { compareArtifactRecords, putArtifactRecord, putBlob, readBlob, type ArtifactRecord } from '../../../src/archive/index.js';
 import { listArchivedInvocations } from '../../../src/state/index.js';
 import { newestPerArtifact } from '../../../src/store/ingest.js';
@@ -69,10 +69,13 @@ describe('chunking', () => {
       fc.property(fc.integer(), fc.nat({ max: 900_000 }), fc.nat({ max: 255 }), (seed, length, runOf) => {
         // Half random, half one repeated byte: both the hash cut and the maximum cut happen.
         const bytes = Buffer.concat([bytesFrom(seed, length), Buffer.alloc(length, runOf)]);
-        const chunks = splitChunks(bytes);
-        expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
-        for (const chunk of chunks.slice(0, -1)) expect(chunk.length).toBeGreaterThanOrEqual(16 * 1024);
-        for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(256 * 1024);
+        // Format 1: 16 to 256 KiB; format 2: 8 to 128 KiB.
+        for (const [format, min, max] of [[1, 16 * 1024, 256 * 1024], [2, 8 * 1024, 128 * 1024]] as const) {
+          const chunks = splitChunks(bytes, CHUNKINGS[format]);
+          expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+          for (const chunk of chunks.slice(0, -1)) expect(chunk.length).toBeGreaterThanOrEqual(min);
+          for (const chunk of chunks) expect(chunk.length).toBeLessThanOrEqual(max);
+        }
       }),
       { numRuns: 12 },
     );

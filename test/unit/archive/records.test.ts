@@ -145,13 +145,17 @@ describe('opening an archive', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'dbtattic-open-'));
     await expect(openArchive(dir, { create: false })).rejects.toMatchObject({ code: 'not-found', message: `No archive at ${dir}. Run 'dbtattic capture' in a dbt project first.` });
     const backend = await openArchive(dir, { create: true });
-    expect((await backend.get('FORMAT'))!.toString()).toBe('dbtattic-archive 1\n');
-    await expect(openArchive(dir, { create: false })).resolves.toBeDefined();
+    expect((await backend.get('FORMAT'))!.toString()).toBe('dbtattic-archive 2\n');
+    await expect(openArchive(dir, { create: false })).resolves.toMatchObject({ archiveFormat: 2 });
+    // An archive of format 1 opens, and goes on being cut as format 1 cuts (chunking.ts).
     await backend.delete('FORMAT');
-    await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 2\n'));
+    await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 1\n'));
+    await expect(openArchive(dir, { create: false })).resolves.toMatchObject({ archiveFormat: 1 });
+    await backend.delete('FORMAT');
+    await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 3\n'));
     await expect(openArchive(dir, { create: true })).rejects.toMatchObject({
       code: 'archive-format',
-      message: `The archive at ${dir} has format 'dbtattic-archive 2', and this dbtattic reads 'dbtattic-archive 1'. Upgrade dbtattic.`,
+      message: `The archive at ${dir} has format 'dbtattic-archive 3', and this dbtattic reads 'dbtattic-archive 1' and 'dbtattic-archive 2'. Upgrade dbtattic.`,
     });
   });
 });

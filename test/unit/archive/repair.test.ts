@@ -57,7 +57,7 @@ describe('repairArchive', () => {
     await expect(openArchiveOn(backend, true)).rejects.toMatchObject({ code: 'archive-damaged' });
     const report = await repairArchive(backend, copiesOf());
     expect(report.restored).toEqual({ format: true, chunks: 0, files: 0 });
-    expect((await backend.get('FORMAT'))?.toString('utf8')).toBe('dbtattic-archive 1\n');
+    expect((await backend.get('FORMAT'))?.toString('utf8')).toBe('dbtattic-archive 2\n');
     expect(report.after.ok).toBe(true);
     await expect(openArchiveOn(backend, false)).resolves.toBe(backend);
   });

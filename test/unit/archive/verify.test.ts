@@ -40,13 +40,20 @@ describe('verifyArchive', () => {
   });
 
   it.each([
-    [undefined, "expected 'dbtattic-archive 1', found nothing"],
-    ['dbtattic-archive 2\n', "expected 'dbtattic-archive 1', found 'dbtattic-archive 2'"],
+    [undefined, "expected 'dbtattic-archive 2' or an earlier format this dbtattic reads, found nothing"],
+    ['dbtattic-archive 3\n', "expected 'dbtattic-archive 2' or an earlier format this dbtattic reads, found 'dbtattic-archive 3'"],
   ])('reports a FORMAT that is %j', async (format, message) => {
     const { backend } = await healthy();
     await backend.delete('FORMAT');
     if (format) await backend.putIfAbsent('FORMAT', Buffer.from(format));
     expect((await verifyArchive(backend)).problems).toEqual([{ kind: 'format', key: 'FORMAT', message }]);
+  });
+
+  it('accepts an archive of format 1, which it still reads', async () => {
+    const { backend } = await healthy();
+    await backend.delete('FORMAT');
+    await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 1\n'));
+    expect((await verifyArchive(backend)).problems).toEqual([]);
   });
 
   it('follows a damaged chunk to the file that needs it and the record that names that file', async () => {
