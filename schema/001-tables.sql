@@ -253,9 +253,12 @@ CREATE TABLE IF NOT EXISTS macro_invocation (
   macro_version_id VARCHAR NOT NULL
 );
 
--- Grain: one result of run_results.json (a node executed, tested, compiled or skipped).
--- Key: (invocation_id, unique_id).
-CREATE TABLE IF NOT EXISTS run_result (
+-- Grain: one result of run_results.json (a node executed, tested, compiled or skipped) that
+-- ingest has read and run history has not matched yet. Key: (invocation_id, unique_id).
+-- Ingest appends here; refreshing run history (src/store/run-history.ts), later in the same
+-- catch-up, moves the rows into run_history, so this is empty between catch-ups (a catch-up
+-- killed in between leaves rows here, and the next one matches them). Read run_result.
+CREATE TABLE IF NOT EXISTS run_result_pending (
   invocation_id        VARCHAR NOT NULL,
   unique_id            VARCHAR NOT NULL,
   status               VARCHAR,      -- lower case; see src/extract/status.ts
@@ -284,11 +287,12 @@ CREATE TABLE IF NOT EXISTS manifest_invocation (
 -- (schema/002-views.sql states the rule). Key: (invocation_id, unique_id). Derived when
 -- invocations are ingested (src/store/run-history.ts), not at each read: matching every result
 -- to the latest earlier manifest (an ASOF join over every node of every manifest) grew with the
--- history, and so did joining run_result to a table of the matches, so the result's columns
--- are kept here beside the match. A result defined by its own invocation's manifest keeps its
--- match; the others (no manifest, or the node not in it) are matched again whenever an
--- invocation is ingested or forgotten, so the table is the same whatever order artifacts
--- arrived in.
+-- history, and so did joining run_result to a table of the matches (about 0.4 s for 2 million
+-- results), so this is where a run result is kept, its columns beside the match, and the view
+-- run_result reads them from here: stored twice, results were three quarters of a store of
+-- 10,000 nodes x 200 runs. A result defined by its own invocation's manifest keeps its match;
+-- the others (no manifest, or the node not in it) are matched again whenever an invocation is
+-- ingested or forgotten, so the table is the same whatever order artifacts arrived in.
 CREATE TABLE IF NOT EXISTS run_history (
   invocation_id        VARCHAR NOT NULL,
   unique_id            VARCHAR NOT NULL,
@@ -298,15 +302,29 @@ CREATE TABLE IF NOT EXISTS run_history (
   materialization      VARCHAR,
   node_version_id      VARCHAR,
   fingerprint          VARCHAR,
-  status               VARCHAR,           -- the rest as run_result has it
+  status               VARCHAR,           -- the rest as run_results.json has it (run_result_pending)
   message              VARCHAR,
   failures             BIGINT,
   execution_time       DOUBLE,
   rows_affected        BIGINT,
   execute_started_at   TIMESTAMPTZ,
   execute_completed_at TIMESTAMPTZ,
-  thread_id            VARCHAR
+  thread_id            VARCHAR,
+  compile_started_at   TIMESTAMPTZ,
+  compile_completed_at TIMESTAMPTZ,
+  adapter_response     JSON,
+  batch_results        JSON
 );
+
+-- Grain: one result of run_results.json (a node executed, tested, compiled or skipped). Key:
+-- (invocation_id, unique_id). Every run result the store holds: those matched (run_history)
+-- and those not yet (run_result_pending).
+CREATE OR REPLACE VIEW run_result AS
+SELECT invocation_id, unique_id, status, message, failures, execution_time, thread_id, compile_started_at, compile_completed_at,
+       execute_started_at, execute_completed_at, rows_affected, adapter_response, batch_results
+FROM run_history
+UNION ALL
+SELECT * FROM run_result_pending;
 
 -- The tables below hold what v_test_history shows (schema/002-views.sql states its rules),
 -- derived when invocations are ingested or forgotten (src/store/test-history.ts,

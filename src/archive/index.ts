@@ -1,7 +1,7 @@
 /**
  * The archive: dbtattic's source of truth. Terms:
  * - backend: where bytes live (a directory, S3-compatible object storage); keys are '/' paths.
- * - chunk: a gzip-compressed, content-defined piece of an artifact, named by its SHA-256.
+ * - chunk: a compressed (brotli; gzip in format 1), content-defined piece of an artifact, named by its SHA-256.
  * - file: the index of one whole artifact's chunks, named by the artifact's SHA-256.
  * - record: small immutable JSON giving objects meaning (artifact records, capture records).
  * - ref: the only mutable values (branch heads), changed by compare-and-swap.

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { gunzip as gunzipCb, gzip as gzipCb } from 'node:zlib';
+import { brotliCompress as brotliCb, brotliDecompress as unbrotliCb, constants as zlibConstants, gunzip as gunzipCb, gzip as gzipCb } from 'node:zlib';
 import { AtticError } from '../errors.js';
 import { sha256, type ObjectId } from '../vocab/index.js';
 import type { Backend } from './backend.js';
@@ -10,10 +10,13 @@ import { keepWrittenBlob, writtenBlob } from './written-blobs.js';
 
 const gzip = promisify(gzipCb);
 const gunzip = promisify(gunzipCb);
+const brotli = promisify(brotliCb);
+const unbrotli = promisify(unbrotliCb);
 
 /**
  * Objects are immutable and addressed by the SHA-256 of their uncompressed bytes.
- * - A chunk holds a piece of an artifact, gzip-compressed.
+ * - A chunk holds a piece of an artifact, compressed: with brotli in format 2, with gzip in
+ *   format 1 (compressChunk).
  * - A file index lists the chunks of one whole artifact; its id is the artifact's hash, so
  *   "is this artifact archived?" is one lookup.
  */
@@ -44,6 +47,28 @@ function chunkingOf(backend: Backend): Chunking {
   return CHUNKINGS[backend.archiveFormat ?? 2];
 }
 
+/**
+ * Format 2 stores a chunk with brotli (quality 5, a window of a chunk's greatest size), format 1
+ * with gzip. On a chunk of 32 KiB, brotli was 11 % smaller on run results and 9 % on manifests,
+ * decompressed faster, and compressed at about gzip's speed. Readers tell the two apart by gzip's
+ * magic bytes (1f 8b): an archive can hold both (a transfer from a format-1 archive), and a
+ * brotli stream with this window starts with 0x81, so one that did not would be stored gzipped.
+ */
+const BROTLI = { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_LGWIN]: 17 } };
+
+async function compressChunk(backend: Backend, chunk: Uint8Array): Promise<Buffer> {
+  if (backend.archiveFormat === 1) return gzip(chunk, { level: GZIP_LEVEL });
+  const packed = await brotli(chunk, { params: { ...BROTLI.params, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: chunk.length } });
+  return isGzip(packed) ? gzip(chunk, { level: GZIP_LEVEL }) : packed;
+}
+
+const isGzip = (stored: Uint8Array): boolean => stored[0] === 0x1f && stored[1] === 0x8b;
+
+function decompressChunk(stored: Buffer): Promise<Buffer> {
+  // One output buffer of a chunk's greatest size: zlib's default 16 KiB pieces cost twice the CPU.
+  return isGzip(stored) ? gunzip(stored, { chunkSize: MAX_CHUNK }) : unbrotli(stored, { chunkSize: MAX_CHUNK });
+}
+
 /** `onChunk` hears the uncompressed length of each chunk once it is in the archive (progress). */
 export async function putBlob(backend: Backend, bytes: Uint8Array, id: ObjectId = sha256(bytes), onChunk?: (length: number) => void): Promise<PutResult> {
   const existing = await readFileIndexIfPresent(backend, id);
@@ -71,7 +96,7 @@ export async function putBlob(backend: Backend, bytes: Uint8Array, id: ObjectId 
 async function putChunk(backend: Backend, id: ObjectId, chunk: Uint8Array): Promise<number> {
   const key = chunkKey(id);
   if (await backend.has(key)) return 0;
-  const compressed = await gzip(chunk, { level: GZIP_LEVEL });
+  const compressed = await compressChunk(backend, chunk);
   return (await backend.putIfAbsent(key, compressed)) ? compressed.length : 0;
 }
 
@@ -118,7 +143,7 @@ export async function restoreChunks(backend: Backend, bytes: Uint8Array, wanted:
 }
 
 async function rewriteChunk(backend: Backend, id: ObjectId, chunk: Uint8Array): Promise<number> {
-  return rewrite(backend, chunkKey(id), await gzip(chunk, { level: GZIP_LEVEL }));
+  return rewrite(backend, chunkKey(id), await compressChunk(backend, chunk));
 }
 
 /**
@@ -184,8 +209,7 @@ function chunkOffsets(index: FileIndex): number[] {
 export async function readChunk(backend: Backend, id: ObjectId): Promise<Buffer> {
   const stored = await backend.get(chunkKey(id));
   if (!stored) throw damaged(`chunk ${id} is missing`);
-  // One output buffer of a chunk's greatest size: zlib's default 16 KiB pieces cost twice the CPU.
-  const bytes = await gunzip(stored, { chunkSize: MAX_CHUNK }).catch(() => {
+  const bytes = await decompressChunk(stored).catch(() => {
     throw damaged(`chunk ${id} cannot be decompressed`);
   });
   if (sha256(bytes) !== id) throw damaged(`chunk ${id} does not match its hash`);

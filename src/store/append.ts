@@ -33,7 +33,23 @@ export class RowAppender {
   }
 
   close(): void {
-    this.appender.flushSync();
-    this.appender.closeSync();
+    try {
+      this.appender.flushSync();
+    } finally {
+      this.discard();
+    }
+  }
+
+  /**
+   * Closes without keeping what was appended, after a row that did not fit: an appender left
+   * open holds what it buffered, and a value too large for the writer's memory left too little
+   * for the rest of the catch-up.
+   */
+  discard(): void {
+    try {
+      this.appender.closeSync();
+    } catch {
+      // closeSync flushes again, and fails again on what did not fit; it is closed all the same.
+    }
   }
 }

@@ -22,7 +22,7 @@ import type { VersionWriter } from './version-writer.js';
 export const PER_INVOCATION_TABLES = [
   'invocation_node_block',
   'macro_invocation',
-  'run_result',
+  'run_result_pending',
   'source_freshness',
   'catalog_table',
   'catalog_column',
@@ -74,7 +74,7 @@ export async function appendArtifactRows(connection: DuckDBConnection, backend: 
     }
     case 'run_results': {
       const runResults = extractRunResults(bytes, options);
-      for (const row of runResults.results) out.run_result.append(row);
+      for (const row of runResults.results) out.run_result_pending.append(row);
       return { from: 'run_results', facts: runResults.invocation };
     }
     case 'sources': {

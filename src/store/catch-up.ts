@@ -65,10 +65,24 @@ export async function catchUp(db: Database, backend: Backend, onProgress?: Progr
   if (newCaptures.length > 0) await inTransaction(connection, () => writeCaptureRows(connection, newCaptures));
   const touched = touchedInvocations(newArtifacts, newCaptures, newOutputs, full ? await damagedInvocations(connection) : []);
   const problems = touched.length > 0 ? await ingestTouched(db, backend, touched, onProgress) : [];
+  await refreshUnmatched(connection);
   // Only a full catch-up has seen every damaged record, so only it may replace the list.
   if (full) problems.push(...(await recordDamagedRecords(connection, damaged)));
   if (full) await keepArchiveStamp(connection, stamp);
   return { invocations: touched.length, captures: newCaptures.length, problems };
+}
+
+/**
+ * Invocations whose results ingest read but run history has not matched: a catch-up killed
+ * between the two, or whose refresh failed (the writer's memory), left them
+ * (schema/001-tables.sql, run_result_pending). Their rows are in the store; the tables derived
+ * from them are refreshed now, without reading their artifacts again.
+ */
+async function refreshUnmatched(connection: DuckDBConnection): Promise<void> {
+  const ids = (await connection.runAndReadAll('SELECT DISTINCT invocation_id FROM run_result_pending ORDER BY 1')).getRows().map(([id]) => String(id));
+  if (ids.length === 0) return;
+  const changedFrom = [...ids, ...(await changeFollowers(connection, ids))];
+  await inTransaction(connection, () => refreshDerivedTables(connection, ids, changedFrom));
 }
 
 /**

@@ -5,13 +5,14 @@ import type { Database } from './database.js';
 import { STORAGE_VERSION } from './schema.js';
 
 /**
- * The tables of a run's results, copied ordered by node. Ingest appends them invocation by
+ * The table of run results, copied ordered by node. Ingest appends it invocation by
  * invocation, so each row group holds 10,000 distinct node ids and version ids (10,000 nodes),
  * too many for a dictionary: they were stored nearly raw. Ordered by node, a row group holds
  * a node's runs side by side: at 10,000 nodes x 200 runs the copy was 162 MB ordered, 311 MB
- * in the order ingest left (2 million rows each; the ordering is 9 of its 10.5 s).
+ * in the order ingest left (when results were kept twice, in run_result and run_history:
+ * 2 million rows each; the ordering was 9 of the copy's 10.5 s).
  */
-const ORDERED_BY_NODE: Readonly<Record<string, string>> = { run_result: 'unique_id, invocation_id', run_history: 'unique_id, invocation_id' };
+const ORDERED_BY_NODE: Readonly<Record<string, string>> = { run_history: 'unique_id, invocation_id' };
 
 /**
  * Copies the database into a new file that holds only its used blocks, the result tables in

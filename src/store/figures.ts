@@ -18,8 +18,8 @@ export async function readStoreFigures(connection: DuckDBConnection): Promise<St
   for (const table of tables) {
     rows[table] = Number((await connection.runAndReadAll(`SELECT count(*) FROM "${table}"`)).getRows()[0]?.[0] ?? 0);
   }
-  // Views over node_block (schema/001-tables.sql), counted as the relations users query.
-  for (const view of ['node_invocation', 'node_depends_on']) {
+  // Views over node_block and run_history (schema/001-tables.sql), counted as the relations users query.
+  for (const view of ['node_invocation', 'node_depends_on', 'run_result']) {
     rows[view] = Number((await connection.runAndReadAll(`SELECT count(*) FROM ${view}`)).getRows()[0]?.[0] ?? 0);
   }
   const version = (await connection.runAndReadAll("SELECT value FROM store_meta WHERE key = 'schema_version'")).getRows()[0]?.[0];

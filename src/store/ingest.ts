@@ -101,7 +101,8 @@ async function replacesManifest(connection: DuckDBConnection, input: InvocationI
 async function writeInvocation(connection: DuckDBConnection, versions: VersionWriter, backend: Backend, input: InvocationInput, skip: Set<string>): Promise<void> {
   // An invocation known only from dbt.log (a `dbt debug`) has outputs (below) and no invocation row.
   if (input.records.length === 0) return;
-  for (const table of [...PER_INVOCATION_TABLES, 'artifact_capture', 'invocation']) {
+  // run_history keeps the results once matched (schema/001-tables.sql): read again, they are pending again.
+  for (const table of [...PER_INVOCATION_TABLES, 'run_history', 'artifact_capture', 'invocation']) {
     await connection.run(`DELETE FROM ${table} WHERE invocation_id = $1`, [input.invocationId]);
   }
   await writeArtifactCaptures(connection, input.records);

@@ -14,19 +14,30 @@ import { duckdb } from './duckdb.js';
  * project). So `rebuild` equals the incremental store.
  */
 
-/** The results to match: those of the invocations named, and every one not defined by its own manifest. */
-const SCOPE = `
-CREATE OR REPLACE TEMP TABLE history_scope AS
-SELECT invocation_id, unique_id FROM run_result WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))
-UNION
-SELECT invocation_id, unique_id FROM run_history WHERE NOT defined_here`;
-
-const DROP_SCOPE = `DELETE FROM run_history WHERE invocation_id IN (SELECT unnest($1::VARCHAR[])) OR NOT defined_here`;
+/** A run result's own columns, as run_result_pending (schema/001-tables.sql) holds them. */
+const RESULT = `invocation_id, unique_id, status, message, failures, execution_time, thread_id, compile_started_at, compile_completed_at,
+  execute_started_at, execute_completed_at, rows_affected, adapter_response, batch_results`;
 
 /**
- * The results in scope (those still in run_result: a forgotten invocation's are gone), each with
- * its node in its own manifest when that has it enabled: a join on the invocations in scope, no
- * history read.
+ * The results to match, with their columns: those ingest has just read (pending) of the
+ * invocations named, those of the invocations named that were matched before (ingest deletes an
+ * invocation's matched rows when it reads it again), and every one not defined by its own manifest.
+ */
+const SCOPE = `
+CREATE OR REPLACE TEMP TABLE history_scope AS
+SELECT ${RESULT} FROM run_result_pending WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))
+UNION ALL
+SELECT ${RESULT} FROM run_history WHERE invocation_id IN (SELECT unnest($1::VARCHAR[])) OR NOT defined_here`;
+
+const DROP_SCOPE = [
+  `DELETE FROM run_history WHERE invocation_id IN (SELECT unnest($1::VARCHAR[])) OR NOT defined_here`,
+  `DELETE FROM run_result_pending WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))`,
+];
+
+/**
+ * The results in scope (those of invocations the store still has: a forgotten invocation's are
+ * gone), each with its node in its own manifest when that has it enabled: a join on the
+ * invocations in scope, no history read.
  */
 const SCOPED = `
 CREATE OR REPLACE TEMP TABLE history_result AS
@@ -37,12 +48,12 @@ WITH own AS (
   WHERE ni.invocation_id IN (SELECT DISTINCT invocation_id FROM history_scope)
 )
 SELECT r.*, s.seq, o.node_version_id AS own_version, o.fingerprint AS own_fingerprint
-FROM run_result AS r
-JOIN history_scope AS h ON h.invocation_id = r.invocation_id AND h.unique_id = r.unique_id
+FROM history_scope AS r
 JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id
 LEFT JOIN own AS o ON o.invocation_id = r.invocation_id AND o.unique_id = r.unique_id`;
 
-const RESULT_COLUMNS = `r.status, r.message, r.failures, r.execution_time, r.rows_affected, r.execute_started_at, r.execute_completed_at, r.thread_id`;
+const RESULT_COLUMNS = `r.status, r.message, r.failures, r.execution_time, r.rows_affected, r.execute_started_at, r.execute_completed_at, r.thread_id,
+  r.compile_started_at, r.compile_completed_at, r.adapter_response, r.batch_results`;
 
 const OWN = `
 INSERT INTO run_history BY NAME
@@ -80,14 +91,15 @@ export async function refreshManifestInvocations(connection: DuckDBConnection, i
 }
 
 /**
- * Matches again the results of `ids` (ingested, re-ingested or forgotten) and those not
- * defined by their own manifest; drops the rows of results the store no longer holds among them.
+ * Matches the results of `ids` (ingested, re-ingested or forgotten) and again those not defined
+ * by their own manifest, moving what ingest read into run_history; drops the rows of results
+ * the store no longer holds among them.
  */
 export async function refreshRunHistory(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
   // Typed: an empty list has no item type to infer.
   const [list, types] = [[duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)]];
   await connection.run(SCOPE, list, types);
-  await connection.run(DROP_SCOPE, list, types);
+  for (const sql of DROP_SCOPE) await connection.run(sql, list, types);
   await connection.run(SCOPED);
   await connection.run(OWN);
   // Most refreshes have nothing left for the history-wide match.

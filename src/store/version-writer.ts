@@ -95,8 +95,13 @@ export class VersionWriter {
     const stage = `stage_${TABLES[kind]}`;
     try {
       const appender = await RowAppender.open(this.connection, stage, 'temp');
-      for (const row of rows) appender.append(row);
-      appender.close();
+      try {
+        for (const row of rows) appender.append(row);
+        appender.close();
+      } catch (error) {
+        appender.discard();
+        throw error;
+      }
       await this.connection.run('BEGIN TRANSACTION');
       if (kind === 'node') await this.insertEdges(edges);
       await this.connection.run(`INSERT OR IGNORE INTO ${TABLES[kind]} SELECT * FROM ${stage}`);
@@ -106,11 +111,18 @@ export class VersionWriter {
       // A batch that did not fit (a value beyond the memory limit) is not written: forget it, so
       // another artifact holding one of its rows writes it again.
       for (const row of rows) this.seen[kind].delete(idOf(row));
+      // Dropped, not emptied: rows deleted from a temp table keep their memory, and what did not
+      // fit left the writer too little for the rest of the catch-up.
+      for (const table of kind === 'node' ? [TABLES[kind], EDGE_TABLE] : [TABLES[kind]]) await this.recreateStage(table);
       throw error;
-    } finally {
-      await this.connection.run(`DELETE FROM ${stage}`);
-      if (kind === 'node') await this.connection.run(`DELETE FROM stage_${EDGE_TABLE}`);
     }
+    await this.connection.run(`DELETE FROM ${stage}`);
+    if (kind === 'node') await this.connection.run(`DELETE FROM stage_${EDGE_TABLE}`);
+  }
+
+  private async recreateStage(table: string): Promise<void> {
+    await this.connection.run(`DROP TABLE IF EXISTS stage_${table}`);
+    await this.connection.run(`CREATE TEMP TABLE stage_${table} AS SELECT * FROM ${table} LIMIT 0`);
   }
 
   /**

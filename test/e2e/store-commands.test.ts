@@ -140,10 +140,10 @@ describe('query', () => {
 
     it.each([
       ["INSERT INTO invocation (invocation_id) VALUES ('x')"],
-      ['DELETE FROM run_result'],
+      ['DELETE FROM run_history'],
       ["UPDATE invocation SET command = 'x'"],
       ['CREATE TABLE scratch (a INTEGER)'],
-      ['DROP TABLE run_result'],
+      ['DROP TABLE run_history'],
       ['CREATE OR REPLACE VIEW node AS SELECT 1 AS x'],
       [`COPY invocation TO '${outside}'`],
       [`ATTACH '${outside}' AS other`],

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { gunzip as gunzipCb } from 'node:zlib';
+import { brotliDecompress as unbrotliCb, gunzip as gunzipCb } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
 import { CHUNKINGS, splitChunks } from '../../../src/archive/chunking.js';
@@ -12,6 +12,7 @@ import { openArchiveOn } from '../../../src/archive/open.js';
 import { captureTarget } from '../../../src/capture/index.js';
 
 const gunzip = promisify(gunzipCb);
+const unbrotli = promisify(unbrotliCb);
 
 /**
  * Known-answer vectors for the archive format (README, "Archive format"). The inputs are made
@@ -221,7 +222,10 @@ describe.each(VECTORS)('archive format $format vector: $name', (vector) => {
     const pairs = vector.chunkIds.map((id, i) => `["${id}",${vector.lengths[i]}]`).join(',');
     expect(index).toBe(`{"format":1,"size":${bytes.length},"chunks":[${pairs}]}`);
     for (const [i, id] of vector.chunkIds.entries()) {
-      const chunk = await gunzip((await backend.get(`chunks/${id.slice(0, 2)}/${id.slice(2)}`))!);
+      // Format 1 stores chunks gzipped, format 2 with brotli (README, "Archive format").
+      const stored = (await backend.get(`chunks/${id.slice(0, 2)}/${id.slice(2)}`))!;
+      expect(stored[0] === 0x1f && stored[1] === 0x8b).toBe(vector.format === 1);
+      const chunk = await (vector.format === 1 ? gunzip : unbrotli)(stored);
       expect(hex(chunk)).toBe(id);
       expect(chunk.length).toBe(vector.lengths[i]);
     }
@@ -305,5 +309,24 @@ describe('an archive created in format 1', () => {
     const lengths = (index.chunks as [string, number][]).map(([, length]) => length);
     expect(lengths).toEqual(splitChunks(manifest, CHUNKINGS[1]).map((c) => c.length));
     expect(lengths).not.toEqual(splitChunks(manifest, CHUNKINGS[2]).map((c) => c.length));
+  });
+});
+
+describe('an archive of format 2 holding chunks of format 1', () => {
+  it('reads the gzipped chunks a transfer brings beside its own', async () => {
+    const backend = new MemBackend();
+    await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 1\n'));
+    const old = manifestLike(12_000);
+    await putBlob(await openArchiveOn(backend, false), old);
+    await backend.delete('FORMAT');
+    await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 2\n'));
+    const archive = await openArchiveOn(backend, false);
+    const edited = Buffer.concat([old.subarray(0, 300_000), Buffer.from('{"unique_id": "model.kat.new"},\n'), old.subarray(300_000)]);
+    await putBlob(archive, edited);
+    const stored = await Promise.all((await backend.list('chunks/')).map(async (k) => (await backend.get(k.key))!));
+    expect(stored.some((c) => c[0] === 0x1f && c[1] === 0x8b)).toBe(true);
+    expect(stored.some((c) => !(c[0] === 0x1f && c[1] === 0x8b))).toBe(true);
+    expect((await readBlob(archive, hex(old))).equals(old)).toBe(true);
+    expect((await readBlob(archive, hex(edited))).equals(edited)).toBe(true);
   });
 });

@@ -84,6 +84,23 @@ describe('run history derived at ingest', () => {
     await expectRebuildEqual();
   });
 
+  it('matches results a catch-up killed after ingest left unmatched, at the next catch-up', async () => {
+    // Killed between ingest and the refresh: A's results read, not yet matched (schema/001-tables.sql).
+    const db = await openDatabase(incremental, 'write');
+    try {
+      await db.connection.run(`INSERT INTO run_result_pending SELECT * FROM run_result WHERE invocation_id = '${A.invocationId}'`);
+      await db.connection.run(`DELETE FROM run_history WHERE invocation_id = '${A.invocationId}'`);
+      const rows = plainResult(await db.connection.runAndReadAll('SELECT count(*) AS results, (SELECT count(*) FROM run_result_pending) AS pending FROM run_result')).rows;
+      expect(rows).toEqual([{ results: A.statuses!.length + B.statuses!.length + C.statuses!.length, pending: A.statuses!.length }]);
+    } finally {
+      db.close();
+    }
+    // Matched from the rows the store holds: nothing is read from the archive again.
+    expect(await syncStore(backend, incremental, 'wait')).toMatchObject({ status: 'synced', invocations: 0, problems: [] });
+    expect(await names(incremental)).toEqual(expectedNames([A, B, C], [manifestOf(A), manifestOf(B)]));
+    await expectRebuildEqual();
+  });
+
   it('matches them again when that manifest is forgotten, as a rebuild does', async () => {
     await applyForget(backend, [B.invocationId], 'test', new Date());
     await syncStore(backend, incremental, 'wait');

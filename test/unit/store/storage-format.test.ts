@@ -77,10 +77,10 @@ describe('the store file format', () => {
       await applySchema(db.connection);
       // Free blocks as ingest leaves them: data checkpointed, then most of it dropped; the
       // results invocation by invocation, as ingest appends them.
-      await db.connection.run("INSERT INTO run_result (invocation_id, unique_id, execution_time) SELECT 'inv-' || lpad((i // 9973)::VARCHAR, 4, '0'), 'node-' || (i % 9973), i FROM range(3000000) t(i)");
+      await db.connection.run("INSERT INTO run_history (invocation_id, unique_id, defined_here, execution_time) SELECT 'inv-' || lpad((i // 9973)::VARCHAR, 4, '0'), 'node-' || (i % 9973), true, i FROM range(3000000) t(i)");
       await db.connection.run('CHECKPOINT');
-      await db.connection.run('DELETE FROM run_result WHERE execution_time >= 30000');
-      await db.connection.run('CREATE VIEW last_runs AS SELECT * FROM run_result WHERE execution_time > 29990');
+      await db.connection.run('DELETE FROM run_history WHERE execution_time >= 30000');
+      await db.connection.run('CREATE VIEW last_runs AS SELECT * FROM run_history WHERE execution_time > 29990');
       await db.connection.run('CHECKPOINT');
       const grown = (await db.connection.runAndReadAll('PRAGMA database_size')).getRowObjectsJson()[0]!;
       expect(Number(grown.free_blocks)).toBeGreaterThan(Number(grown.used_blocks));
@@ -92,10 +92,10 @@ describe('the store file format', () => {
     try {
       const size = (await copy.connection.runAndReadAll('PRAGMA database_size')).getRowObjectsJson()[0]!;
       expect(size.free_blocks).toBe('0');
-      const rows = (await copy.connection.runAndReadAll('SELECT count(*), sum(execution_time), count(DISTINCT unique_id), (SELECT count(*) FROM last_runs) FROM run_result')).getRows()[0]!.map(Number);
+      const rows = (await copy.connection.runAndReadAll('SELECT count(*), sum(execution_time), count(DISTINCT unique_id), (SELECT count(*) FROM last_runs) FROM run_history')).getRows()[0]!.map(Number);
       expect(rows).toEqual([30000, (29999 * 30000) / 2, 9973, 9]);
       // In the order stored (rowid), not as asked: node by node, each node's runs in order.
-      const stored = (await copy.connection.runAndReadAll('SELECT unique_id, invocation_id FROM run_result ORDER BY rowid')).getRows().map(([u, i]) => `${u} ${i}`);
+      const stored = (await copy.connection.runAndReadAll('SELECT unique_id, invocation_id FROM run_history ORDER BY rowid')).getRows().map(([u, i]) => `${u} ${i}`);
       expect(stored).toEqual([...stored].sort());
       expect(stored[0]).toBe('node-0 inv-0000');
       expect(stored[1]).toBe('node-0 inv-0001');

@@ -113,7 +113,7 @@ describe('v_test_history', () => {
   it('calls a test flaky when it fails again under definitions it passed with', async () => {
     const rows = await fx.withEdits(async () => {
       await repeatInvocation(12, 'again-13');
-      await run("INSERT INTO run_result SELECT * REPLACE ($2::VARCHAR AS invocation_id, 'fail' AS status, 3 AS failures) FROM run_result WHERE invocation_id = $1 AND unique_id = $3", [step(12).invocation_id, 'again-13', STATUS_GROUP_TEST]);
+      await run("INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, 'fail' AS status, 3 AS failures) FROM run_result WHERE invocation_id = $1 AND unique_id = $3", [step(12).invocation_id, 'again-13', STATUS_GROUP_TEST]);
       return fx.query('SELECT unique_id, fails, last_status, last_failure_invocation_id, flaky FROM v_test_history WHERE flaky OR fails > 0');
     });
     expect(rows).toEqual([{ unique_id: STATUS_GROUP_TEST, fails: 2, last_status: 'fail', last_failure_invocation_id: 'again-13', flaky: true }]);
@@ -123,7 +123,7 @@ describe('v_test_history', () => {
     const rows = await fx.withEdits(async () => {
       await repeatInvocation(12, 'again-13');
       await editNode('again-13', 'model.attic_shop.orders', "raw_code || '\n-- a comment' AS raw_code");
-      await run("INSERT INTO run_result SELECT * REPLACE ($2::VARCHAR AS invocation_id, 'fail' AS status, 3 AS failures) FROM run_result WHERE invocation_id = $1 AND unique_id = $3", [step(12).invocation_id, 'again-13', STATUS_GROUP_TEST]);
+      await run("INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, 'fail' AS status, 3 AS failures) FROM run_result WHERE invocation_id = $1 AND unique_id = $3", [step(12).invocation_id, 'again-13', STATUS_GROUP_TEST]);
       return fx.query('SELECT unique_id FROM v_test_history WHERE flaky');
     });
     expect(rows).toEqual([{ unique_id: STATUS_GROUP_TEST }]);
@@ -134,7 +134,7 @@ describe('v_runtime_regressions', () => {
   it('reports a run far slower than the median of the runs before it', async () => {
     const rows = await fx.withEdits(async () => {
       await repeatInvocation(12, 'slow-13');
-      await run('INSERT INTO run_result SELECT * REPLACE ($2::VARCHAR AS invocation_id, 12.5 AS execution_time) FROM run_result WHERE invocation_id = $1 AND unique_id = $3', [step(12).invocation_id, 'slow-13', CUSTOMERS]);
+      await run('INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, 12.5 AS execution_time) FROM run_result WHERE invocation_id = $1 AND unique_id = $3', [step(12).invocation_id, 'slow-13', CUSTOMERS]);
       return fx.query('SELECT unique_id, last_invocation_id, last_s, baseline_median_s, baseline_runs, added_s FROM v_runtime_regressions');
     });
     const before = completedByNode(fx).get(CUSTOMERS)!.map((e) => e.execution_time);

@@ -38,7 +38,7 @@ async function invocationAt(id: string, hours: number, command = 'build'): Promi
 
 /** A run result of `uniqueId` in invocation `id` (other columns as one of the last step's results). */
 async function result(id: string, uniqueId: string, status: string, seconds = 0.5): Promise<void> {
-  await run(`INSERT INTO run_result SELECT * REPLACE ($2::VARCHAR AS invocation_id, $3::VARCHAR AS unique_id, $4::VARCHAR AS status,
+  await run(`INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, $3::VARCHAR AS unique_id, $4::VARCHAR AS status,
     $5::DOUBLE AS execution_time) FROM run_result WHERE invocation_id = $1 AND unique_id = $6`, [lastStep(), id, uniqueId, status, seconds, TEMPLATE_RESULT]);
 }
 
