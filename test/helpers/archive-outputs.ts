@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 /**
  * Outputs (SQL trees, log slices) read from an archive directory as README's "Archive format"
@@ -23,9 +23,14 @@ export function readOutputRecordFiles(archiveDir: string, invocationId: string):
 
 const fanned = (id: string): string => `${id.slice(0, 2)}/${id.slice(2)}`;
 
+/** A chunk as README says: gzip when it starts with gzip's magic bytes, else brotli (format 2). */
+function inflateChunk(stored: Buffer): Buffer {
+  return stored[0] === 0x1f && stored[1] === 0x8b ? gunzipSync(stored) : brotliDecompressSync(stored);
+}
+
 export function restoreBlob(archiveDir: string, id: string): Buffer {
   const index = JSON.parse(gunzipSync(readFileSync(path.join(archiveDir, 'files', fanned(id)))).toString('utf8')) as { chunks: [string, number][] };
-  return Buffer.concat(index.chunks.map(([chunk]) => gunzipSync(readFileSync(path.join(archiveDir, 'chunks', fanned(chunk))))));
+  return Buffer.concat(index.chunks.map(([chunk]) => inflateChunk(readFileSync(path.join(archiveDir, 'chunks', fanned(chunk))))));
 }
 
 /** path → blob id of a SQL tree, its bases applied first. */
