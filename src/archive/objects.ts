@@ -64,6 +64,14 @@ async function compressChunk(backend: Backend, chunk: Uint8Array): Promise<Buffe
 
 const isGzip = (stored: Uint8Array): boolean => stored[0] === 0x1f && stored[1] === 0x8b;
 
+/**
+ * A stored chunk as the archive on `to` stores it, for a transfer: a format-1 archive gets gzip,
+ * since the dbtattic that made it reads nothing else; the rest is copied as it is.
+ */
+export async function chunkStoredFor(to: Backend, stored: Buffer): Promise<Buffer> {
+  return to.archiveFormat === 1 && !isGzip(stored) ? gzip(await unbrotli(stored, { chunkSize: MAX_CHUNK }), { level: GZIP_LEVEL }) : stored;
+}
+
 function decompressChunk(stored: Buffer): Promise<Buffer> {
   // One output buffer of a chunk's greatest size: zlib's default 16 KiB pieces cost twice the CPU.
   return isGzip(stored) ? gunzip(stored, { chunkSize: MAX_CHUNK }) : unbrotli(stored, { chunkSize: MAX_CHUNK });

@@ -3,7 +3,7 @@ import { withWriterLease } from './prune-guard.js';
 import { advanceBranch, listBranches, type Branch } from './branches.js';
 import { putJournalEntry } from './journal.js';
 import { CAPTURE_RECORDS_PREFIX, captureRecordKey, chunkKey, fileKey, INVOCATION_RECORDS_PREFIX, refKey } from './layout.js';
-import { readFileIndex } from './objects.js';
+import { chunkStoredFor, readFileIndex } from './objects.js';
 import { parseArtifactRecord, type ArtifactRecord } from './records.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import { newTimeId } from '../vocab/index.js';
@@ -81,7 +81,7 @@ async function copyBlob(from: Backend, to: Backend, id: string): Promise<number>
   await forEachLimited([...new Set(index.chunks.map(([chunk]) => chunk))], 8, async (chunk) => {
     if (await to.has(chunkKey(chunk))) return;
     const bytes = await from.get(chunkKey(chunk));
-    if (bytes && (await to.putIfAbsent(chunkKey(chunk), bytes))) copied++;
+    if (bytes && (await to.putIfAbsent(chunkKey(chunk), await chunkStoredFor(to, bytes)))) copied++;
   });
   const indexBytes = await from.get(fileKey(id));
   if (indexBytes && (await to.putIfAbsent(fileKey(id), indexBytes))) copied++;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { advanceBranch, createBranch, divergedBranches, putCaptureRecord, readBranch, transferArchive, type Backend } from '../../../src/archive/index.js';
+import { advanceBranch, createBranch, divergedBranches, putCaptureRecord, readBlob, readBranch, transferArchive, type Backend } from '../../../src/archive/index.js';
+import { openArchiveOn } from '../../../src/archive/open.js';
 import { file } from '../../helpers/archive-builder.js';
 
 const now = new Date('2026-03-01T00:00:00Z');
@@ -79,5 +80,26 @@ describe('transferArchive', () => {
     await capture(b, '0000000000004-bbbbbbbbbbbb');
     const diverged = await transferArchive(a, b);
     expect(divergedBranches(diverged)).toEqual([{ name: 'main', outcome: 'diverged', source: '0000000000003-aaaaaaaaaaaa', target: '0000000000004-bbbbbbbbbbbb' }]);
+  });
+});
+
+describe('transferArchive into an archive of format 1', () => {
+  it('stores the chunks gzipped there, as the dbtattic that made it reads them', async () => {
+    const a = new MemBackend();
+    const b = new MemBackend();
+    await b.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 1\n'));
+    const older = await openArchiveOn(b, false);
+    await file(a, { invocationId: 'a1b2c3d4-0000-4000-8000-000000000009', branch: 'main' });
+    const gzipped = (bytes: Buffer): boolean => bytes[0] === 0x1f && bytes[1] === 0x8b;
+    const chunksOf = async (backend: Backend): Promise<Buffer[]> => Promise.all((await backend.list('chunks/')).map(async (k) => (await backend.get(k.key))!));
+    expect((await chunksOf(a)).every((c) => !gzipped(c))).toBe(true);
+    await transferArchive(a, older, undefined, now);
+    const copied = await chunksOf(b);
+    expect(copied.length).toBe((await chunksOf(a)).length);
+    expect(copied.every((c) => gzipped(c))).toBe(true);
+    for (const k of await a.list('files/')) {
+      const id = k.key.replace('files/', '').replace('/', '');
+      expect((await readBlob(older, id)).equals(await readBlob(a, id))).toBe(true);
+    }
   });
 });
