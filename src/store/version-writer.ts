@@ -33,7 +33,7 @@ export class VersionWriter {
    * built (extract builds it when read) nor appended.
    */
   static async open(connection: DuckDBConnection): Promise<VersionWriter> {
-    for (const table of [...Object.values(TABLES), EDGE_TABLE]) await connection.run(`CREATE TEMP TABLE IF NOT EXISTS stage_${table} AS SELECT * FROM ${table} LIMIT 0`);
+    for (const table of [...Object.values(TABLES), EDGE_TABLE]) await connection.run(stageDdl(table, 'IF NOT EXISTS'));
     const writer = new VersionWriter(connection);
     await writer.noteStored();
     return writer;
@@ -121,8 +121,7 @@ export class VersionWriter {
   }
 
   private async recreateStage(table: string): Promise<void> {
-    await this.connection.run(`DROP TABLE IF EXISTS stage_${table}`);
-    await this.connection.run(`CREATE TEMP TABLE stage_${table} AS SELECT * FROM ${table} LIMIT 0`);
+    await this.connection.run(stageDdl(table, 'OR REPLACE'));
   }
 
   /**
@@ -144,4 +143,9 @@ function idOf(row: Row): string {
   if ('node_version_id' in row) return row.node_version_id;
   if ('macro_version_id' in row) return row.macro_version_id;
   return row.compiled_code_id;
+}
+
+/** The temp table a kind's rows are staged in, shaped as the table they go to. */
+function stageDdl(table: string, mode: 'IF NOT EXISTS' | 'OR REPLACE'): string {
+  return mode === 'OR REPLACE' ? `CREATE OR REPLACE TEMP TABLE stage_${table} AS SELECT * FROM ${table} LIMIT 0` : `CREATE TEMP TABLE IF NOT EXISTS stage_${table} AS SELECT * FROM ${table} LIMIT 0`;
 }
