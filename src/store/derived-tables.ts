@@ -1,6 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { refreshNodeChanges } from './node-changes.js';
-import { refreshManifestInvocations, refreshRunHistory } from './run-history.js';
+import { dropMatchedHistory, refreshManifestInvocations, refreshRunHistory } from './run-history.js';
 import { refreshTestHistory } from './test-history.js';
 
 /**
@@ -14,4 +14,5 @@ export async function refreshDerivedTables(connection: DuckDBConnection, ids: re
   await refreshNodeChanges(connection, changedFrom);
   await refreshRunHistory(connection, ids);
   await refreshTestHistory(connection, ids);
+  await dropMatchedHistory(connection);
 }

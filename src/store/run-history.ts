@@ -55,15 +55,23 @@ LEFT JOIN own AS o ON o.invocation_id = r.invocation_id AND o.unique_id = r.uniq
 const RESULT_COLUMNS = `r.status, r.message, r.failures, r.execution_time, r.rows_affected, r.execute_started_at, r.execute_completed_at, r.thread_id,
   r.compile_started_at, r.compile_completed_at, r.adapter_response, r.batch_results`;
 
+/**
+ * The temp table a refresh leaves with the rows it matched: every row run_history holds for the
+ * invocations named, and the rows not defined here. Test history reads the new results there,
+ * until the refresh is done (dropMatchedHistory): in run_history, kept in node order
+ * (compact.ts), every read of one invocation's rows scanned the whole table.
+ */
+export const MATCHED_HISTORY = 'history_matched';
+
 const OWN = `
-INSERT INTO run_history BY NAME
+CREATE OR REPLACE TEMP TABLE ${MATCHED_HISTORY} AS
 SELECT r.invocation_id, r.unique_id, true AS defined_here, nv.name, nv.resource_type, nv.materialization, r.own_version AS node_version_id, r.own_fingerprint AS fingerprint, ${RESULT_COLUMNS}
 FROM history_result AS r
 JOIN node_version AS nv ON nv.node_version_id = r.own_version`;
 
 /** The rest: the latest earlier manifest that has the node enabled, if any (only those nodes' entries are read). */
 const EARLIER = `
-INSERT INTO run_history BY NAME
+INSERT INTO ${MATCHED_HISTORY} BY NAME
 WITH rest AS (SELECT * FROM history_result WHERE own_version IS NULL),
 presence AS (
   SELECT ni.unique_id, s.seq, ni.node_version_id, ni.fingerprint, nv.name, nv.resource_type, nv.materialization
@@ -93,7 +101,7 @@ export async function refreshManifestInvocations(connection: DuckDBConnection, i
 /**
  * Matches the results of `ids` (ingested, re-ingested or forgotten) and again those not defined
  * by their own manifest, moving what ingest read into run_history; drops the rows of results
- * the store no longer holds among them.
+ * the store no longer holds among them. Leaves MATCHED_HISTORY.
  */
 export async function refreshRunHistory(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
   // Typed: an empty list has no item type to infer.
@@ -105,5 +113,10 @@ export async function refreshRunHistory(connection: DuckDBConnection, ids: reado
   // Most refreshes have nothing left for the history-wide match.
   const rest = (await connection.runAndReadAll('SELECT count(*) FROM history_result WHERE own_version IS NULL')).getRows()[0]?.[0];
   if (Number(rest ?? 0) > 0) await connection.run(EARLIER);
+  await connection.run(`INSERT INTO run_history BY NAME SELECT * FROM ${MATCHED_HISTORY}`);
   for (const table of ['history_scope', 'history_result']) await connection.run(`DROP TABLE IF EXISTS ${table}`);
+}
+
+export async function dropMatchedHistory(connection: DuckDBConnection): Promise<void> {
+  await connection.run(`DROP TABLE IF EXISTS ${MATCHED_HISTORY}`);
 }

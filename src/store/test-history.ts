@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
+import { MATCHED_HISTORY } from './run-history.js';
 import { refreshTestDefinitions } from './test-definitions.js';
 
 /**
@@ -28,7 +29,7 @@ const RUN_STATE = `
 INSERT INTO test_run_state BY NAME
 WITH own AS (
   SELECT invocation_id, unique_id, node_version_id, coalesce(fingerprint, node_version_id) AS own_state
-  FROM run_history
+  FROM ${MATCHED_HISTORY}
   WHERE invocation_id IN ${IDS} AND defined_here AND resource_type IN ('test', 'unit_test') AND status IN ${RAN}
 ),
 edge AS MATERIALIZED (
@@ -72,14 +73,15 @@ FROM ${IDS} AS i(invocation_id)
 LEFT JOIN v_invocation_sequence AS s ON s.invocation_id = i.invocation_id`;
 
 /**
- * The test results of the runs named, of commands that build, with their states. Each
- * table is narrowed to the scope first (materialized): left to the planner, the filter on the
- * scope came after test_run_state was joined whole, a cost that grew with history.
+ * The test results of the runs named, of commands that build, with their states, read from
+ * `history` (run_history, or MATCHED_HISTORY when it holds them all). Each table is narrowed to
+ * the scope first (materialized): left to the planner, the filter on the scope came after
+ * test_run_state was joined whole, a cost that grew with history.
  */
-const SCOPED_RESULTS = `
+const scopedResults = (history: string): string => `
 CREATE OR REPLACE TEMP TABLE test_scope_result AS
 WITH result AS MATERIALIZED (
-  SELECT unique_id, invocation_id, name, status FROM run_history
+  SELECT unique_id, invocation_id, name, status FROM ${history}
   WHERE invocation_id IN ${IDS} AND coalesce(resource_type, split_part(unique_id, '.', 1)) IN ('test', 'unit_test')
 ),
 state AS MATERIALIZED (
@@ -149,7 +151,7 @@ FROM merged`;
 
 /**
  * Derives again what v_test_history reads for `ids` (ingested, re-ingested or forgotten), after
- * run_history (refreshRunHistory), from which it reads.
+ * run_history (refreshRunHistory), from which it reads: the rows of `ids` in MATCHED_HISTORY.
  */
 export async function refreshTestHistory(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
@@ -165,7 +167,8 @@ export async function refreshTestHistory(connection: DuckDBConnection, ids: read
   // Derived again, the whole history is added, as the runs named are: a few runs at a time, in
   // history order, each stretch later than the one before (the memory limit again).
   const runs = await inHistoryOrder(connection, addable ? ids : null);
-  for (let i = 0; i < runs.length; i += HISTORY_BATCH) await addRuns(connection, runs.slice(i, i + HISTORY_BATCH));
+  const history = addable ? MATCHED_HISTORY : 'run_history';
+  for (let i = 0; i < runs.length; i += HISTORY_BATCH) await addRuns(connection, history, runs.slice(i, i + HISTORY_BATCH));
 }
 
 /** The runs of `ids` (all runs when null) by v_invocation_sequence.seq. */
@@ -175,9 +178,9 @@ async function inHistoryOrder(connection: DuckDBConnection, ids: readonly string
   return reader.getRows().map(([id]) => String(id));
 }
 
-/** Adds the test results of `runs`, all later in history than every run counted. */
-async function addRuns(connection: DuckDBConnection, runs: readonly string[]): Promise<void> {
-  await connection.run(SCOPED_RESULTS, [duckdb.listValue([...runs])], [duckdb.LIST(duckdb.VARCHAR)]);
+/** Adds the test results of `runs` from `history`, all later in history than every run counted. */
+async function addRuns(connection: DuckDBConnection, history: string, runs: readonly string[]): Promise<void> {
+  await connection.run(scopedResults(history), [duckdb.listValue([...runs])], [duckdb.LIST(duckdb.VARCHAR)]);
   for (const sql of [SCOPED_SUMMARY, MERGE]) await connection.run(sql);
   await connection.run('DELETE FROM test_history WHERE unique_id IN (SELECT unique_id FROM test_merged)');
   await connection.run('INSERT INTO test_history BY NAME SELECT * FROM test_merged');
