@@ -83,7 +83,7 @@ CREATE TABLE IF NOT EXISTS artifact_capture (
 -- follows from the key: what one invocation rendered (relation_name, compiled SQL) is in
 -- node_invocation, so no invocation shows another's.
 CREATE TABLE IF NOT EXISTS node_version (
-  node_version_id    VARCHAR PRIMARY KEY,
+  node_version_id    VARCHAR NOT NULL,  -- unique: see src/store/version-writer.ts
   unique_id          VARCHAR NOT NULL,
   resource_type      VARCHAR NOT NULL,
   disabled           BOOLEAN NOT NULL,
@@ -161,7 +161,7 @@ JOIN node_block AS n ON n.block_id = b.block_id;
 -- every node_invocation that compiled to it, so a history of unchanged SQL costs one row. The
 -- SQL files dbt writes under target/compiled and target/run are another source, kept apart.
 CREATE TABLE IF NOT EXISTS compiled_code (
-  compiled_code_id VARCHAR PRIMARY KEY,
+  compiled_code_id VARCHAR NOT NULL,  -- unique: see src/store/version-writer.ts
   code             VARCHAR NOT NULL
 );
 
@@ -232,7 +232,7 @@ CREATE TABLE IF NOT EXISTS node_change (
 -- dbt's own, unchanged for months) and share few columns with nodes; node queries need not
 -- filter them out. Grain: one distinct macro definition. Key: macro_version_id.
 CREATE TABLE IF NOT EXISTS macro_version (
-  macro_version_id    VARCHAR PRIMARY KEY,
+  macro_version_id    VARCHAR NOT NULL,  -- unique: see src/store/version-writer.ts
   unique_id           VARCHAR NOT NULL,
   name                VARCHAR,
   package_name        VARCHAR,
