@@ -22,17 +22,22 @@ const RESULT = `invocation_id, unique_id, status, message, failures, execution_t
  * The results to match, with their columns: those ingest has just read (pending) of the
  * invocations named, those of the invocations named that were matched before (ingest deletes an
  * invocation's matched rows when it reads it again), and every one not defined by its own manifest.
+ * One filter per select: run_history filtered by `a OR b` decoded every column of every row
+ * (30-110 ms at 2 million rows), by each alone only the filter's column (3 ms).
  */
 const SCOPE = `
 CREATE OR REPLACE TEMP TABLE history_scope AS
 SELECT ${RESULT} FROM run_result_pending WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))
 UNION ALL
-SELECT ${RESULT} FROM run_history WHERE invocation_id IN (SELECT unnest($1::VARCHAR[])) OR NOT defined_here`;
+SELECT ${RESULT} FROM run_history WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))
+UNION ALL
+SELECT ${RESULT} FROM run_history WHERE NOT defined_here AND invocation_id NOT IN (SELECT unnest($1::VARCHAR[]))`;
 
 const DROP_SCOPE = [
-  `DELETE FROM run_history WHERE invocation_id IN (SELECT unnest($1::VARCHAR[])) OR NOT defined_here`,
+  `DELETE FROM run_history WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))`,
   `DELETE FROM run_result_pending WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))`,
 ];
+const DROP_LOOSE = 'DELETE FROM run_history WHERE NOT defined_here';
 
 /**
  * The results in scope (those of invocations the store still has: a forgotten invocation's are
@@ -108,6 +113,7 @@ export async function refreshRunHistory(connection: DuckDBConnection, ids: reado
   const [list, types] = [[duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)]];
   await connection.run(SCOPE, list, types);
   for (const sql of DROP_SCOPE) await connection.run(sql, list, types);
+  await connection.run(DROP_LOOSE);
   await connection.run(SCOPED);
   await connection.run(OWN);
   // Most refreshes have nothing left for the history-wide match.
