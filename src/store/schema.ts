@@ -35,9 +35,26 @@ export function loadSchemaSql(): SchemaSql {
     .filter((name) => name.endsWith('.sql'))
     .sort()
     .map((name) => ({ name, sql: readFileSync(new URL(name, SCHEMA_DIR), 'utf8') }));
-  cached = { files, version: sha256([`rows ${ROWS_VERSION} fingerprint ${FINGERPRINT_VERSION} storage ${STORAGE_VERSION}`, ...files.map((f) => `${f.name}\n${f.sql}`)].join('\n')).slice(0, 16) };
+  cached = { files, version: schemaVersion(files) };
   return cached;
 }
+
+function schemaVersion(files: SchemaSql['files']): string {
+  const rules = `rows ${ROWS_VERSION} fingerprint ${FINGERPRINT_VERSION} storage ${STORAGE_VERSION}`;
+  return sha256([rules, ...files.map((f) => `${f.name}\n${sqlAsRead(f.sql)}`)].join('\n')).slice(0, 16);
+}
+
+/**
+ * The SQL as DuckDB reads it: without comments, each run of whitespace one space. The version
+ * is taken from this, so that rewording a comment does not derive every user's store again
+ * (minutes on a long history). Quoted text is kept as written.
+ */
+export function sqlAsRead(sql: string): string {
+  return sql.replace(QUOTED_OR_IGNORED, (_, quoted: string | undefined) => quoted ?? ' ').trim();
+}
+
+/** A quoted string or name (a doubled quote inside is part of it), or a run of spaces and comments. */
+const QUOTED_OR_IGNORED = /('(?:[^']|'')*'|"(?:[^"]|"")*")|(?:\s|--[^\n]*|\/\*[\s\S]*?\*\/)+/g;
 
 const META_TABLE = 'CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR)';
 
