@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
+import { invocationNodes } from './invocation-nodes.js';
 
 /**
  * node_change (schema/001-tables.sql) holds v_node_changes' rows, computed when invocations are
@@ -208,10 +209,11 @@ WHERE NOT EXISTS (SELECT 1 FROM change_entry AS n WHERE n.invocation_id = c.to_i
 const STEPS = [
   // Enabled entries of the manifests compared; disabled ones count as absent.
   `CREATE OR REPLACE TEMP TABLE change_entry AS
+   WITH ${invocationNodes('pair_node', '(SELECT to_invocation FROM change_pair UNION SELECT from_invocation FROM change_pair)')}
    SELECT ni.invocation_id, ni.unique_id, ni.node_version_id, ni.fingerprint
-   FROM node_invocation AS ni
+   FROM pair_node AS ni
    JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id
-   WHERE NOT nv.disabled AND ni.invocation_id IN (SELECT to_invocation FROM change_pair UNION SELECT from_invocation FROM change_pair)`,
+   WHERE NOT nv.disabled`,
   // Macros in both manifests of a pair with another version; their SQL is compared below.
   `CREATE OR REPLACE TEMP TABLE change_macro AS
    SELECT c.from_invocation, c.to_invocation, mt.unique_id AS macro_id, mf.macro_version_id AS from_macro, mt.macro_version_id AS to_macro

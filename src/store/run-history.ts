@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
+import { invocationNodes } from './invocation-nodes.js';
 
 /**
  * run_history (schema/001-tables.sql) holds v_run_history's rows: each run result with the
@@ -46,11 +47,11 @@ const DROP_LOOSE = 'DELETE FROM run_history WHERE NOT defined_here';
  */
 const SCOPED = `
 CREATE OR REPLACE TEMP TABLE history_result AS
-WITH own AS (
+WITH ${invocationNodes('scope_node', '(SELECT DISTINCT invocation_id FROM history_scope)')},
+own AS (
   SELECT ni.invocation_id, ni.unique_id, ni.node_version_id, ni.fingerprint
-  FROM node_invocation AS ni
+  FROM scope_node AS ni
   JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled
-  WHERE ni.invocation_id IN (SELECT DISTINCT invocation_id FROM history_scope)
 )
 SELECT r.*, s.seq, o.node_version_id AS own_version, o.fingerprint AS own_fingerprint
 FROM history_scope AS r

@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
+import { invocationNodes } from './invocation-nodes.js';
 
 /**
  * test_definition (schema/001-tables.sql): each test's latest enabled definition, which
@@ -13,25 +14,22 @@ import { duckdb } from './duckdb.js';
  */
 const IDS = `(SELECT unnest($1::VARCHAR[]))`;
 
-/** Enabled test entries of the node blocks in `blocks`. */
-const testEntries = (blocks: string): string => `
-  SELECT b.invocation_id, n.unique_id, n.node_version_id
-  FROM ${blocks} AS b
-  JOIN node_block AS n ON n.block_id = b.block_id
+/** Enabled test entries of `nodes`, node_invocation's rows or some of them. */
+const testEntries = (nodes: string): string => `
+  SELECT n.invocation_id, n.unique_id, n.node_version_id
+  FROM ${nodes} AS n
   JOIN node_version AS nv ON nv.node_version_id = n.node_version_id AND NOT nv.disabled AND nv.resource_type IN ('test', 'unit_test')`;
 
 /**
  * The entries of the manifests named, and of every manifest for the tests whose row names one
- * of them (`searched`: none, for a new capture), with the rows held for the others. The
- * manifests' blocks are chosen first: joined through node_invocation, the filter on the
- * invocation came after every manifest's nodes were read.
+ * of them (`searched`: none, for a new capture), with the rows held for the others.
  */
 const candidates = (searched: boolean): string => `
 CREATE OR REPLACE TEMP TABLE definition_candidate AS
-WITH named AS MATERIALIZED (SELECT invocation_id, block_id FROM invocation_node_block WHERE invocation_id IN ${IDS}),
+WITH ${invocationNodes('named_node', IDS)},
 entry AS (
-  ${testEntries('named')}
-  ${searched ? `UNION ALL ${testEntries('invocation_node_block')} WHERE n.unique_id IN (SELECT unique_id FROM test_definition WHERE invocation_id IN ${IDS})` : ''}
+  ${testEntries('named_node')}
+  ${searched ? `UNION ALL ${testEntries('node_invocation')} WHERE n.unique_id IN (SELECT unique_id FROM test_definition WHERE invocation_id IN ${IDS})` : ''}
 ),
 held AS (
   SELECT invocation_id, unique_id, node_version_id FROM test_definition

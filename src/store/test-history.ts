@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
+import { invocationNodes } from './invocation-nodes.js';
 import { MATCHED_HISTORY } from './run-history.js';
 import { refreshTestDefinitions } from './test-definitions.js';
 
@@ -37,15 +38,11 @@ edge AS MATERIALIZED (
   FROM own AS o
   JOIN node_version_edge AS e ON e.node_version_id = o.node_version_id
 ),
--- Only the parents' entries of those manifests, their blocks chosen first: through
--- node_invocation, the filter on the invocation came after every manifest's nodes were read.
-named AS MATERIALIZED (
-  SELECT invocation_id, block_id FROM invocation_node_block WHERE invocation_id IN ${IDS}
-),
+-- Only the parents' entries of those manifests (invocation-nodes.ts).
+${invocationNodes('named_node', IDS)},
 entry AS MATERIALIZED (
-  SELECT b.invocation_id, n.unique_id, coalesce(n.fingerprint, n.node_version_id) AS state
-  FROM named AS b
-  JOIN node_block AS n ON n.block_id = b.block_id
+  SELECT n.invocation_id, n.unique_id, coalesce(n.fingerprint, n.node_version_id) AS state
+  FROM named_node AS n
   JOIN node_version AS nv ON nv.node_version_id = n.node_version_id AND NOT nv.disabled
   WHERE n.unique_id IN (SELECT depends_on_id FROM edge)
 ),
