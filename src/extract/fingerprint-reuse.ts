@@ -74,9 +74,7 @@ function macrosReachingChange(before: ReadonlyMap<string, string>, current: Curr
   return stale;
 }
 
+/** `before` as the store lists it, each macro once; one listed twice there counts as a change (no reuse). */
 function sameSet(listed: ReadonlySet<string>, before: readonly string[]): boolean {
-  const other = new Set(before);
-  if (other.size !== listed.size) return false;
-  for (const id of other) if (!listed.has(id)) return false;
-  return true;
+  return before.length === listed.size && before.every((id) => listed.has(id));
 }
