@@ -20,6 +20,8 @@ export interface HistoryScaleResult {
   ingest: { question: string; ms: number; peer_ms?: number; pass: boolean }[];
   sizes: { store_bytes: number; rebuilt_store_bytes: number; archive_bytes: number; tar_czf_bytes: number; artifact_bytes: number };
   rebuild_s: number;
+  /** Why `rebuild` failed (its exit status and output), or null. */
+  rebuild_error: string | null;
   checks: Record<string, boolean>;
   pass: boolean;
 }

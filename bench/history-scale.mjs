@@ -182,9 +182,13 @@ export async function benchHistoryScale({ nodes = 10_000, runs = 200, dir, keepM
     if (dir) writeFileSync(cached, JSON.stringify(built));
     const { store_bytes, build_s } = built;
     const reading = await readingRows(history, paths, limits);
+    // The reading rows go to stderr first: a rebuild that fails (at 1,000 runs it once ran out
+    // of the writer's memory) would otherwise take half an hour of measurements with it.
+    process.stderr.write(`history-scale: reading questions ${JSON.stringify(reading)}\n`);
     const t1 = performance.now();
-    attic(paths.project, paths.store, ['rebuild', '--json']);
+    const rebuilt = attic(paths.project, paths.store, ['rebuild', '--json'], { expect: [0, 1, 4, 5, 6, 7, 70] });
     const rebuild_s = Number(((performance.now() - t1) / 1000).toFixed(1));
+    const rebuild_error = rebuilt.status === 0 ? null : `exit ${rebuilt.status}: ${rebuilt.stdout.trim().slice(0, 300)}`;
     const rebuilt_store_bytes = storeBytes(paths.store);
     const archive_bytes = treeBytes(path.join(paths.store, 'archive')); // with the records `state` wrote
     const ingest = ingestRows(built, limits);
@@ -192,14 +196,14 @@ export async function benchHistoryScale({ nodes = 10_000, runs = 200, dir, keepM
     const checks = {
       store_le_archive: store_bytes <= archive_bytes && rebuilt_store_bytes <= archive_bytes,
       archive_le_quarter_tar: archive_bytes <= limits.archive_vs_tar * built.tarBytes,
-      rebuild_in_budget: rebuild_s < limits.rebuild_s,
+      rebuild_in_budget: rebuild_error === null && rebuild_s < limits.rebuild_s,
     };
     const pass = reading.every((r) => r.pass) && ingest.every((r) => r.pass) && Object.values(checks).every(Boolean);
     return {
       name: 'history-scale',
       data: `SCALED: ${history.seed.label} (a real manifest, ${history.nodes.length} nodes after replication with dependencies rewired per copy) × ${runs} dbt build runs; ~1% of models changed per run (${history.changedPerRun}); run results, times and failures synthetic`,
       machine: machineLine(), commit: commitOf(), nodes: history.nodes.length, runs, results_per_run: history.executed.length, load_average: os.loadavg()[0].toFixed(1), build_s,
-      reading, ingest, sizes, rebuild_s, checks, budgets: limits, pass,
+      reading, ingest, sizes, rebuild_s, rebuild_error, checks, budgets: limits, pass,
     };
   } finally {
     if (!dir) rmSync(scratch, { recursive: true, force: true });
@@ -254,7 +258,7 @@ export function formatTable(result) {
   const s = result.sizes;
   lines.push(`| store bytes (after captures / after rebuild) | ${mb(s.store_bytes)} / ${mb(s.rebuilt_store_bytes)} | archive ${mb(s.archive_bytes)} | <= archive | ${result.checks.store_le_archive ? 'yes' : 'NO'} |`);
   lines.push(`| archive bytes | ${mb(s.archive_bytes)} | tar czf per run ${mb(s.tar_czf_bytes)} (artifacts ${mb(s.artifact_bytes)}) | <= 1/4 of tar czf | ${result.checks.archive_le_quarter_tar ? 'yes' : 'NO'} |`);
-  lines.push(`| rebuild | ${result.rebuild_s} s | — | < ${result.budgets.rebuild_s} s | ${result.checks.rebuild_in_budget ? 'yes' : 'NO'} |`);
+  lines.push(`| rebuild | ${result.rebuild_error ? `failed after ${result.rebuild_s} s (${result.rebuild_error})` : `${result.rebuild_s} s`} | — | < ${result.budgets.rebuild_s} s | ${result.checks.rebuild_in_budget ? 'yes' : 'NO'} |`);
   return lines.join('\n');
 }
 
