@@ -1,24 +1,21 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import type { CaptureRecord, CapturedArtifact, RunInfo } from '../archive/index.js';
 import { isArtifactType, isCapturePhase } from '../vocab/index.js';
+import { RowAppender } from './append.js';
 import { duckdb } from './duckdb.js';
 
 /**
- * Rows per INSERT: a statement per row cost a millisecond each, 7 s for a catch-up of 1,000
- * captures (a rebuild, a fresh runner).
- */
-const ROWS_PER_INSERT = 200;
-
-/**
- * The rows of the captures the store does not hold yet. Those it holds are left out before the
- * INSERT, not by `INSERT OR IGNORE`: in one transaction DuckDB kept about 300 KB per such
- * statement until the commit, and the catch-up of 784 captures exhausted the writer's 256 MB.
+ * The rows of the captures the store does not hold yet, through the Appender (append.ts). Those
+ * it holds are left out first, not by `INSERT OR IGNORE`: a statement per capture cost a
+ * millisecond each, and in one transaction DuckDB kept about 300 KB per such statement until the
+ * commit, so the catch-up of 784 captures (a rebuild, a fresh runner) exhausted the writer's 256 MB.
  */
 export async function writeCaptureRows(connection: DuckDBConnection, captures: readonly CaptureRecord[]): Promise<void> {
   const stored = await storedCaptureIds(connection, captures.map((c) => c.capture_id));
   const fresh = [...new Map(captures.filter((c) => !stored.has(c.capture_id)).map((c) => [c.capture_id, c])).values()];
-  await insertRows(connection, 'INSERT INTO capture', fresh.map(captureRow));
-  await insertRows(connection, 'INSERT INTO capture_artifact', fresh.flatMap((c) => c.artifacts.map((a) => artifactRow(c, a))));
+  if (fresh.length === 0) return;
+  await appendAll(connection, 'capture', fresh.map(captureRow));
+  await appendAll(connection, 'capture_artifact', fresh.flatMap((c) => c.artifacts.map((a) => artifactRow(c, a))));
 }
 
 async function storedCaptureIds(connection: DuckDBConnection, ids: readonly string[]): Promise<Set<string>> {
@@ -27,6 +24,7 @@ async function storedCaptureIds(connection: DuckDBConnection, ids: readonly stri
   return new Set(reader.getRows().map(([id]) => String(id)));
 }
 
+/** Values in the table's column order (schema/001-capture-tables.sql). */
 type Row = (string | number | null)[];
 
 function captureRow(c: CaptureRecord): Row {
@@ -40,14 +38,15 @@ function artifactRow(c: CaptureRecord, a: CapturedArtifact): Row {
   return [c.capture_id, a.artifact, a.status, a.invocation_id, a.sha256, a.size, a.stored_bytes, a.error ?? null];
 }
 
-/** `insert` (INSERT … INTO table) of `rows`, ROWS_PER_INSERT to a statement, as parameters. */
-async function insertRows(connection: DuckDBConnection, insert: string, rows: readonly Row[]): Promise<void> {
-  for (let start = 0; start < rows.length; start += ROWS_PER_INSERT) {
-    const batch = rows.slice(start, start + ROWS_PER_INSERT);
-    let next = 1;
-    const values = batch.map((row) => `(${row.map(() => `$${next++}`).join(', ')})`).join(', ');
-    await connection.run(`${insert} VALUES ${values}`, batch.flat());
+async function appendAll(connection: DuckDBConnection, table: string, rows: readonly Row[]): Promise<void> {
+  const appender = await RowAppender.open(connection, table);
+  try {
+    for (const row of rows) appender.append(row);
+  } catch (error) {
+    appender.discard();
+    throw error;
   }
+  appender.close();
 }
 
 /** The capture records (as stored) that saw any artifact of the invocation. */
