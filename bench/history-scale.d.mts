@@ -24,6 +24,8 @@ export interface HistoryScaleResult {
   rebuild_error: string | null;
   checks: Record<string, boolean>;
   pass: boolean;
+  /** The background compactions a capture started, by the run after which it ran. */
+  background_compactions: { run: number; ms: number }[];
 }
 
 export declare function benchHistoryScale(options?: { nodes?: number; runs?: number; dir?: string; keepManifests?: boolean; repeat?: number }): Promise<HistoryScaleResult>;

@@ -1,5 +1,6 @@
 import type { CaptureOutcome } from '../capture/index.js';
 import type { AtticConfig } from '../config/resolve.js';
+import { compactInBackground } from './background-compaction.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -15,6 +16,7 @@ export async function updateStoreAfter(io: CliIo, config: AtticConfig, outcomes:
   const result = await import('../store/index.js')
     .then(({ catchUpAfterCapture }) => catchUpAfterCapture(config, captureIds))
     .catch((error: unknown) => ({ status: 'failed' as const, error: error instanceof Error ? error.message : String(error) }));
+  if (result.status === 'synced' && result.compactionDue) await compactInBackground(io, config).catch(() => undefined);
   if (result.status === 'busy' && !quiet) io.stderr(io.color.dim('dbtattic: the store is in use by another process; it catches up on the next read.\n'));
   if (result.status === 'stale' && !quiet) io.stderr(io.color.dim('dbtattic: the store was written by another dbtattic version; the next read rebuilds it.\n'));
   if (result.status === 'failed') io.stderr(`${io.color.yellow('dbtattic warning:')} the store could not be updated (${result.error}); the capture is safe in the archive. Run dbtattic rebuild.\n`);

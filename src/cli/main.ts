@@ -189,6 +189,14 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--json', 'print the report as JSON')
     .action(run(() => import('./commands/sync.js')));
 
+  program
+    .command('compact')
+    .description('Copy the local store without the space ingest left behind, once it is worth it (capture starts this in the background)')
+    .option('--force', 'copy it even when little would be saved')
+    .option('--quiet', 'print nothing unless something failed')
+    .option('--json', 'print the outcome as JSON')
+    .action(run(() => import('./commands/compact.js')));
+
   // Each import named in full: the build bundles the commands (scripts/bundle-cli.mjs), and a
   // bundler cannot follow an import whose path is computed.
   for (const [name, description, load] of [

@@ -1,19 +1,25 @@
 import { ExitCode } from '../errors.js';
 import { isDamaged, type ReadNotice } from '../store/index.js';
 import { countOf } from '../vocab/index.js';
+import type { AtticConfig } from '../config/resolve.js';
+import { compactInBackground } from './background-compaction.js';
 import type { CliIo } from './io.js';
 
 /**
  * What a reading command says beside its answer (on stderr: stdout stays data), and the exit
  * status it implies: 1 when the archive is damaged and the answer leaves something out.
  */
-export function readNotices(io: CliIo): { collect: (notice: ReadNotice) => void; exitCode: () => number } {
+export function readNotices(io: CliIo, config: AtticConfig): { collect: (notice: ReadNotice) => void; exitCode: () => Promise<number> } {
   let held: ReadNotice | null = null;
   return {
     collect: (notice) => {
       held = notice;
     },
-    exitCode: () => (held ? tell(io, held) : ExitCode.ok),
+    exitCode: async () => {
+      if (!held) return ExitCode.ok;
+      if (held.compactionDue) await compactInBackground(io, config).catch(() => undefined);
+      return tell(io, held);
+    },
   };
 }
 

@@ -1,7 +1,4 @@
-import { promises as fs } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import type { Database } from './database.js';
 import { STORAGE_VERSION } from './schema.js';
 
 /**
@@ -19,8 +16,8 @@ const ORDERED_BY_NODE: Readonly<Record<string, string>> = { run_history: 'unique
  * node order (above), and stamps the copy's size in store_meta: a store grown by ingest is
  * compacted again once it is well past that size (isWasteful).
  */
-export async function copyCompacted(connection: DuckDBConnection, target: string): Promise<void> {
-  const name = String((await connection.runAndReadAll('SELECT current_database()')).getRows()[0]?.[0]);
+export async function copyCompacted(connection: DuckDBConnection, target: string, source?: string): Promise<void> {
+  const name = source ?? String((await connection.runAndReadAll('SELECT current_database()')).getRows()[0]?.[0]);
   const from = quoteName(name);
   await connection.run(`ATTACH '${target.replaceAll("'", "''")}' AS compacted (STORAGE_VERSION '${STORAGE_VERSION}')`);
   try {
@@ -47,8 +44,9 @@ const COMPACTED_BYTES_KEY = 'compacted_bytes';
 const quoteName = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
 /** The size the store had when it was last copied compacted; null if it never was. */
-export async function readCompactedBytes(connection: DuckDBConnection): Promise<number | null> {
-  const rows = (await connection.runAndReadAll('SELECT value FROM store_meta WHERE key = $1', [COMPACTED_BYTES_KEY])).getRows();
+export async function readCompactedBytes(connection: DuckDBConnection, database?: string): Promise<number | null> {
+  const table = database ? `${quoteName(database)}.main.store_meta` : 'store_meta';
+  const rows = (await connection.runAndReadAll(`SELECT value FROM ${table} WHERE key = $1`, [COMPACTED_BYTES_KEY])).getRows();
   const value = Number(rows[0]?.[0]);
   return Number.isFinite(value) && value > 0 ? value : null;
 }
@@ -59,10 +57,15 @@ export interface StoreSpace {
   blockSize: number;
 }
 
-/** The file's blocks once what was written is checkpointed (before, free blocks are not known yet). */
-export async function readSpace(connection: DuckDBConnection): Promise<StoreSpace> {
-  await connection.run('CHECKPOINT');
-  const row = (await connection.runAndReadAll('SELECT total_blocks, free_blocks, block_size FROM pragma_database_size() WHERE database_name = current_database()')).getRows()[0] ?? [];
+/**
+ * The file's blocks. On the connection that writes the store, what it wrote is checkpointed
+ * first (before, free blocks are not known yet); an attached `database` is read as its last
+ * writer left it, checkpointed when it closed.
+ */
+export async function readSpace(connection: DuckDBConnection, database?: string): Promise<StoreSpace> {
+  if (!database) await connection.run('CHECKPOINT');
+  const which = database ? '$1' : 'current_database()';
+  const row = (await connection.runAndReadAll(`SELECT total_blocks, free_blocks, block_size FROM pragma_database_size() WHERE database_name = ${which}`, database ? [database] : [])).getRows()[0] ?? [];
   return { totalBlocks: Number(row[0] ?? 0), freeBlocks: Number(row[1] ?? 0), blockSize: Number(row[2] ?? 0) };
 }
 
@@ -92,28 +95,4 @@ export function isWasteful(space: StoreSpace, compactedBytes: number | null, min
 export interface Compaction {
   fromBytes: number;
   toBytes: number;
-}
-
-/**
- * Replaces `file` (open in `db`, whose write lock keeps every other process out) with its
- * compacted copy. The rename happens while the lock is held, so nobody writes to the old file
- * after it was copied; a reader that opens the path next opens the whole new file. A copy that
- * fails (a full disk) is removed and the store is left as it was: compaction only ever saves
- * space, so its failure is not the sync's.
- */
-export async function compactInPlace(db: Database, file: string): Promise<Compaction | undefined> {
-  // The rebuild prefix: a copy left by a killed process is swept like an abandoned rebuild.
-  const copy = `${file}.rebuild-${randomBytes(4).toString('hex')}-compacted`;
-  try {
-    const fromBytes = (await fs.stat(file)).size;
-    await copyCompacted(db.connection, copy);
-    const toBytes = (await fs.stat(copy)).size;
-    await fs.rename(copy, file);
-    return { fromBytes, toBytes };
-  } catch {
-    return undefined;
-  } finally {
-    await fs.rm(copy, { force: true });
-    await fs.rm(`${copy}.wal`, { force: true });
-  }
 }

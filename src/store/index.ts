@@ -22,3 +22,5 @@ export { readPlanFacts, type PlanFacts, type PlanScope, type CurrentNode, type B
 export { readNodeOutput, type NodeOutput, type NodeOutputRef } from './node-output.js';
 export { boundReportMemory, readReportRuns, readNodeRuntimes, streamResults, readReportNodes, readRunProblems, type ReportScope, type FactRow, type ResultPoint } from './report-facts.js';
 export { readRunTimeline, readRunEdges, readNodeChanges, readTestHistory, readSourceChecks, readRuntimeRegressions, readRunFailures } from './report-details.js';
+export { compactStore, type CompactOutcome } from './compact-store.js';
+export { claimCompaction, compactionRunning } from './compaction-claim.js';

@@ -32,6 +32,8 @@ export interface ReadNotice {
   movedAside: MovedAside | null;
   /** Set when the store was written under another schema and was rebuilt from the archive first. */
   rebuilt: { invocations: number } | null;
+  /** What this read ingested left the store wasteful: its compaction is due (compact-store.ts). */
+  compactionDue: boolean;
 }
 
 const WAIT_MS = 10_000;
@@ -46,7 +48,7 @@ export async function withCurrentStore<T>(config: AtticConfig, read: (db: Databa
   const opened = config.offline ? await openOffline(config.databaseFile) : await openCurrentStore(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), config.databaseFile, onProgress, config.remote !== null);
   try {
     const value = await read(opened.db);
-    onNotice?.({ damage: opened.damage ?? (await readStoreDamage(opened.db.connection)), behind: opened.behind, movedAside: opened.movedAside, rebuilt: opened.rebuilt ?? null });
+    onNotice?.({ damage: opened.damage ?? (await readStoreDamage(opened.db.connection)), behind: opened.behind, movedAside: opened.movedAside, rebuilt: opened.rebuilt ?? null, compactionDue: opened.compactionDue === true });
     return value;
   } finally {
     opened.db.close();
@@ -58,6 +60,7 @@ interface OpenedStore {
   behind: ReadNotice['behind'];
   movedAside: MovedAside | null;
   rebuilt?: ReadNotice['rebuilt'];
+  compactionDue?: boolean;
   /** Known when it was opened: a current store has no damaged rows (archive-stamp.ts), and no one writes it while it is open for reading. */
   damage?: StoreDamage;
 }
@@ -88,7 +91,8 @@ async function openCurrentStore(backend: Backend, file: string, onProgress: Prog
     }
     if (report.status !== 'busy') {
       const rebuilt = report.status === 'rebuilt' ? { invocations: report.report.invocations } : null;
-      return { db: await openDatabase(file, 'read'), behind: null, movedAside: report.movedAside ?? null, rebuilt };
+      const compactionDue = report.status === 'synced' && report.compactionDue === true;
+      return { db: await openDatabase(file, 'read'), behind: null, movedAside: report.movedAside ?? null, rebuilt, compactionDue };
     }
     let busy: unknown;
     const reader = await openDatabase(file, 'read').catch((error: unknown) => {

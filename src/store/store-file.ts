@@ -1,4 +1,5 @@
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { AtticError } from '../errors.js';
 
 /**
@@ -50,4 +51,17 @@ export function asStoreWriteError(file: string, error: unknown): unknown {
 function firstLine(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.split('\n')[0] ?? text;
+}
+
+const ABANDONED_MS = 60 * 60 * 1000;
+
+/** A rebuild or compaction killed midway leaves its files behind; one untouched for an hour is nobody's. */
+export async function removeAbandonedRebuilds(file: string): Promise<void> {
+  const dir = path.dirname(file);
+  const prefix = `${path.basename(file)}.rebuild-`;
+  for (const name of await fs.readdir(dir)) {
+    if (!name.startsWith(prefix)) continue;
+    const stat = await fs.stat(path.join(dir, name)).catch(() => null);
+    if (stat && Date.now() - stat.mtimeMs > ABANDONED_MS) await fs.rm(path.join(dir, name), { force: true, recursive: true });
+  }
 }

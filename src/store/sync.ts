@@ -6,14 +6,18 @@ import { isAtticError } from '../errors.js';
 import { catchUp, type CatchUpReport, type CatchUpScope, type ProgressFn } from './catch-up.js';
 import { openDatabase, type Database } from './database.js';
 import { catchUpFromJournal } from './journal-sync.js';
-import { compactInPlace, copyCompacted, isWasteful, readCompactedBytes, readSpace, type Compaction } from './compact.js';
+import { copyCompacted, isWasteful, readCompactedBytes, readSpace } from './compact.js';
 import { applySchema, hasCurrentStorage, loadSchemaSql, readSchemaVersion } from './schema.js';
-import { asStoreWriteError, isUnreadableStore, moveStoreAside, type MovedAside } from './store-file.js';
+import { asStoreWriteError, isUnreadableStore, moveStoreAside, removeAbandonedRebuilds, type MovedAside } from './store-file.js';
 
 /** skip: capture's way (never wait, never rebuild); wait: wait a little for the lock; once: do not wait, but rebuild. */
 export type BusyPolicy = 'skip' | 'wait' | 'once';
 
-export type SyncReport = (({ status: 'synced'; compacted?: Compaction } & CatchUpReport) | { status: 'rebuilt'; report: CatchUpReport } | { status: 'busy' } | { status: 'stale' }) & {
+export type SyncReport = (({
+  status: 'synced';
+  /** The store has grown wasteful (compact.ts): the caller starts compactStore, best beside its work. */
+  compactionDue?: true;
+} & CatchUpReport) | { status: 'rebuilt'; report: CatchUpReport } | { status: 'busy' } | { status: 'stale' }) & {
   /** Set when the store file could not be opened and was moved aside, to be derived again. */
   movedAside?: MovedAside;
 };
@@ -48,8 +52,8 @@ async function syncOnce(backend: Backend, file: string, busy: BusyPolicy, onProg
     current = await prepare(db);
     if (current) {
       const report = scope && 'journal' in scope ? await catchUpFromJournal(db, backend, path.dirname(file), onProgress) : await catchUp(db, backend, onProgress, scope);
-      const compacted = report.invocations + report.captures > 0 ? await compactIfWasteful(db, file) : undefined;
-      return compacted ? { status: 'synced', ...report, compacted } : { status: 'synced', ...report };
+      const due = report.invocations + report.captures > 0 && (await isCompactionDue(db));
+      return due ? { status: 'synced', ...report, compactionDue: true } : { status: 'synced', ...report };
     }
   } finally {
     db.close();
@@ -60,11 +64,13 @@ async function syncOnce(backend: Backend, file: string, busy: BusyPolicy, onProg
   return { status: 'rebuilt', report: await rebuildStore(backend, file, onProgress) };
 }
 
-/** Ingest leaves waste behind (compact.ts): past a threshold, the store is copied compacted. */
-async function compactIfWasteful(db: Database, file: string): Promise<Compaction | undefined> {
-  if (!isWasteful(await readSpace(db.connection), await readCompactedBytes(db.connection))) return undefined;
-  await removeAbandonedRebuilds(file);
-  return compactInPlace(db, file);
+/**
+ * Ingest leaves waste behind (compact.ts). Copying it away is not done here: at 1,000 runs the
+ * copy takes most of a minute, and the writer here is a capture in front of dbt or a reader
+ * in front of its answer.
+ */
+async function isCompactionDue(db: Database): Promise<boolean> {
+  return isWasteful(await readSpace(db.connection), await readCompactedBytes(db.connection));
 }
 
 /** True when the store has the current schema and storage format (a new, empty file gets them now). */
@@ -136,19 +142,6 @@ async function swapIn(temp: string, file: string): Promise<MovedAside | undefine
     guard?.close();
   }
   return movedAside;
-}
-
-const ABANDONED_MS = 60 * 60 * 1000;
-
-/** A rebuild killed midway leaves its file behind; one untouched for an hour is nobody's. */
-async function removeAbandonedRebuilds(file: string): Promise<void> {
-  const dir = path.dirname(file);
-  const prefix = `${path.basename(file)}.rebuild-`;
-  for (const name of await fs.readdir(dir)) {
-    if (!name.startsWith(prefix)) continue;
-    const stat = await fs.stat(path.join(dir, name)).catch(() => null);
-    if (stat && Date.now() - stat.mtimeMs > ABANDONED_MS) await fs.rm(path.join(dir, name), { force: true });
-  }
 }
 
 async function openForWrite(file: string, busy: BusyPolicy): Promise<Database | null> {

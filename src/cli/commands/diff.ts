@@ -15,7 +15,7 @@ interface DiffFlags extends GlobalFlags {
 export default async function diff(io: CliIo, flags: DiffFlags): Promise<number> {
   const [a, b] = flags.args ?? [];
   const config = loadConfig(io, flags);
-  const notices = readNotices(io);
+  const notices = readNotices(io, config);
   const changes = await withProgress(io, 'catching up', (update) => withCurrentStore(config, async (db) => {
     const baseOf = branchBaseReader(config);
     const from = await resolveInvocationRef(db.connection, { id: a, baseOf });

@@ -22,7 +22,7 @@ interface HistoryFlags extends GlobalFlags {
 export default async function history(io: CliIo, flags: HistoryFlags): Promise<number> {
   const filter = filterOf(flags);
   const config = loadConfig(io, flags);
-  const notices = readNotices(io);
+  const notices = readNotices(io, config);
   const found = await withProgress(io, 'catching up', (update) =>
     withCurrentStore(config, async (db) => ({ ...(await readHistory(db.connection, filter, flags.failed ?? false)), abbreviate: await invocationAbbreviator(db.connection) }), update, notices.collect));
   if (flags.json) printJson(io, found.rows);

@@ -21,7 +21,7 @@ export default async function info(io: CliIo, flags: InfoFlags): Promise<number>
   const config = loadConfig(io, flags);
   const backend = config.remote || existsSync(config.archiveLocation) ? await openIfPresent(config) : null;
   const archive = backend ? await summarizeArchive(backend) : null;
-  const notices = readNotices(io);
+  const notices = readNotices(io, config);
   const store = archive ? await withProgress(io, 'catching up', (update) => storeFigures(config, update, notices.collect)) : null;
   const remote = config.remote && backend ? remoteView(config, backend) : null;
   const retention = backend ? await retentionView(config, backend) : null;

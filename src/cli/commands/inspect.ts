@@ -28,7 +28,7 @@ export default async function inspect(io: CliIo, flags: InspectFlags): Promise<n
     return ExitCode.usage;
   }
   const config = loadConfig(io, flags);
-  const notices = readNotices(io);
+  const notices = readNotices(io, config);
   const report = await withProgress(io, 'catching up', (update) =>
     withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) }), { nearest: flags.nearest === true }), update, notices.collect));
   const plans = (await listPlanRecords(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), String(report.invocation.invocation_id))).map(planSummary);

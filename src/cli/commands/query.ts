@@ -26,7 +26,7 @@ export default async function query(io: CliIo, flags: QueryFlags): Promise<numbe
     return ExitCode.usage;
   }
   const config = loadConfig(io, flags);
-  const notices = readNotices(io);
+  const notices = readNotices(io, config);
   const sink = querySink(io, flags.json ? 'json' : (flags.format ?? 'table'));
   const options = { limit: flags.limit ?? null, timeoutMs: flags.timeout ? flags.timeout * 1000 : null };
   const outcome = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) => streamReadOnlyQuery(db, sql, options, sink), update, notices.collect));

@@ -1,5 +1,5 @@
 import { ExitCode } from '../../errors.js';
-import { syncForReading } from '../../store/index.js';
+import { compactStore, syncForReading } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
@@ -16,7 +16,9 @@ export default async function sync(io: CliIo, flags: SyncFlags): Promise<number>
   const progress = startProgress(io, 'syncing');
   const report = await syncForReading(config, progress.update).finally(progress.stop);
   const counts = report.status === 'synced' ? report : report.status === 'rebuilt' ? report.report : null;
-  const compacted = report.status === 'synced' ? report.compacted : undefined;
+  // Here the user waits for the store anyway (a CI step warming the cache): compacted in the foreground.
+  const outcome = report.status === 'synced' && report.compactionDue ? await compactWithProgress(io, config.databaseFile) : undefined;
+  const compacted = outcome?.status === 'compacted' ? outcome : undefined;
   if (flags.json) {
     printJson(io, {
       store: config.remote?.uri ?? config.store.value,
@@ -31,4 +33,9 @@ export default async function sync(io: CliIo, flags: SyncFlags): Promise<number>
     io.stderr(`${report.status} ${config.databaseFile}: ${countOf(counts?.invocations ?? 0, 'invocation')} from ${countOf(counts?.captures ?? 0, 'new capture')}${shrunk}\n`);
   }
   return ExitCode.ok;
+}
+
+async function compactWithProgress(io: CliIo, file: string): ReturnType<typeof compactStore> {
+  const progress = startProgress(io, 'compacting');
+  return compactStore(file).finally(progress.stop);
 }

@@ -1,11 +1,12 @@
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
-import { openDatabase, syncStore } from '../../../src/store/index.js';
+import { claimCompaction, compactionRunning, compactStore, openDatabase, syncStore } from '../../../src/store/index.js';
 import { COMPACT_MIN_BYTES, copyCompacted, isWasteful } from '../../../src/store/compact.js';
 import { applySchema } from '../../../src/store/schema.js';
 import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
@@ -29,6 +30,84 @@ async function archiveWithOneRun(): Promise<{ root: string; backend: Awaited<Ret
   const target = writeSyntheticTarget({ invocationId: INVOCATION, generatedAt: '2026-01-05T11:00:00Z' }, path.join(root, 'target'));
   await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date('2026-01-05T12:00:00Z') });
   return { root, backend };
+}
+
+async function captureRun(root: string, backend: Awaited<ReturnType<typeof openArchive>>, invocationId: string, day: string): Promise<void> {
+  const target = writeSyntheticTarget({ invocationId, generatedAt: `${day}T11:00:00Z` }, path.join(root, `target-${invocationId}`));
+  await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(`${day}T12:00:00Z`) });
+}
+
+/** Free blocks past the threshold: incompressible rows checkpointed, then dropped (with a table written after them, so that they are not at the end, where DuckDB cuts the file). */
+async function addFreeBallast(file: string): Promise<void> {
+  const db = await openDatabase(file, 'write');
+  try {
+    await db.connection.run('CREATE TABLE ballast AS SELECT md5(i::VARCHAR) || md5((i + 1)::VARCHAR) AS x FROM range(1500000) t(i)');
+    await db.connection.run('CHECKPOINT');
+    await db.connection.run('CREATE TABLE after_ballast AS SELECT md5(i::VARCHAR) AS x FROM range(20000) t(i)');
+    await db.connection.run('CHECKPOINT');
+    await db.connection.run('DROP TABLE ballast');
+  } finally {
+    db.close();
+  }
+}
+
+async function metaValue(file: string, key: string): Promise<string | undefined> {
+  const db = await openDatabase(file, 'read');
+  try {
+    const row = (await db.connection.runAndReadAll('SELECT value FROM store_meta WHERE key = $1', [key])).getRows()[0];
+    return row ? String(row[0]) : undefined;
+  } finally {
+    db.close();
+  }
+}
+
+/** Another process that opens the store read-only, says so, and reads once it is told to on stdin. */
+function readInChildProcess(file: string): { started: Promise<void>; done: Promise<string> } {
+  const script = `
+    const duckdb = require(${JSON.stringify(createRequire(import.meta.url).resolve('@duckdb/node-api'))});
+    (async () => {
+      const instance = await duckdb.DuckDBInstance.create(${JSON.stringify(file)}, { access_mode: 'READ_ONLY' });
+      const connection = await instance.connect();
+      process.stdout.write('open\\n');
+      process.stdin.once('data', async () => {
+        const rows = (await connection.runAndReadAll('SELECT count(*) FROM invocation')).getRows();
+        process.stdout.write(String(rows[0][0]) + '\\n');
+        connection.closeSync();
+        instance.closeSync();
+        process.exit(0);
+      });
+    })().catch((error) => { process.stderr.write(String(error)); process.exit(1); });`;
+  const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines: string[] = [];
+  let buffered = '';
+  let onLine: (() => void) | null = null;
+  child.stdout.on('data', (chunk: Buffer) => {
+    buffered += chunk.toString();
+    const parts = buffered.split('\n');
+    buffered = parts.pop() ?? '';
+    lines.push(...parts);
+    onLine?.();
+  });
+  const nextLine = (index: number) => new Promise<string>((resolve, reject) => {
+    const check = () => {
+      if (lines.length > index) resolve(lines[index]!);
+    };
+    onLine = check;
+    child.once('exit', (code) => reject(new Error(`reader exited with ${code}`)));
+    check();
+  });
+  const started = nextLine(0).then(() => undefined);
+  let done: Promise<string> | null = null;
+  return {
+    started,
+    get done() {
+      done ??= started.then(() => {
+        child.stdin.write('read\n');
+        return nextLine(1);
+      });
+      return done;
+    },
+  };
 }
 
 /** The storage version DuckDB reports for the file (`v1.0.0+`, `v1.5.0+`), read as DuckDB says it. */
@@ -110,55 +189,96 @@ describe('the store file format', () => {
     }
   });
 
-  it('is copied compacted, in place, by a sync that ingests once a quarter of the file is free, and again once it has grown by a third', async () => {
+  it('is due for compaction after an ingest once a quarter of the file is free, and again once it has grown by a third; compactStore copies it in place', async () => {
     const { root, backend } = await archiveWithOneRun();
     const file = path.join(root, 'store.duckdb');
-    expect(await syncStore(backend, file, 'wait')).not.toHaveProperty('compacted');
-    // Free blocks past the threshold: incompressible rows checkpointed, then dropped (with a
-    // table written after them, so that they are not at the end, where DuckDB cuts the file).
-    const db = await openDatabase(file, 'write');
-    try {
-      await db.connection.run('CREATE TABLE ballast AS SELECT md5(i::VARCHAR) || md5((i + 1)::VARCHAR) AS x FROM range(1500000) t(i)');
-      await db.connection.run('CHECKPOINT');
-      await db.connection.run('CREATE TABLE after_ballast AS SELECT md5(i::VARCHAR) AS x FROM range(20000) t(i)');
-      await db.connection.run('CHECKPOINT');
-      await db.connection.run('DROP TABLE ballast');
-    } finally {
-      db.close();
-    }
+    expect(await syncStore(backend, file, 'wait')).not.toHaveProperty('compactionDue');
+    expect(await compactStore(file)).toMatchObject({ status: 'not-needed', bytes: statSync(file).size });
+    await addFreeBallast(file);
     const grown = statSync(file).size;
     expect(grown).toBeGreaterThan(COMPACT_MIN_BYTES);
 
     const second = '22222222-2222-4222-8222-222222222222';
-    const target = writeSyntheticTarget({ invocationId: second, generatedAt: '2026-01-06T11:00:00Z' }, path.join(root, 'target-2'));
-    await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date('2026-01-06T12:00:00Z') });
+    await captureRun(root, backend, second, '2026-01-06');
     const report = await syncStore(backend, file, 'wait');
+    // The sync says so, and leaves the copy to its caller (capture: in the background).
+    expect(report).toMatchObject({ status: 'synced', invocations: 1, compactionDue: true });
+    expect(statSync(file).size).toBeGreaterThanOrEqual(grown);
 
-    expect(report).toMatchObject({ status: 'synced', invocations: 1, compacted: { fromBytes: grown } });
+    const due = statSync(file).size;
+    const outcome = await compactStore(file);
+    expect(outcome).toMatchObject({ status: 'compacted', fromBytes: due });
     const after = statSync(file).size;
     expect(after).toBeLessThan(grown / 4);
-    expect(report).toMatchObject({ compacted: { toBytes: after } });
+    expect(outcome).toMatchObject({ toBytes: after });
     expect((await storageVersionOf(file)).invocations.sort()).toEqual([INVOCATION, second]);
-    // Nothing left beside it: neither the copy nor a WAL of the old file.
+    // Nothing left beside it: neither the copy, its spill directory, a WAL nor the claim.
     expect(readdirSync(root).filter((name) => name.startsWith('store.duckdb'))).toEqual(['store.duckdb']);
 
     // Grown past a third, and past the size worth copying, with rows it keeps (so no free
-    // blocks): copied again at the next ingest.
+    // blocks): due again at the next ingest.
     const kept = await openDatabase(file, 'write');
     try {
       await kept.connection.run(`CREATE TABLE kept AS SELECT md5(i::VARCHAR) || md5((i + 1)::VARCHAR) AS x FROM range(2000000) t(i)`);
     } finally {
       kept.close();
     }
-    const third = '33333333-3333-4333-8333-333333333333';
-    const target3 = writeSyntheticTarget({ invocationId: third, generatedAt: '2026-01-07T11:00:00Z' }, path.join(root, 'target-3'));
-    await captureTarget(backend, { targetDir: target3, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date('2026-01-07T12:00:00Z') });
-    const grownAgain = statSync(file).size;
-    expect(grownAgain).toBeGreaterThan(Math.max((4 / 3) * after, COMPACT_MIN_BYTES));
-    const again = await syncStore(backend, file, 'wait');
-    expect(again).toMatchObject({ status: 'synced', invocations: 1 });
-    // The size when copied: the file as grown, and the run just ingested into it.
-    expect((again as { compacted?: { fromBytes: number } }).compacted?.fromBytes).toBeGreaterThanOrEqual(grownAgain);
+    await captureRun(root, backend, '33333333-3333-4333-8333-333333333333', '2026-01-07');
+    expect(statSync(file).size).toBeGreaterThan(Math.max((4 / 3) * after, COMPACT_MIN_BYTES));
+    expect(await syncStore(backend, file, 'wait')).toMatchObject({ status: 'synced', invocations: 1, compactionDue: true });
+  });
+
+  it('copies while other processes read the store, and swaps only if nobody wrote it in between', async () => {
+    const { root, backend } = await archiveWithOneRun();
+    const file = path.join(root, 'store.duckdb');
+    await syncStore(backend, file, 'wait');
+    await addFreeBallast(file);
+    const before = statSync(file).size;
+
+    // A write between the copy and the swap: the copy is dropped, the write kept.
+    const written = await compactStore(file, {
+      afterCopy: async () => {
+        const writer = await openDatabase(file, 'write');
+        try {
+          await writer.connection.run("INSERT INTO store_meta VALUES ('written_meanwhile', 'yes')");
+        } finally {
+          writer.close();
+        }
+      },
+    });
+    expect(written).toEqual({ status: 'changed' });
+    expect(statSync(file).size).toBeGreaterThanOrEqual(before);
+    expect(await metaValue(file, 'written_meanwhile')).toBe('yes');
+    const writtenSize = statSync(file).size;
+
+    // A reader in another process during the copy: it reads on, and the swap waits for nobody.
+    const reader = readInChildProcess(file);
+    await reader.started;
+    const read = await compactStore(file, { afterCopy: () => reader.done });
+    expect(await reader.done).toBe('1');
+    expect(read).toMatchObject({ status: 'compacted', fromBytes: writtenSize });
+    expect(await metaValue(file, 'written_meanwhile')).toBe('yes');
+    expect(readdirSync(root).filter((name) => name.startsWith('store.duckdb'))).toEqual(['store.duckdb']);
+  });
+
+  it('lets one process compact at a time: a claim held by a live process keeps others out; a dead one is taken over', async () => {
+    const { root, backend } = await archiveWithOneRun();
+    const file = path.join(root, 'store.duckdb');
+    await syncStore(backend, file, 'wait');
+    await addFreeBallast(file);
+    const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
+    try {
+      expect(await claimCompaction(file, sleeper.pid!)).not.toBeNull();
+      expect(compactionRunning(file)).toBe(true);
+      expect(await compactStore(file)).toEqual({ status: 'busy' });
+    } finally {
+      sleeper.kill('SIGKILL');
+      await new Promise((resolve) => sleeper.once('exit', resolve));
+    }
+    // As kill -9 leaves it: the claim of a process that is gone.
+    expect(compactionRunning(file)).toBe(false);
+    expect(await compactStore(file)).toMatchObject({ status: 'compacted' });
+    expect(existsSync(`${file}.compacting`)).toBe(false);
   });
 
   it('copies a store once a quarter of it is free, once it is 4/3 of its last compacted size, or when it was never compacted; never a small one', () => {

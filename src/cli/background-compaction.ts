@@ -1,0 +1,28 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { AtticConfig } from '../config/resolve.js';
+import type { CliIo } from './io.js';
+
+// The bundle (dist/bundle/) and the compiled modules sit at the same depth (scripts/bundle-cli.mjs).
+const BIN = fileURLToPath(new URL('../../bin/dbtattic.js', import.meta.url));
+
+/**
+ * Starts `dbtattic compact` on its own, detached: the store's copy (most of a minute at 1,000
+ * runs) then runs beside dbt instead of in front of it, and outlives the command that found
+ * it due. It is claimed for the child at once, so a second capture does not start another.
+ * Compaction only ever saves space: a child that fails or is killed loses nothing.
+ */
+export async function compactInBackground(io: CliIo, config: AtticConfig): Promise<void> {
+  const { claimCompaction, compactionRunning } = await import('../store/index.js');
+  if (compactionRunning(config.databaseFile)) return;
+  const child = spawn(process.execPath, [BIN, 'compact', '--quiet', '--store', path.resolve(io.cwd, config.localDir)], {
+    cwd: io.cwd,
+    env: io.env,
+    detached: true,
+    stdio: 'ignore',
+  });
+  child.on('error', () => undefined);
+  child.unref();
+  if (child.pid !== undefined) await claimCompaction(config.databaseFile, child.pid).catch(() => undefined);
+}
