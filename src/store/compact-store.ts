@@ -61,7 +61,7 @@ async function copyAndSwap(file: string, claim: CompactionClaim, options: Compac
     await connection.run('DETACH store');
     await options.afterCopy?.();
     await claim.refresh();
-    if (!(await attach(connection, file, 'READ_WRITE'))) return { status: 'busy' };
+    if (!(await attachWhenFree(connection, file))) return { status: 'busy' };
     if (!sameFile(copied, await fs.stat(file)) || existsSync(`${file}.wal`)) return { status: 'changed' };
     const toBytes = (await fs.stat(copy)).size;
     // Renamed while the write lock is held: nobody writes the old file after it was copied.
@@ -71,6 +71,22 @@ async function copyAndSwap(file: string, claim: CompactionClaim, options: Compac
     connection.closeSync();
     instance.closeSync();
     for (const leftover of [copy, `${copy}.wal`, `${copy}.tmp`]) await fs.rm(leftover, { force: true, recursive: true });
+  }
+}
+
+const SWAP_WAIT_MS = 10_000;
+
+/**
+ * The write lock for the swap. Readers hold the store a moment (a query, a report); the copy
+ * took most of a minute at 1,000 runs: worth waiting a little for them, as a reading command
+ * waits for a writer.
+ */
+async function attachWhenFree(connection: DuckDBConnection, file: string): Promise<boolean> {
+  const deadline = Date.now() + SWAP_WAIT_MS;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+    if (await attach(connection, file, 'READ_WRITE')) return true;
+    if (Date.now() + delay > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, delay));
   }
 }
 

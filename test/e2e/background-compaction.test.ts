@@ -1,8 +1,9 @@
 import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compactionRunning, openDatabase } from '../../src/store/index.js';
+import { compactionRunning } from '../../src/store/index.js';
 import { makeProject, runCli } from '../helpers/cli.js';
+import { addFreeBlocks } from '../helpers/store-waste.js';
 import { writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
 
 /**
@@ -28,17 +29,7 @@ describe('compaction after a capture', () => {
   it('runs in the background: the capture returns with the store as it ingested it, and the store is later copied compacted', async () => {
     writeSyntheticTarget({ invocationId: FIRST, generatedAt: '2026-02-01T10:00:00.000000Z' }, project.target);
     expect((await runCli(['capture'], { cwd: project.dir })).exitCode).toBe(0);
-    // Waste past the threshold (a quarter of the file free, the file past 32 MB).
-    const db = await openDatabase(storeFile, 'write');
-    try {
-      await db.connection.run('CREATE TABLE ballast AS SELECT md5(i::VARCHAR) || md5((i + 1)::VARCHAR) AS x FROM range(1500000) t(i)');
-      await db.connection.run('CHECKPOINT');
-      await db.connection.run('CREATE TABLE after_ballast AS SELECT md5(i::VARCHAR) AS x FROM range(20000) t(i)');
-      await db.connection.run('CHECKPOINT');
-      await db.connection.run('DROP TABLE ballast');
-    } finally {
-      db.close();
-    }
+    await addFreeBlocks(storeFile);
     const wasteful = statSync(storeFile).size;
     expect((await runCli(['compact', '--json'], { cwd: project.dir })).stdout).toContain('"status": "compacted"');
     const compacted = statSync(storeFile).size;
@@ -46,16 +37,7 @@ describe('compaction after a capture', () => {
     expect(JSON.parse((await runCli(['compact', '--json'], { cwd: project.dir })).stdout)).toMatchObject({ status: 'not-needed', bytes: compacted });
 
     // Wasteful again, then a capture.
-    const again = await openDatabase(storeFile, 'write');
-    try {
-      await again.connection.run('CREATE TABLE ballast AS SELECT md5(i::VARCHAR) || md5((i + 1)::VARCHAR) AS x FROM range(1500000) t(i)');
-      await again.connection.run('CHECKPOINT');
-      await again.connection.run('CREATE TABLE after_ballast_2 AS SELECT md5(i::VARCHAR) AS x FROM range(20000) t(i)');
-      await again.connection.run('CHECKPOINT');
-      await again.connection.run('DROP TABLE ballast');
-    } finally {
-      again.close();
-    }
+    await addFreeBlocks(storeFile);
     writeSyntheticTarget({ invocationId: SECOND, generatedAt: '2026-02-02T10:00:00.000000Z' }, project.target);
     const capture = await runCli(['capture'], { cwd: project.dir });
     expect(capture.exitCode).toBe(0);

@@ -10,6 +10,7 @@ import { claimCompaction, compactionRunning, compactStore, openDatabase, syncSto
 import { COMPACT_MIN_BYTES, copyCompacted, isWasteful } from '../../../src/store/compact.js';
 import { applySchema } from '../../../src/store/schema.js';
 import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
+import { addFreeBlocks } from '../../helpers/store-waste.js';
 
 /**
  * The store is written in DuckDB's 1.5 storage format, whose string compression keeps it
@@ -35,20 +36,6 @@ async function archiveWithOneRun(): Promise<{ root: string; backend: Awaited<Ret
 async function captureRun(root: string, backend: Awaited<ReturnType<typeof openArchive>>, invocationId: string, day: string): Promise<void> {
   const target = writeSyntheticTarget({ invocationId, generatedAt: `${day}T11:00:00Z` }, path.join(root, `target-${invocationId}`));
   await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(`${day}T12:00:00Z`) });
-}
-
-/** Free blocks past the threshold: incompressible rows checkpointed, then dropped (with a table written after them, so that they are not at the end, where DuckDB cuts the file). */
-async function addFreeBallast(file: string): Promise<void> {
-  const db = await openDatabase(file, 'write');
-  try {
-    await db.connection.run('CREATE TABLE ballast AS SELECT md5(i::VARCHAR) || md5((i + 1)::VARCHAR) AS x FROM range(1500000) t(i)');
-    await db.connection.run('CHECKPOINT');
-    await db.connection.run('CREATE TABLE after_ballast AS SELECT md5(i::VARCHAR) AS x FROM range(20000) t(i)');
-    await db.connection.run('CHECKPOINT');
-    await db.connection.run('DROP TABLE ballast');
-  } finally {
-    db.close();
-  }
 }
 
 async function metaValue(file: string, key: string): Promise<string | undefined> {
@@ -194,7 +181,7 @@ describe('the store file format', () => {
     const file = path.join(root, 'store.duckdb');
     expect(await syncStore(backend, file, 'wait')).not.toHaveProperty('compactionDue');
     expect(await compactStore(file)).toMatchObject({ status: 'not-needed', bytes: statSync(file).size });
-    await addFreeBallast(file);
+    await addFreeBlocks(file);
     const grown = statSync(file).size;
     expect(grown).toBeGreaterThan(COMPACT_MIN_BYTES);
 
@@ -232,7 +219,7 @@ describe('the store file format', () => {
     const { root, backend } = await archiveWithOneRun();
     const file = path.join(root, 'store.duckdb');
     await syncStore(backend, file, 'wait');
-    await addFreeBallast(file);
+    await addFreeBlocks(file);
     const before = statSync(file).size;
 
     // A write between the copy and the swap: the copy is dropped, the write kept.
@@ -265,7 +252,7 @@ describe('the store file format', () => {
     const { root, backend } = await archiveWithOneRun();
     const file = path.join(root, 'store.duckdb');
     await syncStore(backend, file, 'wait');
-    await addFreeBallast(file);
+    await addFreeBlocks(file);
     const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     try {
       expect(await claimCompaction(file, sleeper.pid!)).not.toBeNull();
