@@ -15,6 +15,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSy
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { measurePeers, peerQuestions } from './history-peers.mjs';
 import { invocationIdOf, ScaledHistory } from './scaled-history.mjs';
@@ -279,15 +280,38 @@ export function formatTable(result) {
   return lines.join('\n');
 }
 
-const flag = (name, env, fallback) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : Number(process.env[env] ?? fallback);
-};
+const USAGE = `usage: node bench/history-scale.mjs [--nodes N] [--runs N]
+  env: BENCH_HISTORY_NODES, BENCH_HISTORY_RUNS (defaults 10000, 200); BENCH_HISTORY_DIR keeps the history for a later run`;
+
+/** The sizes asked for; an unknown flag or a bad number stops before an hour of building. */
+function sizesAsked() {
+  let values;
+  try {
+    ({ values } = parseArgs({ options: { nodes: { type: 'string' }, runs: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: true }));
+  } catch (error) {
+    console.error(`${error.message}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const size = (given, env, fallback) => {
+    const n = Number(given ?? process.env[env] ?? fallback);
+    if (!Number.isInteger(n) || n < 1) {
+      console.error(`not a positive whole number: ${given ?? process.env[env]}\n${USAGE}`);
+      process.exit(2);
+    }
+    return n;
+  };
+  return { nodes: size(values.nodes, 'BENCH_HISTORY_NODES', 10_000), runs: size(values.runs, 'BENCH_HISTORY_RUNS', 200) };
+}
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  const sizes = sizesAsked();
   const dir = process.env.BENCH_HISTORY_DIR;
   if (dir) mkdirSync(dir, { recursive: true });
-  const result = await benchHistoryScale({ nodes: flag('nodes', 'BENCH_HISTORY_NODES', 10_000), runs: flag('runs', 'BENCH_HISTORY_RUNS', 200), dir });
+  const result = await benchHistoryScale({ ...sizes, dir });
   console.log(formatTable(result));
   console.log(JSON.stringify(result, null, 2));
   if (!result.pass) process.exitCode = 1;

@@ -13,6 +13,11 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const BENCHES = ['startup.mjs', 'capture-dedup.mjs', 'capture-outputs.mjs', 'ingest-history.mjs', 'ingest-large.mjs', 'sql-normalize.mjs', 's3-remote.mjs', 'plan-scale.mjs', 'report-scale.mjs', 'prune.mjs', 'history-scale.mjs'];
 
 const only = process.argv.slice(2);
+const unknown = only.filter((word) => !BENCHES.some((f) => f.includes(word)));
+if (unknown.length) {
+  console.error(`no benchmark is named by: ${unknown.join(', ')}; the benchmarks: ${BENCHES.map((f) => f.replace('.mjs', '')).join(', ')}`);
+  process.exit(2);
+}
 // Figures depend on the Node line (issue 17): every report starts with it.
 process.stdout.write(`node ${process.version} on ${process.platform}-${process.arch}, ${os.availableParallelism()} cores\n`);
 let missed = 0;
