@@ -1,5 +1,5 @@
 import { AtticError } from '../errors.js';
-import { JsonScanError, objectMembers, skipValue, type JsonMember } from '../json/scan.js';
+import { JsonScanError, objectMembers, sectionMembers, skipValue, type JsonMember } from '../json/scan.js';
 import type { ArtifactType } from '../vocab/index.js';
 
 /**
@@ -30,10 +30,14 @@ export function* arrayItems(buf: Buffer, range: ByteRange): Generator<ByteRange>
   }
 }
 
-/** Members of the object in `range`; an empty iteration when the value is null (dbt writes `"disabled": null`). */
+/**
+ * Members of the object in `range`; an empty iteration when the value is null (dbt writes
+ * `"disabled": null`). A top-level section of a large document was walked by the check of the
+ * whole document (json/scan.ts), which kept where each member lies.
+ */
 export function* mapMembers(buf: Buffer, range: ByteRange): Generator<JsonMember> {
   if (isNull(buf, range)) return;
-  yield* objectMembers(buf, range.start, range.end);
+  yield* sectionMembers(buf, range) ?? objectMembers(buf, range.start, range.end);
 }
 
 export function* listItems(buf: Buffer, range: ByteRange): Generator<ByteRange> {

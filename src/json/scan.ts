@@ -69,13 +69,13 @@ function isScalarByte(byte: number): boolean {
  * Returns the offset just past the value that starts at `pos` (after any whitespace).
  * Containers are walked with an explicit stack so deep nesting cannot overflow ours.
  */
-export function skipValue(buf: Buffer, pos: number, end: number = buf.length): number {
+export function skipValue(buf: Buffer, pos: number, end: number = buf.length, depth = 0): number {
   pos = skipSpace(buf, pos, end);
   if (pos >= end) throw new JsonScanError('truncated', pos, 'expected a value');
   const first = buf[pos]!;
   if (first === QUOTE) return skipString(buf, pos, end);
   if (first !== OPEN_BRACE && first !== OPEN_BRACKET) return skipScalar(buf, pos, end);
-  return skipContainer(buf, pos, end);
+  return skipContainer(buf, pos, end, depth);
 }
 
 function skipScalar(buf: Buffer, pos: number, end: number): number {
@@ -92,8 +92,10 @@ function skipScalar(buf: Buffer, pos: number, end: number): number {
  */
 export const MAX_JSON_DEPTH = 256;
 
-function skipContainer(buf: Buffer, pos: number, end: number): number {
+/** `depth`: how many containers around the one at `pos` the limit counts already. */
+function skipContainer(buf: Buffer, pos: number, end: number, depth: number): number {
   const stack: number[] = [];
+  const limit = MAX_JSON_DEPTH - depth;
   while (pos < end) {
     const byte = buf[pos]!;
     if (byte === QUOTE) {
@@ -102,7 +104,7 @@ function skipContainer(buf: Buffer, pos: number, end: number): number {
     }
     if (byte === OPEN_BRACE || byte === OPEN_BRACKET) {
       stack.push(byte === OPEN_BRACE ? CLOSE_BRACE : CLOSE_BRACKET);
-      if (stack.length > MAX_JSON_DEPTH) throw new JsonScanError('limit', pos, `nested more than ${MAX_JSON_DEPTH} levels deep`);
+      if (stack.length > limit) throw new JsonScanError('limit', pos, `nested more than ${MAX_JSON_DEPTH} levels deep`);
     } else if (byte === CLOSE_BRACE || byte === CLOSE_BRACKET) {
       if (stack.pop() !== byte) throw new JsonScanError('syntax', pos, 'mismatched bracket');
       if (stack.length === 0) return pos + 1;
@@ -112,6 +114,19 @@ function skipContainer(buf: Buffer, pos: number, end: number): number {
     pos++;
   }
   throw new JsonScanError('truncated', end, `${stack.length} unclosed ${stack.length === 1 ? 'bracket' : 'brackets'}`);
+}
+
+/**
+ * The key whose quoted string spans [start, end). Keys are read by the ten thousand (one per
+ * node, per parent-map entry): one without escapes or control characters is its bytes, and only
+ * the others go through JSON.parse, which also refuses what JSON does not allow in a string.
+ */
+function keyAt(buf: Buffer, start: number, end: number): string {
+  for (let i = start + 1; i < end - 1; i++) {
+    const byte = buf[i]!;
+    if (byte === BACKSLASH || byte < 0x20) return JSON.parse(buf.toString('utf8', start, end)) as string;
+  }
+  return buf.toString('utf8', start + 1, end - 1);
 }
 
 /**
@@ -126,7 +141,14 @@ export function documentStart(buf: Uint8Array): number {
  * Yields the members of the object that opens at `pos`, lazily: a caller that wants only the
  * first member stops after reading it.
  */
-export function* objectMembers(buf: Buffer, pos = documentStart(buf), end: number = buf.length): Generator<JsonMember> {
+export function objectMembers(buf: Buffer, pos = documentStart(buf), end: number = buf.length): Generator<JsonMember> {
+  return membersFrom(buf, pos, end, skipValue);
+}
+
+/** Skips the value that starts at `start`; returns the offset just past it. */
+type ValueSkipper = (buf: Buffer, start: number, end: number) => number;
+
+function* membersFrom(buf: Buffer, pos: number, end: number, skip: ValueSkipper): Generator<JsonMember> {
   pos = skipSpace(buf, pos, end);
   if (buf[pos] !== OPEN_BRACE) {
     throw new JsonScanError(pos >= end ? 'truncated' : 'syntax', pos, 'expected an object');
@@ -137,11 +159,11 @@ export function* objectMembers(buf: Buffer, pos = documentStart(buf), end: numbe
     if (pos >= end) throw new JsonScanError('truncated', pos, 'expected a key');
     if (buf[pos] !== QUOTE) throw new JsonScanError('syntax', pos, 'expected a key');
     const keyEnd = skipString(buf, pos, end);
-    const key = JSON.parse(buf.toString('utf8', pos, keyEnd)) as string;
+    const key = keyAt(buf, pos, keyEnd);
     pos = skipSpace(buf, keyEnd, end);
     if (buf[pos] !== COLON) throw new JsonScanError(pos >= end ? 'truncated' : 'syntax', pos, "expected ':'");
     const start = skipSpace(buf, pos + 1, end);
-    const valueEnd = skipValue(buf, start, end);
+    const valueEnd = skip(buf, start, end);
     yield { key, start, end: valueEnd };
     pos = skipSpace(buf, valueEnd, end);
     if (buf[pos] === CLOSE_BRACE) return;
@@ -161,21 +183,49 @@ export function parseMember(buf: Buffer, member: JsonMember): unknown {
  * manifest visits every byte, and capture's check and ingest's reading walked it each.
  */
 export function scanDocument(buf: Buffer): JsonMember[] {
-  const held = scanned.get(buf);
-  if (held) return held;
-  const members = scanWhole(buf);
-  scanned.set(buf, members);
-  return members;
+  return scanned(buf).members;
 }
 
-const scanned = new BytesMemo<JsonMember[]>();
+/**
+ * The members of a top-level member whose value is an object (a manifest's `nodes`), as the
+ * scan of the whole document found them; undefined for any other range, or when the document
+ * is too small to be kept. The check of the whole document walks every node anyway: recording
+ * where each one lies spares ingest a second walk of the same 50 MB.
+ */
+export function sectionMembers(buf: Buffer, section: { start: number; end: number }): readonly JsonMember[] | undefined {
+  const held = scans.get(buf)?.sections.get(section.start);
+  return held && held.end === section.end ? held.members : undefined;
+}
 
-function scanWhole(buf: Buffer): JsonMember[] {
-  const members = [...objectMembers(buf)];
+interface ScannedDocument {
+  members: JsonMember[];
+  sections: Map<number, { end: number; members: JsonMember[] }>;
+}
+
+const scans = new BytesMemo<ScannedDocument>();
+
+function scanned(buf: Buffer): ScannedDocument {
+  const held = scans.get(buf);
+  if (held) return held;
+  const document = scanWhole(buf);
+  scans.set(buf, document);
+  return document;
+}
+
+function scanWhole(buf: Buffer): ScannedDocument {
+  const sections: ScannedDocument['sections'] = new Map();
+  const recordSection: ValueSkipper = (b, start, end) => {
+    if (b[start] !== OPEN_BRACE) return skipValue(b, start, end);
+    const members = [...membersFrom(b, start, end, (v, from, to) => skipValue(v, from, to, 1))];
+    const close = skipSpace(b, members.length ? members[members.length - 1]!.end : start + 1, end) + 1;
+    sections.set(start, { end: close, members });
+    return close;
+  };
+  const members = [...membersFrom(buf, documentStart(buf), buf.length, recordSection)];
   let close = members.length ? members[members.length - 1]!.end : 0;
   close = buf.indexOf(CLOSE_BRACE, close);
   const rest = skipSpace(buf, close + 1, buf.length);
   if (close === -1) throw new JsonScanError('truncated', buf.length, 'missing closing brace');
   if (rest < buf.length) throw new JsonScanError('syntax', rest, 'data after the end of the document');
-  return members;
+  return { members, sections };
 }
