@@ -25,7 +25,7 @@ import { inTransaction, type Database } from './database.js';
 import type { IngestProblem } from './ingest.js';
 import { dropForgottenRows } from './forgotten.js';
 import { changeFollowers } from './node-changes.js';
-import { refreshDerivedTables } from './derived-tables.js';
+import { refreshDerivedTables, refreshDerivedTablesSideBySide } from './derived-tables.js';
 
 export interface CatchUpReport {
   invocations: number;
@@ -92,6 +92,7 @@ async function refreshUnmatched(connection: DuckDBConnection): Promise<void> {
 async function ingestTouched(db: Database, backend: Backend, touched: readonly string[], onProgress?: ProgressFn): Promise<IngestProblem[]> {
   const [{ ingestInvocation }, { VersionWriter }] = await Promise.all([import('./ingest.js'), import('./version-writer.js')]);
   const versions = await VersionWriter.open(await db.connect());
+  const side = await db.connect();
   const problems: IngestProblem[] = [];
   let done = 0;
   for (let i = 0; i < touched.length; i += INGEST_BATCH) {
@@ -105,7 +106,7 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
       problems.push(...(await ingestInvocation(db.connection, versions, backend, { invocationId, records, captures })));
       onProgress?.(++done, touched.length);
     }
-    await inTransaction(db.connection, () => refreshDerivedTables(db.connection, batch, changedFrom));
+    await refreshDerivedTablesSideBySide(db.connection, side, batch, changedFrom);
   }
   return problems;
 }
