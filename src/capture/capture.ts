@@ -34,6 +34,8 @@ export interface CaptureOptions {
   onProgress?: (done: number, total: number) => void;
   /** Told when the capture waits for a prune that is deleting objects. */
   onWait?: (what: string) => void;
+  /** Told once, before anything is written, when something will be: not told by a dry run or an unchanged target/. */
+  onWriting?: () => void;
 }
 
 export interface CaptureOutcome {
@@ -71,7 +73,9 @@ async function captureGuarded(backend: Backend, options: CaptureOptions): Promis
     : [];
   await cache?.save();
   const outputsNew = outputs.some((o) => o.status === 'captured');
-  const context = !plan.nothingNew || outputsNew || options.run ? ((await options.context?.()) ?? {}) : {};
+  const writing = !plan.nothingNew || outputsNew || options.run;
+  if (writing) options.onWriting?.();
+  const context = writing ? ((await options.context?.()) ?? {}) : {};
   const record = await applyCapture(backend, plan, {
     captureId,
     outputs,

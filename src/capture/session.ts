@@ -17,6 +17,8 @@ export interface SessionOptions {
   context?: RunContext;
   env: Record<string, string | undefined>;
   onProgress?: (done: number, total: number) => void;
+  /** Told once, before the capture writes anything (capture.ts). */
+  onWriting?: () => void;
 }
 
 /** Captures the configured project's target/ into its archive. */
@@ -46,5 +48,6 @@ export async function captureProject(config: AtticConfig, options: SessionOption
       sqlCacheFile: path.join(config.localDir, 'capture-cache-sql.json'),
     },
     onProgress: options.onProgress,
+    onWriting: options.onWriting,
   });
 }

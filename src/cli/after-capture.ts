@@ -4,6 +4,16 @@ import { compactInBackground } from './background-compaction.js';
 import type { CliIo } from './io.js';
 
 /**
+ * Loading the store's code (DuckDB's client and native library, ingest) costs a capture about
+ * 50 ms of start-up. Begun when the capture knows it will write something, it is done by the
+ * time the artifacts are in the archive: the capture's writes leave the thread idle in between.
+ */
+export function preloadStore(config: AtticConfig): (() => void) | undefined {
+  if (config.remote) return undefined;
+  return () => void import('../store/index.js').catch(() => undefined);
+}
+
+/**
  * After a capture wrote something, bring the store up to date. DuckDB is loaded only here, so
  * a capture that found nothing new never pays for it. Problems are talk, never failures: the
  * archive already holds everything.

@@ -5,7 +5,7 @@ import { findProjectDir } from '../../config/dbt-project.js';
 import { isCapturePhase } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import type { CliIo } from '../io.js';
-import { updateStoreAfter } from '../after-capture.js';
+import { preloadStore, updateStoreAfter } from '../after-capture.js';
 import { captureRows, printCaptureResult } from '../print-capture.js';
 import { archiveAbbreviator } from '../abbreviate.js';
 import { startProgress } from '../progress.js';
@@ -27,10 +27,11 @@ export default async function capture(io: CliIo, flags: CaptureFlags): Promise<n
   const catalogProblem = config.catalog ? catalogConfigProblem(config.catalog.value) : null;
   // Uploads to a remote store can be long: a progress line on a terminal (never in CI logs).
   const progress = config.remote && !flags.quiet ? startProgress(io, 'uploading (bytes)') : null;
-  const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env, onProgress: progress?.update }).finally(() => progress?.stop());
   // A pre capture runs in front of dbt (the shell wrapper): it only reads and archives bytes.
   // Ingest, which parses and fingerprints, is left to the next read or the next capture after dbt.
-  if (!flags.dryRun && phase !== 'pre') await updateStoreAfter(io, config, [outcome], flags.quiet ?? false);
+  const ingests = !flags.dryRun && phase !== 'pre';
+  const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env, onProgress: progress?.update, onWriting: ingests ? preloadStore(config) : undefined }).finally(() => progress?.stop());
+  if (ingests) await updateStoreAfter(io, config, [outcome], flags.quiet ?? false);
   const human = !flags.json && !flags.quiet;
   const shown = captureRows(outcome).flatMap((r) => (r.invocation_id ? [r.invocation_id] : []));
   const abbreviate = human ? await archiveAbbreviator(config, shown) : (id: string) => id;
