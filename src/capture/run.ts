@@ -19,7 +19,7 @@ export interface RunOutcome {
  * Captures before (what an earlier command left), runs the command in the project directory,
  * then captures after, also when the command failed or was interrupted.
  */
-export async function runWithCapture(config: AtticConfig, argv: string[], toolVersion: string, env: NodeJS.ProcessEnv): Promise<RunOutcome> {
+export async function runWithCapture(config: AtticConfig, argv: string[], toolVersion: string, env: NodeJS.ProcessEnv, onPostWriting?: () => void): Promise<RunOutcome> {
   const warnings: string[] = [];
   const attempt = async (label: string, work: () => Promise<CaptureOutcome>): Promise<CaptureOutcome | null> => {
     try {
@@ -45,6 +45,6 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
     exit_code: command.exitCode,
     signal: command.signal,
   };
-  const post = await attempt('post-run', () => captureProject(config, { phase: 'post', toolVersion, run, context, env }));
+  const post = await attempt('post-run', () => captureProject(config, { phase: 'post', toolVersion, run, context, env, onWriting: onPostWriting }));
   return { command, pre, post, warnings };
 }

@@ -5,7 +5,7 @@ import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
 import type { CliIo } from '../io.js';
 import { TOOL_VERSION } from '../version.js';
-import { updateStoreAfter } from '../after-capture.js';
+import { preloadStore, updateStoreAfter } from '../after-capture.js';
 
 interface RunFlags extends GlobalFlags {
   args?: string[];
@@ -20,7 +20,7 @@ export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
     return ExitCode.usage;
   }
   const config = loadConfig(io, flags);
-  const outcome = await runWithCapture(config, argv, TOOL_VERSION, { ...io.env });
+  const outcome = await runWithCapture(config, argv, TOOL_VERSION, { ...io.env }, preloadStore(config));
   for (const warning of outcome.warnings) io.stderr(`${io.color.yellow('dbtattic warning:')} ${warning}\n`);
   if (outcome.command.spawnError) io.stderr(`${io.color.red('dbtattic:')} ${outcome.command.spawnError}\n`);
   const captured = outcome.post?.record?.artifacts.filter((a) => a.status === 'captured') ?? [];
