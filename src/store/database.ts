@@ -50,6 +50,11 @@ export async function openDatabase(file: string, mode: OpenMode): Promise<Databa
   };
 }
 
+/** DuckDB could not get the memory a statement needed, within the writer's limit (WRITE_MEMORY_LIMIT). */
+export function isOutOfMemory(error: unknown): boolean {
+  return /could not allocate|out of memory/i.test(error instanceof Error ? error.message : String(error));
+}
+
 export function isLockError(error: unknown): boolean {
   return error instanceof Error && /Could not set lock on file|Conflicting lock|Resource temporarily unavailable/i.test(error.message);
 }

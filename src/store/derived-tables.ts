@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { inTransaction } from './database.js';
+import { inTransaction, isOutOfMemory } from './database.js';
 import { refreshNodeChanges } from './node-changes.js';
 import { dropMatchedHistory, refreshManifestInvocations, refreshRunHistory } from './run-history.js';
 import { refreshTestHistory } from './test-history.js';
@@ -38,18 +38,12 @@ export async function refreshDerivedTablesSideBySide(connection: DuckDBConnectio
   await inTransaction(connection, () => refreshManifestInvocations(connection, ids));
   const changes = inTransaction(side, () => refreshNodeChanges(side, changedFrom));
   const histories = inTransaction(connection, async () => {
-    await refreshRunHistory(connection, ids);
-    await refreshTestHistory(connection, ids);
+    await refreshHistories(connection, ids);
     await changes;
-    await dropMatchedHistory(connection);
   });
   // Both settle before anything else touches these tables: a retry beside a refresh still running would conflict with it.
   const failed = (await Promise.allSettled([changes, histories])).find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (!failed) return;
   if (!isOutOfMemory(failed.reason)) throw failed.reason;
   await inTransaction(connection, () => refreshDerivedTables(connection, ids, changedFrom));
-}
-
-function isOutOfMemory(error: unknown): boolean {
-  return /could not allocate|out of memory/i.test(error instanceof Error ? error.message : String(error));
 }

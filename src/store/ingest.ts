@@ -5,7 +5,7 @@ import { mergeInvocationFacts, type ArtifactInvocationFacts } from '../extract/i
 import { normaliseInstant, type ArtifactType } from '../vocab/index.js';
 import { appendArtifactRows, closeAppenders, openAppenders, PER_INVOCATION_TABLES } from './artifact-rows.js';
 import { captureFacts } from './capture-facts.js';
-import { inTransaction, WRITE_MEMORY_LIMIT } from './database.js';
+import { inTransaction, isOutOfMemory, WRITE_MEMORY_LIMIT } from './database.js';
 import { writeInvocationRow } from './invocation-row.js';
 import { writeOutputRows } from './output-rows.js';
 import { readPriorManifest } from './prior-manifest.js';
@@ -73,7 +73,7 @@ export async function ingestInvocation(connection: DuckDBConnection, versions: V
  */
 function asTooLarge(error: unknown, record: ArtifactRecord): Error {
   const message = error instanceof Error ? error.message : String(error);
-  if (!/could not allocate|out of memory/i.test(message)) return error instanceof Error ? error : new Error(message);
+  if (!isOutOfMemory(error)) return error instanceof Error ? error : new Error(message);
   return new AtticError(
     'artifact-unreadable',
     `The ${record.artifact} holds a value too large for the store's writer memory (DBTATTIC_STORE_MEMORY_LIMIT=${WRITE_MEMORY_LIMIT}): ${message.split('\n')[0]}. ` +
