@@ -35,7 +35,7 @@ export interface CaptureOptions {
   /** Told when the capture waits for a prune that is deleting objects. */
   onWait?: (what: string) => void;
   /** Told once, before anything is written, when something will be: not told by a dry run or an unchanged target/. */
-  onWriting?: () => void;
+  onWriting?: (plan: CapturePlan) => void;
 }
 
 export interface CaptureOutcome {
@@ -74,7 +74,7 @@ async function captureGuarded(backend: Backend, options: CaptureOptions): Promis
   await cache?.save();
   const outputsNew = outputs.some((o) => o.status === 'captured');
   const writing = !plan.nothingNew || outputsNew || options.run;
-  if (writing) options.onWriting?.();
+  if (writing) options.onWriting?.(plan);
   const context = writing ? ((await options.context?.()) ?? {}) : {};
   const record = await applyCapture(backend, plan, {
     captureId,

@@ -8,4 +8,5 @@
  */
 export { captureTarget, type CaptureOptions, type CaptureOutcome } from './capture.js';
 export type { CapturePlan, PlannedArtifact } from './plan.js';
+export { filedManifestInvocation } from './plan.js';
 export { intactCopies } from './intact-copies.js';

@@ -30,3 +30,9 @@ export function planCapture(inspected: InspectedArtifact[], archived: (item: Pre
   });
   return { artifacts, nothingNew: !artifacts.some((a) => a.action === 'store') };
 }
+
+/** The invocation whose manifest the plan files, if it files one (a target/ holds one manifest). */
+export function filedManifestInvocation(plan: CapturePlan): string | null {
+  for (const p of plan.artifacts) if (p.action === 'store' && p.item.artifact === 'manifest') return p.item.invocationId;
+  return null;
+}

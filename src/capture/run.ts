@@ -6,6 +6,7 @@ import { runCommand, type CommandOutcome } from './run-command.js';
 import { takeRunContext } from './run-context.js';
 import { captureProject } from './session.js';
 import type { CaptureOutcome } from './capture.js';
+import type { CapturePlan } from './plan.js';
 
 export interface RunOutcome {
   command: CommandOutcome;
@@ -19,7 +20,7 @@ export interface RunOutcome {
  * Captures before (what an earlier command left), runs the command in the project directory,
  * then captures after, also when the command failed or was interrupted.
  */
-export async function runWithCapture(config: AtticConfig, argv: string[], toolVersion: string, env: NodeJS.ProcessEnv, onPostWriting?: () => void): Promise<RunOutcome> {
+export async function runWithCapture(config: AtticConfig, argv: string[], toolVersion: string, env: NodeJS.ProcessEnv, onPostWriting?: (plan: CapturePlan) => void): Promise<RunOutcome> {
   const warnings: string[] = [];
   const attempt = async (label: string, work: () => Promise<CaptureOutcome>): Promise<CaptureOutcome | null> => {
     try {

@@ -6,6 +6,7 @@ import type { AtticConfig } from '../config/resolve.js';
 import { AtticError } from '../errors.js';
 import type { CapturePhase } from '../vocab/index.js';
 import { captureTarget, type CaptureOutcome } from './capture.js';
+import type { CapturePlan } from './plan.js';
 import type { RunContext } from './run-context.js';
 
 export interface SessionOptions {
@@ -18,7 +19,7 @@ export interface SessionOptions {
   env: Record<string, string | undefined>;
   onProgress?: (done: number, total: number) => void;
   /** Told once, before the capture writes anything (capture.ts). */
-  onWriting?: () => void;
+  onWriting?: (plan: CapturePlan) => void;
 }
 
 /** Captures the configured project's target/ into its archive. */

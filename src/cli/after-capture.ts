@@ -1,16 +1,41 @@
 import type { CaptureOutcome } from '../capture/index.js';
+import { filedManifestInvocation, type CapturePlan } from '../capture/plan.js';
+import type { CatchUpAhead } from '../store/index.js';
 import type { AtticConfig } from '../config/resolve.js';
 import { compactInBackground } from './background-compaction.js';
 import type { CliIo } from './io.js';
 
 /**
- * Loading the store's code (DuckDB's client and native library, ingest) costs a capture about
- * 50 ms of start-up. Begun when the capture knows it will write something, it is done by the
- * time the artifacts are in the archive: the capture's writes leave the thread idle in between.
+ * The store, opened while the capture writes the archive (store/catch-up-ahead.ts): loading
+ * DuckDB, opening the file and reading what ingest reads first cost about 0.5 s at 10,000 nodes,
+ * and begun when the capture knows it will write, they run beside its hashing and writes.
  */
-export function preloadStore(config: AtticConfig): (() => void) | undefined {
+export interface StoreAhead {
+  /** For the capture to call when it knows what it will write. */
+  onWriting: (plan: CapturePlan) => void;
+  /** The store opened ahead; null when it could not be; undefined when the capture never wrote. */
+  opened(): Promise<CatchUpAhead | null> | undefined;
+  /** Lets the store go without catching up (the capture failed). */
+  release(): Promise<void>;
+}
+
+export function storeAhead(config: AtticConfig): StoreAhead | undefined {
+  // A remote store is caught up by the next reading command, not after a capture (below).
   if (config.remote) return undefined;
-  return () => void import('../store/index.js').catch(() => undefined);
+  let opening: Promise<CatchUpAhead | null> | undefined;
+  return {
+    onWriting: (plan) => {
+      // Outputs alone, or a `run` that left nothing new, are never caught up on after the capture.
+      if (plan.nothingNew) return;
+      opening ??= import('../store/index.js').then(({ openStoreAhead }) => openStoreAhead(config, filedManifestInvocation(plan))).catch(() => null);
+    },
+    opened: () => opening,
+    release: async () => releaseAhead(await opening),
+  };
+}
+
+async function releaseAhead(ahead: CatchUpAhead | null | undefined): Promise<void> {
+  if (ahead) (await import('../store/index.js')).releaseStoreAhead(ahead);
 }
 
 /**
@@ -18,13 +43,14 @@ export function preloadStore(config: AtticConfig): (() => void) | undefined {
  * a capture that found nothing new never pays for it. Problems are talk, never failures: the
  * archive already holds everything.
  */
-export async function updateStoreAfter(io: CliIo, config: AtticConfig, outcomes: (CaptureOutcome | null)[], quiet = false): Promise<void> {
+export async function updateStoreAfter(io: CliIo, config: AtticConfig, outcomes: (CaptureOutcome | null)[], quiet = false, ahead?: StoreAhead): Promise<void> {
   const captureIds = outcomes.filter((o) => o?.record?.artifacts.some((a) => a.status === 'captured' || a.status === 'repaired')).map((o) => o!.record!.capture_id);
+  const opened = await ahead?.opened();
   // A remote store's local cache is caught up by the next reading command (often on another
   // machine, and never on most CI runners): no downloads in front of dbt.
-  if (captureIds.length === 0 || config.remote) return;
+  if (captureIds.length === 0 || config.remote) return releaseAhead(opened);
   const result = await import('../store/index.js')
-    .then(({ catchUpAfterCapture }) => catchUpAfterCapture(config, captureIds))
+    .then(({ catchUpAfterCapture }) => catchUpAfterCapture(config, captureIds, opened))
     .catch((error: unknown) => ({ status: 'failed' as const, error: error instanceof Error ? error.message : String(error) }));
   if (result.status === 'synced' && result.compactionDue) await compactInBackground(io, config).catch(() => undefined);
   if (result.status === 'busy' && !quiet) io.stderr(io.color.dim('dbtattic: the store is in use by another process; it catches up on the next read.\n'));

@@ -26,6 +26,7 @@ import type { IngestProblem } from './ingest.js';
 import { dropForgottenRows } from './forgotten.js';
 import { changeFollowers } from './node-changes.js';
 import { refreshDerivedTables, refreshDerivedTablesSideBySide } from './derived-tables.js';
+import { takePrior, type CatchUpAhead } from './catch-up-ahead.js';
 
 export interface CatchUpReport {
   invocations: number;
@@ -50,7 +51,7 @@ export type CatchUpScope = { all: true } | { captureIds: readonly string[] } | {
  * ingest_problem, the rest is ingested; an invocation whose artifact was damaged is tried again
  * on each full catch-up, so a repair (`verify --repair`, capturing the original) reaches the store.
  */
-export async function catchUp(db: Database, backend: Backend, onProgress?: ProgressFn, scope: CatchUpScope = { all: true }): Promise<CatchUpReport> {
+export async function catchUp(db: Database, backend: Backend, onProgress?: ProgressFn, scope: CatchUpScope = { all: true }, ahead?: CatchUpAhead): Promise<CatchUpReport> {
   const connection = db.connection;
   // Read before anything is listed: a record filed from here on changes it (archive-stamp.ts).
   const stamp = 'all' in scope ? await readChangeStamp(backend) : null;
@@ -64,7 +65,7 @@ export async function catchUp(db: Database, backend: Backend, onProgress?: Progr
   const newOutputs = full ? await unseenOutputRecords(connection, backend, onDamaged) : [];
   if (newCaptures.length > 0) await inTransaction(connection, () => writeCaptureRows(connection, newCaptures));
   const touched = touchedInvocations(newArtifacts, newCaptures, newOutputs, full ? await damagedInvocations(connection) : []);
-  const problems = touched.length > 0 ? await ingestTouched(db, backend, touched, onProgress) : [];
+  const problems = touched.length > 0 ? await ingestTouched(db, backend, touched, onProgress, ahead) : [];
   await refreshUnmatched(connection);
   // Only a full catch-up has seen every damaged record, so only it may replace the list.
   if (full) problems.push(...(await recordDamagedRecords(connection, damaged)));
@@ -89,9 +90,9 @@ async function refreshUnmatched(connection: DuckDBConnection): Promise<void> {
  * Ingest (and the extract layer under it) is loaded only when there is something to ingest: a
  * reading command on a current store pays nothing for it at start-up.
  */
-async function ingestTouched(db: Database, backend: Backend, touched: readonly string[], onProgress?: ProgressFn): Promise<IngestProblem[]> {
+async function ingestTouched(db: Database, backend: Backend, touched: readonly string[], onProgress?: ProgressFn, ahead?: CatchUpAhead): Promise<IngestProblem[]> {
   const [{ ingestInvocation }, { VersionWriter }] = await Promise.all([import('./ingest.js'), import('./version-writer.js')]);
-  const versions = await VersionWriter.open(await db.connect());
+  const versions = ahead?.versions ?? (await VersionWriter.open(await db.connect()));
   const side = await db.connect();
   const problems: IngestProblem[] = [];
   let done = 0;
@@ -103,7 +104,7 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
       changedFrom.push(...(await changeFollowers(db.connection, [invocationId])));
       const records = await listInvocationRecords(backend, invocationId);
       const captures = await readCapturesOf(db.connection, invocationId);
-      problems.push(...(await ingestInvocation(db.connection, versions, backend, { invocationId, records, captures })));
+      problems.push(...(await ingestInvocation(db.connection, versions, backend, { invocationId, records, captures, prior: takePrior(ahead, invocationId) })));
       onProgress?.(++done, touched.length);
     }
     await refreshDerivedTablesSideBySide(db.connection, side, batch, changedFrom);

@@ -35,6 +35,7 @@ export async function openDatabase(file: string, mode: OpenMode): Promise<Databa
   }
   const connection = await instance.connect();
   const others: DuckDBConnection[] = [];
+  let closed = false;
   return {
     connection,
     connect: async () => {
@@ -42,7 +43,10 @@ export async function openDatabase(file: string, mode: OpenMode): Promise<Databa
       others.push(other);
       return other;
     },
+    // Once: a store opened ahead of a catch-up (catch-up-ahead.ts) may be let go twice.
     close: () => {
+      if (closed) return;
+      closed = true;
       for (const other of others) other.closeSync();
       connection.closeSync();
       instance.closeSync();

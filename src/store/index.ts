@@ -13,7 +13,8 @@ export { readHistory, type History, type HistoryFilter, type HistoryRow, type No
 export { readStoreFigures, type StoreFigures } from './figures.js';
 export type { CatchUpReport } from './catch-up.js';
 export type { IngestProblem } from './ingest.js';
-export { branchBaseReader, catchUpAfterCapture, syncForReading, withCurrentStore, rebuildProjectStore, type ReadNotice } from './project-store.js';
+export type { CatchUpAhead } from './catch-up-ahead.js';
+export { branchBaseReader, catchUpAfterCapture, openStoreAhead, releaseStoreAhead, syncForReading, withCurrentStore, rebuildProjectStore, type ReadNotice } from './project-store.js';
 export { isDamaged, type StoreDamage } from './damage.js';
 export type { MovedAside } from './store-file.js';
 export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvocation, invocationAbbreviator, compareMacros, compareNodes, compareStatuses, compareRuntimes } from './compare.js';

@@ -8,7 +8,7 @@ import { captureFacts } from './capture-facts.js';
 import { inTransaction, isOutOfMemory, WRITE_MEMORY_LIMIT } from './database.js';
 import { writeInvocationRow } from './invocation-row.js';
 import { writeOutputRows } from './output-rows.js';
-import { readPriorManifest } from './prior-manifest.js';
+import { readPriorManifest, type PriorReading } from './prior-manifest.js';
 import { dropOrphanEntries } from './entry-memo.js';
 import type { VersionWriter } from './version-writer.js';
 
@@ -24,6 +24,8 @@ export interface InvocationInput {
   records: ArtifactRecord[];
   /** Capture records that captured any of its artifacts. */
   captures: CaptureRecord[];
+  /** The prior manifest, when it was read already (catch-up-ahead.ts); else it is read here. */
+  prior?: PriorReading;
 }
 
 /** A row of ingest_problem (schema/001-capture-tables.sql says what each kind means). */
@@ -107,7 +109,7 @@ async function writeInvocation(connection: DuckDBConnection, versions: VersionWr
   }
   await writeArtifactCaptures(connection, input.records);
   const facts: ArtifactInvocationFacts[] = [];
-  const prior = input.records.some((r) => r.artifact === 'manifest') ? await readPriorManifest(connection, input.invocationId) : undefined;
+  const prior = input.records.some((r) => r.artifact === 'manifest') ? (input.prior ?? (await readPriorManifest(connection, input.invocationId))) : undefined;
   const appenders = await openAppenders(connection);
   try {
     for (const record of newestPerArtifact(input.records)) {

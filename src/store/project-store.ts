@@ -7,20 +7,37 @@ import { countUnseenRecords, type ProgressFn } from './catch-up.js';
 import { readStoreDamage, type StoreDamage } from './damage.js';
 import { openDatabase, type Database } from './database.js';
 import type { MovedAside } from './store-file.js';
-import { rebuildStore, syncStore, type SyncReport } from './sync.js';
+import { openAheadOfCatchUp, rebuildStore, syncStore, type SyncReport } from './sync.js';
+import type { CatchUpAhead } from './catch-up-ahead.js';
 
 /**
  * The store of a configured project, as commands use it. Capture writes the archive first and
  * then catches the store up, but never fails or waits because of it: if another process holds
  * the store, the next command catches up.
  */
-export async function catchUpAfterCapture(config: AtticConfig, captureIds: readonly string[]): Promise<SyncReport | { status: 'failed'; error: string }> {
+export async function catchUpAfterCapture(config: AtticConfig, captureIds: readonly string[], ahead?: CatchUpAhead | null): Promise<SyncReport | { status: 'failed'; error: string }> {
   try {
     const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
-    return await syncStore(backend, config.databaseFile, 'skip', undefined, { captureIds });
+    return await syncStore(backend, config.databaseFile, 'skip', undefined, { captureIds }, ahead ?? undefined);
   } catch (error) {
     return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
+  } finally {
+    ahead?.db.close();
   }
+}
+
+/**
+ * Opens the store for the catch-up after a capture while the capture writes the archive, and
+ * reads ahead what ingest reads first (catch-up-ahead.ts). `invocationId`: the invocation whose
+ * manifest the capture files. Null when the store is not to be had now.
+ */
+export function openStoreAhead(config: AtticConfig, invocationId: string | null): Promise<CatchUpAhead | null> {
+  return openAheadOfCatchUp(config.databaseFile, invocationId);
+}
+
+/** Lets go of a store opened ahead, when the capture wrote nothing for it to catch up on. */
+export function releaseStoreAhead(ahead: CatchUpAhead | null | undefined): void {
+  ahead?.db.close();
 }
 
 /** What a reading command should tell its user beside its answer. */

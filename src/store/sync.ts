@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Backend } from '../archive/index.js';
 import { isAtticError } from '../errors.js';
 import { catchUp, type CatchUpReport, type CatchUpScope, type ProgressFn } from './catch-up.js';
+import type { CatchUpAhead } from './catch-up-ahead.js';
 import { openDatabase, type Database } from './database.js';
 import { catchUpFromJournal } from './journal-sync.js';
 import { copyCompacted, isWasteful, readCompactedBytes, readSpace } from './compact.js';
@@ -34,9 +35,9 @@ const WAIT_MS = 10_000;
 /** What to catch up on: `journal` for a remote archive, whose bucket is never listed whole. */
 export type SyncScope = CatchUpScope | { journal: true };
 
-export async function syncStore(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn, scope?: SyncScope): Promise<SyncReport> {
+export async function syncStore(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn, scope?: SyncScope, ahead?: CatchUpAhead): Promise<SyncReport> {
   try {
-    return await syncOnce(backend, file, busy, onProgress, scope);
+    return await syncOnce(backend, file, busy, onProgress, scope, ahead);
   } catch (error) {
     if (!isUnreadableStore(error)) throw asStoreWriteError(file, error);
     const movedAside = await moveStoreAside(file, error);
@@ -44,14 +45,15 @@ export async function syncStore(backend: Backend, file: string, busy: BusyPolicy
   }
 }
 
-async function syncOnce(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn, scope?: SyncScope): Promise<SyncReport> {
-  const db = await openForWrite(file, busy);
+/** `ahead`: the store opened (and found current) while the capture wrote the archive, with what it read then. */
+async function syncOnce(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn, scope?: SyncScope, ahead?: CatchUpAhead): Promise<SyncReport> {
+  const db = ahead?.db ?? (await openForWrite(file, busy));
   if (!db) return { status: 'busy' };
   let current: boolean;
   try {
-    current = await prepare(db);
+    current = ahead !== undefined || (await prepare(db));
     if (current) {
-      const report = scope && 'journal' in scope ? await catchUpFromJournal(db, backend, path.dirname(file), onProgress) : await catchUp(db, backend, onProgress, scope);
+      const report = scope && 'journal' in scope ? await catchUpFromJournal(db, backend, path.dirname(file), onProgress) : await catchUp(db, backend, onProgress, scope, ahead);
       const due = report.invocations + report.captures > 0 && (await isCompactionDue(db));
       return due ? { status: 'synced', ...report, compactionDue: true } : { status: 'synced', ...report };
     }
@@ -142,6 +144,23 @@ async function swapIn(temp: string, file: string): Promise<MovedAside | undefine
     guard?.close();
   }
   return movedAside;
+}
+
+/**
+ * The store held for the catch-up after a capture, opened while the capture writes the archive
+ * (catch-up-ahead.ts). Null when it is not to be caught up that way: held by another process,
+ * written under another schema, or unreadable; the catch-up then opens it as usual and says so.
+ */
+export async function openAheadOfCatchUp(file: string, invocationId: string | null): Promise<CatchUpAhead | null> {
+  const db = await openForWrite(file, 'skip').catch(() => null);
+  if (!db) return null;
+  try {
+    if (await prepare(db)) return await (await import('./catch-up-ahead.js')).readAhead(db, invocationId);
+  } catch {
+    // Whatever went wrong happens again when the catch-up opens the store, which says what it was.
+  }
+  db.close();
+  return null;
 }
 
 async function openForWrite(file: string, busy: BusyPolicy): Promise<Database | null> {

@@ -5,7 +5,7 @@ import { findProjectDir } from '../../config/dbt-project.js';
 import { isCapturePhase } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import type { CliIo } from '../io.js';
-import { preloadStore, updateStoreAfter } from '../after-capture.js';
+import { storeAhead, updateStoreAfter } from '../after-capture.js';
 import { captureRows, printCaptureResult } from '../print-capture.js';
 import { archiveAbbreviator } from '../abbreviate.js';
 import { startProgress } from '../progress.js';
@@ -30,8 +30,14 @@ export default async function capture(io: CliIo, flags: CaptureFlags): Promise<n
   // A pre capture runs in front of dbt (the shell wrapper): it only reads and archives bytes.
   // Ingest, which parses and fingerprints, is left to the next read or the next capture after dbt.
   const ingests = !flags.dryRun && phase !== 'pre';
-  const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env, onProgress: progress?.update, onWriting: ingests ? preloadStore(config) : undefined }).finally(() => progress?.stop());
-  if (ingests) await updateStoreAfter(io, config, [outcome], flags.quiet ?? false);
+  const ahead = ingests ? storeAhead(config) : undefined;
+  const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env, onProgress: progress?.update, onWriting: ahead?.onWriting })
+    .catch(async (error: unknown) => {
+      await ahead?.release();
+      throw error;
+    })
+    .finally(() => progress?.stop());
+  if (ingests) await updateStoreAfter(io, config, [outcome], flags.quiet ?? false, ahead);
   const human = !flags.json && !flags.quiet;
   const shown = captureRows(outcome).flatMap((r) => (r.invocation_id ? [r.invocation_id] : []));
   const abbreviate = human ? await archiveAbbreviator(config, shown) : (id: string) => id;

@@ -5,7 +5,7 @@ import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
 import type { CliIo } from '../io.js';
 import { TOOL_VERSION } from '../version.js';
-import { preloadStore, updateStoreAfter } from '../after-capture.js';
+import { storeAhead, updateStoreAfter } from '../after-capture.js';
 
 interface RunFlags extends GlobalFlags {
   args?: string[];
@@ -20,7 +20,11 @@ export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
     return ExitCode.usage;
   }
   const config = loadConfig(io, flags);
-  const outcome = await runWithCapture(config, argv, TOOL_VERSION, { ...io.env }, preloadStore(config));
+  const ahead = storeAhead(config);
+  const outcome = await runWithCapture(config, argv, TOOL_VERSION, { ...io.env }, ahead?.onWriting).catch(async (error: unknown) => {
+    await ahead?.release();
+    throw error;
+  });
   for (const warning of outcome.warnings) io.stderr(`${io.color.yellow('dbtattic warning:')} ${warning}\n`);
   if (outcome.command.spawnError) io.stderr(`${io.color.red('dbtattic:')} ${outcome.command.spawnError}\n`);
   const captured = outcome.post?.record?.artifacts.filter((a) => a.status === 'captured') ?? [];
@@ -38,6 +42,6 @@ export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
     const also = mine.map((o) => (o.output === 'sql' ? `its SQL (${o.entries} files)` : 'its log')).join(' and ');
     io.stderr(io.color.dim(`dbtattic: captured ${captured.map((a) => a.artifact).join(', ')} of invocation ${invocations}${also ? `, ${also}` : ''} (${formatBytes(bytes)} new)\n`));
   }
-  await updateStoreAfter(io, config, [outcome.pre, outcome.post], flags.quiet ?? false);
+  await updateStoreAfter(io, config, [outcome.pre, outcome.post], flags.quiet ?? false, ahead);
   return outcome.command.exitCode;
 }
