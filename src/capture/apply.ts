@@ -14,10 +14,10 @@ import {
   type RunInfo,
 } from '../archive/index.js';
 import { AtticError, isAtticError } from '../errors.js';
-import { sha256, type CapturePhase, type RunResultsSummary } from '../vocab/index.js';
+import { type CapturePhase, type RunResultsSummary } from '../vocab/index.js';
 import { checkComplete } from './artifact-header.js';
 import type { CapturePlan, PlannedArtifact } from './plan.js';
-import { readRegularFile } from './regular-file.js';
+import { readRegularFileHashed } from './regular-file.js';
 import type { PresentArtifact } from './target.js';
 
 export interface CaptureMeta {
@@ -25,11 +25,19 @@ export interface CaptureMeta {
   phase: CapturePhase;
   capturedAt: Date;
   toolVersion: string;
-  branch: string | null;
-  context: Record<string, unknown>;
+  /**
+   * Where the capture was taken (git, CI) and the branch to file it on: only the capture record
+   * needs them, so they are read beside the writes (git's processes run on the other core).
+   */
+  described: Promise<CaptureDescription>;
   run: RunInfo | null;
   /** Outputs already filed (outputs.ts), listed in the capture record. */
   outputs?: CapturedOutput[];
+}
+
+export interface CaptureDescription {
+  branch: string | null;
+  context: Record<string, unknown>;
 }
 
 /** Bytes of artifacts stored so far, of the total to store: for a progress line on a terminal. */
@@ -57,6 +65,7 @@ export async function applyCapture(backend: Backend, plan: CapturePlan, meta: Ca
   let done = 0;
   const onChunk = onProgress && ((length: number) => onProgress((done += length), total));
   for (const i of bySize(plan.artifacts)) artifacts[i] = await applyArtifact(backend, plan.artifacts[i]!, meta, onChunk);
+  const { branch, context } = await meta.described;
   const record: CaptureRecord = {
     kind: 'capture',
     format: 1,
@@ -64,8 +73,8 @@ export async function applyCapture(backend: Backend, plan: CapturePlan, meta: Ca
     phase: meta.phase,
     captured_at: meta.capturedAt.toISOString(),
     tool_version: meta.toolVersion,
-    branch: meta.branch,
-    context: meta.context,
+    branch,
+    context,
     run: meta.run,
     artifacts,
     ...(meta.outputs && meta.outputs.length > 0 ? { outputs: meta.outputs } : {}),
@@ -76,7 +85,7 @@ export async function applyCapture(backend: Backend, plan: CapturePlan, meta: Ca
   const outputsNew = (meta.outputs ?? []).some((o) => o.status === 'captured');
   const repaired = artifacts.some((a) => a.status === 'repaired');
   if (captured.length > 0 || outputsNew || repaired || meta.run) await putCaptureRecord(backend, record);
-  if (captured.length > 0 && meta.branch) await advanceBranch(backend, meta.branch, meta.captureId, headInvocation(captured), meta.capturedAt);
+  if (captured.length > 0 && branch) await advanceBranch(backend, branch, meta.captureId, headInvocation(captured), meta.capturedAt);
   return record;
 }
 
@@ -186,11 +195,11 @@ function entry(item: PresentArtifact, status: 'captured' | 'unchanged' | 'repair
 
 /** The stat cache vouched for this file, but it must be stored: read it, and check it still is what was vouched for. */
 async function readVouchedFile(item: PresentArtifact): Promise<Buffer> {
-  const bytes = await readRegularFile(item.path).catch((error: unknown) => {
+  const { bytes, sha256 } = await readRegularFileHashed(item.path).catch((error: unknown) => {
     if (isAtticError(error)) throw error;
     throw new AtticError('artifact-unreadable', `it cannot be read (${(error as { code?: string }).code ?? String(error)})`);
   });
-  if (sha256(bytes) !== item.sha256) throw new AtticError('artifact-unreadable', 'it changed while it was being captured; capture again');
+  if (sha256 !== item.sha256) throw new AtticError('artifact-unreadable', 'it changed while it was being captured; capture again');
   return bytes;
 }
 

@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { checkBranchName, hasArtifactRecord, withWriterLease, type Backend, type CaptureRecord, type RunInfo } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { newTimeId, type ArtifactType, type CapturePhase } from '../vocab/index.js';
-import { applyCapture } from './apply.js';
+import { applyCapture, type CaptureDescription } from './apply.js';
 import { planCapture, type CapturePlan } from './plan.js';
 import { attributeOutputs } from './attribution.js';
 import { captureOutputs, type OutputOptions } from './outputs.js';
@@ -75,15 +75,16 @@ async function captureGuarded(backend: Backend, options: CaptureOptions): Promis
   const outputsNew = outputs.some((o) => o.status === 'captured');
   const writing = !plan.nothingNew || outputsNew || options.run;
   if (writing) options.onWriting?.(plan);
-  const context = writing ? ((await options.context?.()) ?? {}) : {};
+  const described = writing ? describeCapture(options) : Promise.resolve({ branch: options.branch, context: {} });
+  // Awaited after the artifacts are written; until then a failure must not go unhandled.
+  described.catch(() => undefined);
   const record = await applyCapture(backend, plan, {
     captureId,
     outputs,
     phase: options.phase,
     capturedAt,
     toolVersion: options.toolVersion,
-    branch: options.branch ?? branchOf(context),
-    context,
+    described,
     run: options.run ?? null,
   }, options.onProgress);
   if (known) {
@@ -103,6 +104,11 @@ async function archivedSet(backend: Backend, present: PresentArtifact[], known?:
     if (known?.isArchived(recordName(item.invocationId, item.artifact, item.sha256)) || (await hasArtifactRecord(backend, item.invocationId, item.artifact, item.sha256))) found.add(item);
   }
   return found;
+}
+
+async function describeCapture(options: CaptureOptions): Promise<CaptureDescription> {
+  const context = (await options.context?.()) ?? {};
+  return { context, branch: options.branch ?? branchOf(context) };
 }
 
 /** The git branch, when it makes a usable branch name (git allows a few names we do not). */
