@@ -2,9 +2,9 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { invocationIdProblem } from '../archive/index.js';
 import { isAtticError } from '../errors.js';
-import { artifactFileName, sha256, type ArtifactType, type ObjectId } from '../vocab/index.js';
+import { artifactFileName, type ArtifactType, type ObjectId } from '../vocab/index.js';
 import { contentInvocationId, readArtifactHeader, type ArtifactHeader } from './artifact-header.js';
-import { notRegularReason, readRegularFile } from './regular-file.js';
+import { notRegularReason, readRegularFileHashed } from './regular-file.js';
 import type { StatCache } from './stat-cache.js';
 
 /** One artifact file as found in target/, before anything is decided about it. */
@@ -40,13 +40,14 @@ export async function inspectTarget(targetDir: string, artifacts: readonly Artif
 export async function inspectArtifact(file: string, artifact: ArtifactType, cache?: StatCache): Promise<InspectedArtifact> {
   let stat;
   let bytes: Buffer;
+  let id: string;
   try {
     stat = await fs.stat(file, { bigint: true });
     const notRegular = notRegularReason(stat);
     if (notRegular) return { artifact, path: file, state: 'error', error: notRegular };
     const cached = cache?.lookup(file, stat);
     if (cached) return { artifact, path: file, state: 'present', bytes: null, ...cached, modifiedMs: Number(stat.mtimeNs / 1_000_000n) };
-    bytes = await readRegularFile(file);
+    ({ bytes, sha256: id } = await readRegularFileHashed(file));
   } catch (error) {
     if (isAtticError(error)) return { artifact, path: file, state: 'error', error: error.message };
     const code = (error as { code?: string }).code;
@@ -59,7 +60,7 @@ export async function inspectArtifact(file: string, artifact: ArtifactType, cach
     const idProblem = fromMetadata === null ? null : invocationIdProblem(fromMetadata);
     if (idProblem) return { artifact, path: file, state: 'error', error: `${idProblem}: dbt writes a UUID there` };
     const inspection = {
-      sha256: sha256(bytes),
+      sha256: id,
       size: bytes.length,
       header,
       invocationId: fromMetadata ?? contentInvocationId(bytes),

@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 
 /** An object id: lowercase hex SHA-256 of uncompressed bytes. */
 export type ObjectId = string;
@@ -7,6 +7,17 @@ export type ObjectId = string;
 /** One-shot: a Hash object per call cost more than the hashing for the small inputs most calls have. */
 export function sha256(bytes: Uint8Array | string): ObjectId {
   return hash('sha256', bytes, 'hex');
+}
+
+/** The same id, of bytes that arrive in pieces (hashed while the next piece is read). */
+export interface PieceHasher {
+  add(piece: Uint8Array): void;
+  id(): ObjectId;
+}
+
+export function sha256OfPieces(): PieceHasher {
+  const state = createHash('sha256');
+  return { add: (piece) => void state.update(piece), id: () => state.digest('hex') };
 }
 
 
