@@ -47,7 +47,19 @@ export async function openReport(file: string): Promise<OpenReport> {
   return { browser, page, errors, requests, show };
 }
 
-/** Waits until the page has rendered #hash (app.js sets body[data-ready] when done). Expressions as text: the tests compile without the DOM's types. */
+/**
+ * Waits until the page has rendered #hash (app.js sets body[data-ready] when done). Polled from
+ * here: waitForFunction, once its first look finds the page not yet rendered, evaluates the
+ * predicate with eval inside the page, which the report's CSP forbids (a test failed so on a slow
+ * runner). Expressions as text: the tests compile without the DOM's types.
+ */
 export async function rendered(page: Page, hash: string): Promise<void> {
-  await page.waitForFunction(`document.body.dataset.ready === ${JSON.stringify(hash)}`, null, { timeout: 30_000 });
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    // A navigation in between destroys the context the look ran in: look again.
+    const ready = await page.evaluate('document.body?.dataset.ready ?? null').catch(() => null);
+    if (ready === hash) return;
+    if (Date.now() > deadline) throw new Error(`the report did not render #${hash} within 30 s (data-ready: ${String(ready)})`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
