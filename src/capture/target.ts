@@ -40,7 +40,7 @@ export async function inspectTarget(targetDir: string, artifacts: readonly Artif
 export async function inspectArtifact(file: string, artifact: ArtifactType, cache?: StatCache): Promise<InspectedArtifact> {
   let stat;
   let bytes: Buffer;
-  let id: string;
+  let id: ObjectId;
   try {
     stat = await fs.stat(file, { bigint: true });
     const notRegular = notRegularReason(stat);

@@ -22,7 +22,8 @@ export async function catchUpAfterCapture(config: AtticConfig, captureIds: reado
   } catch (error) {
     return { status: 'failed', error: error instanceof Error ? error.message : String(error) };
   } finally {
-    ahead?.db.close();
+    // Closed by the catch-up when it ran; not when the archive could not be opened.
+    releaseStoreAhead(ahead);
   }
 }
 
