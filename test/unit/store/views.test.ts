@@ -229,4 +229,16 @@ describe('v_source_freshness_history', () => {
     expect(actual).toEqual(expected.sort((a, b) => a.unique_id.localeCompare(b.unique_id)));
     expect(new Set(actual.map((r) => r.status))).toEqual(new Set(['pass', 'warn', 'error']));
   });
+
+  it('names each source as the latest manifest at or before the check does', async () => {
+    const step = fx.steps.find((s) => s.artifacts_written.includes('sources.json'))!;
+    const defining = fx.steps.filter((s) => s.step <= step.step && s.artifacts_written.includes('manifest.json')).at(-1)!;
+    const sources = manifestOf(defining).sources ?? {};
+    const rows = await fx.query('SELECT unique_id, source_name, table_name FROM v_source_freshness_history');
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) {
+      const source = sources[String(row.unique_id)] as Entry & { source_name: string };
+      expect([row.source_name, row.table_name]).toEqual([source.source_name, source.name]);
+    }
+  });
 });
