@@ -11,6 +11,7 @@ export type { Backend, StoredKey } from './backend.js';
 export { backendFor, openArchive, openArchiveForCheck, openBackend, redactUrl, ARCHIVE_FORMAT, type RemoteOptions } from './open.js';
 export type { BackendCapabilities } from './backend.js';
 export { putBlob, readBlob, recallBlob, hasBlob, repairBlob, restoreChunks, type PutResult } from './objects.js';
+export { BlobsAhead } from './blobs-ahead.js';
 export * from './records.js';
 export { artifactRecordKey, captureRecordKey, invocationIdProblem, keySegment } from './layout.js';
 export { listJournalIds, putJournalEntry, readJournalEntries, type JournalEntry } from './journal.js';

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { recallBlob, type ArtifactRecord, type Backend } from '../archive/index.js';
+import type { ArtifactRecord, BlobsAhead } from '../archive/index.js';
 import {
   extractCatalog,
   extractFreshness,
@@ -15,7 +15,7 @@ import {
 import { RowAppender } from './append.js';
 import type { NodeMember } from './node-blocks.js';
 import { writeNodeBlocks } from './node-block-writer.js';
-import type { PriorReading } from './prior-manifest.js';
+import type { CarriedEntries, PriorReading } from './prior-manifest.js';
 import type { VersionWriter } from './version-writer.js';
 
 /** The per-invocation tables an artifact's rows land in; versions go through staging tables. */
@@ -45,14 +45,15 @@ export function closeAppenders(appenders: Appenders): void {
  * `prior`: a manifest stored before, whose fingerprints a manifest carries over where exact, and
  * the entries of it that a manifest takes rows from instead of parsing them (node_entry).
  */
-export async function appendArtifactRows(connection: DuckDBConnection, backend: Backend, record: ArtifactRecord, out: Appenders, versions: VersionWriter, prior?: PriorReading): Promise<ArtifactInvocationFacts> {
-  const bytes = await recallBlob(backend, record.sha256);
+export async function appendArtifactRows(connection: DuckDBConnection, blobs: BlobsAhead, record: ArtifactRecord, out: Appenders, versions: VersionWriter, prior?: PriorReading, carried?: CarriedEntries): Promise<ArtifactInvocationFacts> {
+  const bytes = await blobs.recall(record.sha256);
   const options = { invocationId: record.invocation_id };
   switch (record.artifact) {
     case 'manifest': {
       const manifest = extractManifest(bytes, { ...options, prior: prior?.manifest, knownEntries: prior?.entries });
       const fingerprints: [string, string][] = [];
       const newEntries: NodeEntryRow[] = [];
+      const heldEntries = new Map<string, NodeEntryRow>();
       const members: NodeMember[] = [];
       for (const entry of manifest.entries()) {
         if (entry.kind === 'macro') {
@@ -64,11 +65,16 @@ export async function appendArtifactRows(connection: DuckDBConnection, backend: 
           const code = invocation.compiled_code_id;
           if (code !== null) await versions.addCompiledCode(code, () => entry.compiledCode!);
           if (entry.entry && !entry.known) newEntries.push(entry.entry);
+          if (entry.entry) heldEntries.set(entry.entry.entry_digest, entry.entry);
           members.push({ ...invocation, macros: entry.dependsOn.filter((d) => d.kind === 'macro').map((d) => d.depends_on_id) });
           if (invocation.fingerprint) fingerprints.push([invocation.unique_id, invocation.fingerprint]);
         }
       }
       await versions.rememberEntries(newEntries);
+      if (carried) {
+        carried.invocationId = record.invocation_id;
+        carried.entries = heldEntries;
+      }
       await writeNodeBlocks(connection, record.invocation_id, members, out.invocation_node_block);
       return { from: 'manifest', facts: { ...manifest.invocation, code_fingerprint: fingerprints.length ? fingerprintProject(fingerprints) : null } };
     }

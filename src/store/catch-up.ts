@@ -17,6 +17,7 @@ import {
   type DamagedRecord,
   type OnDamagedRecord,
   readChangeStamp,
+  BlobsAhead,
 } from '../archive/index.js';
 import { compareInstants, compareText, isArtifactType } from '../vocab/index.js';
 import { keepArchiveStamp } from './archive-stamp.js';
@@ -27,6 +28,7 @@ import { dropForgottenRows } from './forgotten.js';
 import { changeFollowers } from './node-changes.js';
 import { refreshDerivedTables, refreshDerivedTablesSideBySide } from './derived-tables.js';
 import { takePrior, type CatchUpAhead } from './catch-up-ahead.js';
+import type { CarriedEntries } from './prior-manifest.js';
 
 export interface CatchUpReport {
   invocations: number;
@@ -91,23 +93,39 @@ async function refreshUnmatched(connection: DuckDBConnection): Promise<void> {
  * reading command on a current store pays nothing for it at start-up.
  */
 async function ingestTouched(db: Database, backend: Backend, touched: readonly string[], onProgress?: ProgressFn, ahead?: CatchUpAhead): Promise<IngestProblem[]> {
-  const [{ ingestInvocation }, { VersionWriter }] = await Promise.all([import('./ingest.js'), import('./version-writer.js')]);
+  const [{ ingestInvocation, newestPerArtifact }, { VersionWriter }] = await Promise.all([import('./ingest.js'), import('./version-writer.js')]);
   const versions = ahead?.versions ?? (await VersionWriter.open(await db.connect()));
   const side = await db.connect();
   const problems: IngestProblem[] = [];
+  // The next invocation's records and artifacts are read while this one is ingested.
+  const blobs = new BlobsAhead(backend);
+  const carried: CarriedEntries = { invocationId: null, entries: new Map() };
+  const recordsOf = (k: number): Promise<ArtifactRecord[]> | undefined => {
+    if (k >= touched.length) return undefined;
+    const listing = listInvocationRecords(backend, touched[k]!);
+    listing.then((records) => blobs.start(newestPerArtifact(records).map((r) => r.sha256)), () => undefined);
+    return listing;
+  };
+  let listing = recordsOf(0);
   let done = 0;
-  for (let i = 0; i < touched.length; i += INGEST_BATCH) {
-    const batch = touched.slice(i, i + INGEST_BATCH);
-    // The manifests after each touched one compare with it: their change rows are derived again.
-    const changedFrom = [...batch];
-    for (const invocationId of batch) {
-      changedFrom.push(...(await changeFollowers(db.connection, [invocationId])));
-      const records = await listInvocationRecords(backend, invocationId);
-      const captures = await readCapturesOf(db.connection, invocationId);
-      problems.push(...(await ingestInvocation(db.connection, versions, backend, { invocationId, records, captures, prior: takePrior(ahead, invocationId) })));
-      onProgress?.(++done, touched.length);
+  try {
+    for (let i = 0; i < touched.length; i += INGEST_BATCH) {
+      const batch = touched.slice(i, i + INGEST_BATCH);
+      // The manifests after each touched one compare with it: their change rows are derived again.
+      const changedFrom = [...batch];
+      for (const invocationId of batch) {
+        changedFrom.push(...(await changeFollowers(db.connection, [invocationId])));
+        const records = await listing!;
+        done += 1;
+        listing = recordsOf(done);
+        const captures = await readCapturesOf(db.connection, invocationId);
+        problems.push(...(await ingestInvocation(db.connection, versions, backend, { invocationId, records, captures, prior: takePrior(ahead, invocationId), blobs, carried })));
+        onProgress?.(done, touched.length);
+      }
+      await refreshDerivedTablesSideBySide(db.connection, side, batch, changedFrom);
     }
-    await refreshDerivedTablesSideBySide(db.connection, side, batch, changedFrom);
+  } finally {
+    blobs.forget();
   }
   return problems;
 }

@@ -1,5 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { compareArtifactRecords, type ArtifactRecord, type Backend, type CaptureRecord, type OutputKind } from '../archive/index.js';
+import { BlobsAhead, compareArtifactRecords, type ArtifactRecord, type Backend, type CaptureRecord, type OutputKind } from '../archive/index.js';
 import { AtticError, isAtticError } from '../errors.js';
 import { mergeInvocationFacts, type ArtifactInvocationFacts } from '../extract/index.js';
 import { normaliseInstant, type ArtifactType } from '../vocab/index.js';
@@ -8,7 +8,7 @@ import { captureFacts } from './capture-facts.js';
 import { inTransaction, isOutOfMemory, WRITE_MEMORY_LIMIT } from './database.js';
 import { writeInvocationRow } from './invocation-row.js';
 import { writeOutputRows } from './output-rows.js';
-import { readPriorManifest, type PriorReading } from './prior-manifest.js';
+import { readPriorManifest, type CarriedEntries, type PriorReading } from './prior-manifest.js';
 import { dropOrphanEntries } from './entry-memo.js';
 import type { VersionWriter } from './version-writer.js';
 
@@ -26,6 +26,10 @@ export interface InvocationInput {
   captures: CaptureRecord[];
   /** The prior manifest, when it was read already (catch-up-ahead.ts); else it is read here. */
   prior?: PriorReading;
+  /** Where its artifacts' bytes come from when a catch-up reads them ahead; else the archive. */
+  blobs?: BlobsAhead;
+  /** The memo rows of the manifest ingested before in the same catch-up; its own are left here. */
+  carried?: CarriedEntries;
 }
 
 /** A row of ingest_problem (schema/001-capture-tables.sql says what each kind means). */
@@ -109,13 +113,14 @@ async function writeInvocation(connection: DuckDBConnection, versions: VersionWr
   }
   await writeArtifactCaptures(connection, input.records);
   const facts: ArtifactInvocationFacts[] = [];
-  const prior = input.records.some((r) => r.artifact === 'manifest') ? (input.prior ?? (await readPriorManifest(connection, input.invocationId))) : undefined;
+  const prior = input.records.some((r) => r.artifact === 'manifest') ? (input.prior ?? (await readPriorManifest(connection, input.invocationId, input.carried))) : undefined;
   const appenders = await openAppenders(connection);
+  const blobs = input.blobs ?? new BlobsAhead(backend);
   try {
     for (const record of newestPerArtifact(input.records)) {
       if (skip.has(record.sha256)) continue;
       // Flushed per artifact, so a version that does not fit is charged to the artifact holding it.
-      const appended = appendArtifactRows(connection, backend, record, appenders, versions, prior).then(async (rows) => (await versions.flush(), rows));
+      const appended = appendArtifactRows(connection, blobs, record, appenders, versions, prior, input.carried).then(async (rows) => (await versions.flush(), rows));
       facts.push(await appended.catch((error: unknown) => {
         throw Object.assign(asTooLarge(error, record), { record });
       }));
