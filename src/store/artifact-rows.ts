@@ -53,7 +53,7 @@ export async function appendArtifactRows(connection: DuckDBConnection, blobs: Bl
       const manifest = extractManifest(bytes, { ...options, prior: prior?.manifest, knownEntries: prior?.entries });
       const fingerprints: [string, string][] = [];
       const newEntries: NodeEntryRow[] = [];
-      const heldEntries = new Map<string, NodeEntryRow>();
+      const heldEntries = carried ? new Map<string, NodeEntryRow>() : null;
       const members: NodeMember[] = [];
       for (const entry of manifest.entries()) {
         if (entry.kind === 'macro') {
@@ -65,13 +65,13 @@ export async function appendArtifactRows(connection: DuckDBConnection, blobs: Bl
           const code = invocation.compiled_code_id;
           if (code !== null) await versions.addCompiledCode(code, () => entry.compiledCode!);
           if (entry.entry && !entry.known) newEntries.push(entry.entry);
-          if (entry.entry) heldEntries.set(entry.entry.entry_digest, entry.entry);
+          if (entry.entry) heldEntries?.set(entry.entry.entry_digest, entry.entry);
           members.push({ ...invocation, macros: entry.dependsOn.filter((d) => d.kind === 'macro').map((d) => d.depends_on_id) });
           if (invocation.fingerprint) fingerprints.push([invocation.unique_id, invocation.fingerprint]);
         }
       }
       await versions.rememberEntries(newEntries);
-      if (carried) {
+      if (carried && heldEntries) {
         carried.invocationId = record.invocation_id;
         carried.entries = heldEntries;
       }
