@@ -15,7 +15,7 @@ import {
 import { RowAppender } from './append.js';
 import type { NodeMember } from './node-blocks.js';
 import { writeNodeBlocks } from './node-block-writer.js';
-import type { CarriedEntries, PriorReading } from './prior-manifest.js';
+import { nothingCarried, type CarriedManifest, type PriorReading } from './prior-manifest.js';
 import type { VersionWriter } from './version-writer.js';
 
 /** The per-invocation tables an artifact's rows land in; versions go through staging tables. */
@@ -45,7 +45,7 @@ export function closeAppenders(appenders: Appenders): void {
  * `prior`: a manifest stored before, whose fingerprints a manifest carries over where exact, and
  * the entries of it that a manifest takes rows from instead of parsing them (node_entry).
  */
-export async function appendArtifactRows(connection: DuckDBConnection, blobs: BlobsAhead, record: ArtifactRecord, out: Appenders, versions: VersionWriter, prior?: PriorReading, carried?: CarriedEntries): Promise<ArtifactInvocationFacts> {
+export async function appendArtifactRows(connection: DuckDBConnection, blobs: BlobsAhead, record: ArtifactRecord, out: Appenders, versions: VersionWriter, prior?: PriorReading, carried?: CarriedManifest): Promise<ArtifactInvocationFacts> {
   const bytes = await blobs.recall(record.sha256);
   const options = { invocationId: record.invocation_id };
   switch (record.artifact) {
@@ -53,28 +53,30 @@ export async function appendArtifactRows(connection: DuckDBConnection, blobs: Bl
       const manifest = extractManifest(bytes, { ...options, prior: prior?.manifest, knownEntries: prior?.entries });
       const fingerprints: [string, string][] = [];
       const newEntries: NodeEntryRow[] = [];
-      const heldEntries = carried ? new Map<string, NodeEntryRow>() : null;
+      const held = carried ? nothingCarried() : null;
       const members: NodeMember[] = [];
       for (const entry of manifest.entries()) {
         if (entry.kind === 'macro') {
           await versions.addMacro(entry.invocation.macro_version_id, () => entry.version);
           out.macro_invocation.append(entry.invocation);
+          held?.macros.set(entry.invocation.unique_id, entry.invocation.macro_version_id);
         } else {
           const { invocation } = entry;
           await versions.addNode(invocation.node_version_id, () => entry.version, () => nodeEdges(entry.dependsOn));
           const code = invocation.compiled_code_id;
           if (code !== null) await versions.addCompiledCode(code, () => entry.compiledCode!);
           if (entry.entry && !entry.known) newEntries.push(entry.entry);
-          if (entry.entry) heldEntries?.set(entry.entry.entry_digest, entry.entry);
-          members.push({ ...invocation, macros: entry.dependsOn.filter((d) => d.kind === 'macro').map((d) => d.depends_on_id) });
-          if (invocation.fingerprint) fingerprints.push([invocation.unique_id, invocation.fingerprint]);
+          if (entry.entry) held?.entries.set(entry.entry.entry_digest, entry.entry);
+          const macros = entry.dependsOn.filter((d) => d.kind === 'macro').map((d) => d.depends_on_id);
+          members.push({ ...invocation, macros });
+          if (invocation.fingerprint) {
+            fingerprints.push([invocation.unique_id, invocation.fingerprint]);
+            held?.nodes.set(invocation.unique_id, { nodeVersionId: invocation.node_version_id, fingerprint: invocation.fingerprint, macros });
+          }
         }
       }
       await versions.rememberEntries(newEntries);
-      if (carried && heldEntries) {
-        carried.invocationId = record.invocation_id;
-        carried.entries = heldEntries;
-      }
+      if (carried && held) Object.assign(carried, held, { invocationId: record.invocation_id });
       await writeNodeBlocks(connection, record.invocation_id, members, out.invocation_node_block);
       return { from: 'manifest', facts: { ...manifest.invocation, code_fingerprint: fingerprints.length ? fingerprintProject(fingerprints) : null } };
     }

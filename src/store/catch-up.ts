@@ -28,7 +28,7 @@ import { dropForgottenRows } from './forgotten.js';
 import { changeFollowers } from './node-changes.js';
 import { refreshDerivedTables, refreshDerivedTablesSideBySide } from './derived-tables.js';
 import { takePrior, type CatchUpAhead } from './catch-up-ahead.js';
-import type { CarriedEntries } from './prior-manifest.js';
+import { nothingCarried, type CarriedManifest } from './prior-manifest.js';
 
 export interface CatchUpReport {
   invocations: number;
@@ -100,7 +100,7 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
   // The next invocation's records and artifacts are read while this one is ingested.
   const blobs = new BlobsAhead(backend);
   // Only a catch-up of several has a next invocation to carry a manifest's memo rows to: the one after a capture does not.
-  const carried: CarriedEntries | undefined = touched.length > 1 ? { invocationId: null, entries: new Map() } : undefined;
+  const carried: CarriedManifest | undefined = touched.length > 1 ? nothingCarried() : undefined;
   const recordsOf = (k: number): Promise<ArtifactRecord[]> | undefined => {
     if (k >= touched.length) return undefined;
     const listing = listInvocationRecords(backend, touched[k]!);

@@ -8,7 +8,7 @@ import { captureFacts } from './capture-facts.js';
 import { inTransaction, isOutOfMemory, WRITE_MEMORY_LIMIT } from './database.js';
 import { writeInvocationRow } from './invocation-row.js';
 import { writeOutputRows } from './output-rows.js';
-import { readPriorManifest, type CarriedEntries, type PriorReading } from './prior-manifest.js';
+import { readPriorManifest, type CarriedManifest, type PriorReading } from './prior-manifest.js';
 import { dropOrphanEntries } from './entry-memo.js';
 import type { VersionWriter } from './version-writer.js';
 
@@ -29,7 +29,7 @@ export interface InvocationInput {
   /** Where its artifacts' bytes come from when a catch-up reads them ahead; else the archive. */
   blobs?: BlobsAhead;
   /** The memo rows of the manifest ingested before in the same catch-up; its own are left here. */
-  carried?: CarriedEntries;
+  carried?: CarriedManifest;
 }
 
 /** A row of ingest_problem (schema/001-capture-tables.sql says what each kind means). */

@@ -14,17 +14,25 @@ export interface PriorReading {
 }
 
 /**
- * The memo rows of the manifest a catch-up ingested last, by digest, carried to the next one:
- * in a rebuild that manifest is the prior of the next, and reading its entries back from the
- * store was about 80 ms of each invocation's ingest at 10,000 nodes. A memo row is exact for its
- * digest whatever manifest held it, so the carried rows serve wherever they match.
+ * What the manifest a catch-up ingested last said, carried to the next one: in a rebuild that
+ * manifest is the prior of the next, and reading it back from the store was about 80 ms of each
+ * invocation's ingest at 10,000 nodes for the memo rows and 100 ms for the nodes and macros. A
+ * memo row is exact for its digest whatever manifest held it, and its nodes and macros are those
+ * its ingest wrote, so what is carried serves when that manifest is the prior.
  */
-export interface CarriedEntries {
+export interface CarriedManifest {
   invocationId: string | null;
+  /** The memo rows of its entries, by digest. */
   entries: Map<string, NodeEntryRow>;
+  macros: Map<string, string>;
+  nodes: Map<string, PriorNode>;
 }
 
-export async function readPriorManifest(connection: DuckDBConnection, invocationId: string, carried?: CarriedEntries): Promise<PriorReading> {
+export function nothingCarried(): CarriedManifest {
+  return { invocationId: null, entries: new Map(), macros: new Map(), nodes: new Map() };
+}
+
+export async function readPriorManifest(connection: DuckDBConnection, invocationId: string, carried?: CarriedManifest): Promise<PriorReading> {
   const newest = await connection.runAndReadAll(
     `SELECT a.invocation_id, i.adapter_type FROM artifact_capture AS a JOIN invocation AS i USING (invocation_id)
      WHERE a.artifact_type = 'manifest' AND a.invocation_id <> $1
@@ -33,9 +41,13 @@ export async function readPriorManifest(connection: DuckDBConnection, invocation
   );
   const [prior, adapterType] = newest.getRows()[0] ?? [];
   if (prior === undefined) return { entries: new Map() };
-  const manifest = { adapterType: adapterType === null ? null : String(adapterType), macros: await readMacros(connection, String(prior)), nodes: await readNodes(connection, String(prior)) };
-  const entries = carried?.invocationId === String(prior) ? carried.entries : await readEntries(connection, String(prior));
-  return { manifest, entries };
+  const held = carried?.invocationId === String(prior) ? carried : undefined;
+  const manifest = {
+    adapterType: adapterType === null ? null : String(adapterType),
+    macros: held?.macros ?? (await readMacros(connection, String(prior))),
+    nodes: held?.nodes ?? (await readNodes(connection, String(prior))),
+  };
+  return { manifest, entries: held?.entries ?? (await readEntries(connection, String(prior))) };
 }
 
 /**
