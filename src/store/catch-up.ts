@@ -99,7 +99,7 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
   const problems: IngestProblem[] = [];
   // The next invocation's records and artifacts are read while this one is ingested.
   const blobs = new BlobsAhead(backend);
-  // Only a catch-up of several has a next invocation to carry a manifest's memo rows to: the one after a capture does not.
+  // Only a catch-up of several has a next invocation to carry a manifest to: the one after a capture does not.
   const carried: CarriedManifest | undefined = touched.length > 1 ? nothingCarried() : undefined;
   const recordsOf = (k: number): Promise<ArtifactRecord[]> | undefined => {
     if (k >= touched.length) return undefined;

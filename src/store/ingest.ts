@@ -28,7 +28,7 @@ export interface InvocationInput {
   prior?: PriorReading;
   /** Where its artifacts' bytes come from when a catch-up reads them ahead; else the archive. */
   blobs?: BlobsAhead;
-  /** The memo rows of the manifest ingested before in the same catch-up; its own are left here. */
+  /** What the manifest ingested before in the same catch-up said (prior-manifest.ts); its own is left here. */
   carried?: CarriedManifest;
 }
 
