@@ -382,10 +382,36 @@ CREATE TABLE IF NOT EXISTS test_history (
   flaky                      BOOLEAN NOT NULL
 );
 
--- Grain: an invocation whose test results test_history counts. Key: invocation_id. Tells a run
--- that can be added to the counts from one that must derive them again.
-CREATE TABLE IF NOT EXISTS test_history_invocation (
+-- Grain: an invocation whose run results test_history and node_runtime count. Key:
+-- invocation_id. Tells a run that can be added to the counts from one that must derive them
+-- again (src/store/history-aggregates.ts).
+CREATE TABLE IF NOT EXISTS history_counted_invocation (
   invocation_id VARCHAR NOT NULL
+);
+
+-- Grain: one node with at least one completed execution; the rows of v_node_runtime, whose
+-- rules schema/002-views.sql states, but for the baseline and trend worked out from recent_s.
+-- Key: unique_id. At each read, the view aggregated every run result of history (2 million at
+-- 10,000 nodes x 200 runs). Derived like test_history: a run later than every run counted is
+-- merged in; anything else derives the table again from run_history.
+-- The median and p95 of all times need only the times near their ranks: each is kept with a
+-- window of the sorted times around its rank (schema/002-macros.sql, window_*), so merging a
+-- run costs the window, not the history. A window the ranks move out of is filled again from
+-- run_history (src/store/node-runtime.ts).
+CREATE TABLE IF NOT EXISTS node_runtime (
+  unique_id          VARCHAR NOT NULL,
+  runs               BIGINT NOT NULL,
+  median_s           DOUBLE NOT NULL,
+  p95_s              DOUBLE NOT NULL,
+  median_window      STRUCT(skip BIGINT, times DOUBLE[]) NOT NULL,
+  p95_window         STRUCT(skip BIGINT, times DOUBLE[]) NOT NULL,
+  -- the last 11 completed execution times, newest first: the last run and its baseline
+  recent_s           DOUBLE[] NOT NULL,
+  last_invocation_id VARCHAR NOT NULL,
+  last_at            TIMESTAMPTZ,
+  -- as the last run's own manifest has them (NULL without one)
+  name               VARCHAR,
+  resource_type      VARCHAR
 );
 
 -- Grain: one source checked by `dbt source freshness`. Key: (invocation_id, unique_id).

@@ -101,3 +101,36 @@ CREATE OR REPLACE MACRO node_change_kind(aspects, resource_type, fingerprints_kn
 CREATE OR REPLACE MACRO command_builds(command) AS
   NOT coalesce(command IN ('compile', 'docs generate', 'docs serve', 'show', 'clone', 'parse', 'list', 'ls', 'source freshness',
                            'generate', 'docs', 'source', 'freshness'), false);
+
+-- The rank quantile_cont at q reads among n values sorted ascending (0-based; between two ranks
+-- when not whole).
+CREATE OR REPLACE MACRO quantile_rank(n, q) AS (n - 1)::DOUBLE * q::DOUBLE;
+
+-- Whether a window of n values (below) holds the ranks quantile_cont at q reads.
+CREATE OR REPLACE MACRO window_holds(w, n, q) AS
+  n > 0 AND w.skip <= floor(quantile_rank(n, q)) AND ceil(quantile_rank(n, q)) < w.skip + len(w.times);
+
+-- quantile_cont at q of n values, read from a window of them sorted ascending: `skip` values come
+-- before the window's `times` (ties either side). The value at the rank, else between its two
+-- nearest ranks as DuckDB interpolates them (lo x (ceil - rank) + hi x (rank - floor);
+-- test/unit/store/runtime-window.test.ts holds it to the aggregate), so node_runtime's median and
+-- p95 are the aggregates' own values. NULL when the window does not hold both ranks.
+CREATE OR REPLACE MACRO window_quantile(w, n, q) AS
+  CASE WHEN NOT window_holds(w, n, q) THEN NULL
+       WHEN floor(quantile_rank(n, q)) = ceil(quantile_rank(n, q)) THEN w.times[floor(quantile_rank(n, q))::BIGINT - w.skip + 1]
+       ELSE w.times[floor(quantile_rank(n, q))::BIGINT - w.skip + 1] * (ceil(quantile_rank(n, q)) - quantile_rank(n, q))
+          + w.times[ceil(quantile_rank(n, q))::BIGINT - w.skip + 1] * (quantile_rank(n, q) - floor(quantile_rank(n, q))) END;
+
+-- A window of n values with new values xs: those below it counted as skipped, those within
+-- sorted in, those above left out (no rank it holds moves for them); a window that reaches the
+-- lowest or the highest value takes in those beyond it too. A node's first values are its window.
+CREATE OR REPLACE MACRO window_add(w, n, xs) AS
+  CASE WHEN w IS NULL THEN {'skip': 0::BIGINT, 'times': list_sort(xs)}
+       ELSE {'skip': w.skip + CASE WHEN w.skip = 0 THEN 0 ELSE len(list_filter(xs, x -> x < w.times[1])) END,
+             'times': list_sort(list_concat(w.times, list_filter(xs, x -> (x >= w.times[1] OR w.skip = 0) AND (x <= w.times[-1] OR w.skip + len(w.times) = n))))} END;
+
+-- The window cut to k values either side of the ranks quantile_cont at q reads among n values.
+CREATE OR REPLACE MACRO window_trim(w, n, q, k) AS {
+  'skip': greatest(w.skip, floor(quantile_rank(n, q))::BIGINT - k),
+  'times': w.times[greatest(w.skip, floor(quantile_rank(n, q))::BIGINT - k) - w.skip + 1 : least(w.skip + len(w.times), ceil(quantile_rank(n, q))::BIGINT + k + 1) - w.skip]
+};

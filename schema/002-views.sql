@@ -92,45 +92,23 @@ JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id;
 -- usual. A median of recent runs rather than a slope: one slow outlier in the baseline does not
 -- move it, and a lasting change becomes the new baseline after a few runs. name and
 -- resource_type are as the manifest of the last run has them.
+-- The rows are derived once, when invocations are ingested, by these rules (node_runtime,
+-- src/store/node-runtime.ts); the view works out the baseline from the last 11 times.
 CREATE OR REPLACE VIEW v_node_runtime AS
-WITH execution AS (
-  SELECT r.unique_id, r.invocation_id, s.seq, s.invoked_at, r.execution_time,
-         -- name and type as the last run's own manifest has them (NULL without one)
-         CASE WHEN r.defined_here THEN r.name END AS name,
-         CASE WHEN r.defined_here THEN r.resource_type END AS resource_type
-  FROM run_history AS r
-  JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id
-  WHERE r.status IN ('success', 'pass', 'warn', 'fail') AND s.builds AND r.execution_time IS NOT NULL
-),
-summary AS (
-  -- The last 11 times, newest first, kept by max_by while aggregating, and the last run's
-  -- columns by arg_max: numbering every execution of history (a window sorted over all of
-  -- them) was most of this view's cost, and max_by of all those columns 11 times over, most of
-  -- the rest.
+WITH shaped AS (
   SELECT
     unique_id,
-    count(*) AS runs,
-    median(execution_time) AS median_s,
-    quantile_cont(execution_time, 0.95) AS p95_s,
-    max_by(execution_time, seq, 11) AS recent_s,
-    arg_max({invocation_id: invocation_id, invoked_at: invoked_at, name: name, resource_type: resource_type}, seq) AS last
-  FROM execution
-  GROUP BY unique_id
-),
-shaped AS (
-  SELECT
-    unique_id,
-    last.name AS name,
-    coalesce(last.resource_type, split_part(unique_id, '.', 1)) AS resource_type,
+    name,
+    coalesce(resource_type, split_part(unique_id, '.', 1)) AS resource_type,
     runs,
     median_s,
     p95_s,
     recent_s[1] AS last_s,
-    last.invocation_id AS last_invocation_id,
-    last.invoked_at AS last_at,
+    last_invocation_id,
+    last_at,
     (len(recent_s) - 1)::BIGINT AS baseline_runs,
     list_aggregate(recent_s[2:], 'median') AS baseline_median_s
-  FROM summary
+  FROM node_runtime
 )
 SELECT *, CASE WHEN baseline_median_s > 0 THEN last_s / baseline_median_s END AS trend_ratio
 FROM shaped;
@@ -143,7 +121,7 @@ FROM shaped;
 -- target of that last run (a manifest of unknown target, a `dbt parse`, counts for every
 -- target of its branch). A model deleted months ago is history, not a regression.
 CREATE OR REPLACE VIEW v_runtime_regressions AS
-WITH regressed AS (
+WITH regressed AS MATERIALIZED (
   SELECT r.*, s.branch, s.target
   FROM v_node_runtime AS r
   JOIN v_invocation_sequence AS s ON s.invocation_id = r.last_invocation_id
@@ -158,10 +136,10 @@ latest_manifest AS (
     ON m.has_manifest AND m.branch IS NOT DISTINCT FROM g.branch AND (m.target IS NULL OR m.target IS NOT DISTINCT FROM g.target)
   GROUP BY g.branch, g.target
 ),
--- The enabled nodes of those latest manifests only, chosen before the join: as an EXISTS per
--- row, DuckDB joined every node of every manifest (2 million at 10,000 nodes x 200 runs). Their
--- blocks first, then those blocks' rows by a semi join: joined directly, DuckDB hashed every
--- row of node_block (v_latest_edges says why).
+-- The enabled nodes of those latest manifests only, and of them the regressed ones, chosen
+-- before the join: as an EXISTS per row, DuckDB joined every node of every manifest (2 million
+-- at 10,000 nodes x 200 runs). Their blocks first, then those blocks' rows by a semi join:
+-- joined directly, DuckDB hashed every row of node_block (v_latest_edges says why).
 latest_block AS MATERIALIZED (
   SELECT invocation_id, block_id FROM invocation_node_block
   WHERE invocation_id IN (SELECT invocation_id FROM latest_manifest)
@@ -169,7 +147,7 @@ latest_block AS MATERIALIZED (
 latest_row AS MATERIALIZED (
   SELECT nb.block_id, nb.unique_id, nb.node_version_id
   FROM node_block AS nb
-  WHERE nb.block_id IN (SELECT block_id FROM latest_block)
+  WHERE nb.block_id IN (SELECT block_id FROM latest_block) AND nb.unique_id IN (SELECT unique_id FROM regressed)
 ),
 latest_node AS MATERIALIZED (
   SELECT DISTINCT lb.invocation_id, lr.unique_id

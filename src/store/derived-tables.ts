@@ -1,14 +1,14 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { inTransaction, isOutOfMemory } from './database.js';
+import { refreshHistoryAggregates } from './history-aggregates.js';
 import { refreshNodeChanges } from './node-changes.js';
 import { dropMatchedHistory, refreshManifestInvocations, refreshRunHistory } from './run-history.js';
-import { refreshTestHistory } from './test-history.js';
 
 /**
  * Refreshes the tables derived across invocations once `ids` were ingested, re-ingested or
  * forgotten, each after those it reads: manifest_invocation (v_invocation_sequence.has_manifest),
- * node changes (of the manifests in `changedFrom`), run history, then test history, which reads
- * run history. Ingest and forget both end here, so a new derived table is refreshed by both.
+ * node changes (of the manifests in `changedFrom`), run history, then test history and node
+ * runtime, which read run history. Ingest and forget both end here, so a new derived table is refreshed by both.
  */
 export async function refreshDerivedTables(connection: DuckDBConnection, ids: readonly string[], changedFrom: readonly string[]): Promise<void> {
   await refreshManifestInvocations(connection, ids);
@@ -18,7 +18,7 @@ export async function refreshDerivedTables(connection: DuckDBConnection, ids: re
 
 async function refreshHistories(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
   await refreshRunHistory(connection, ids);
-  await refreshTestHistory(connection, ids);
+  await refreshHistoryAggregates(connection, ids);
   await dropMatchedHistory(connection);
 }
 

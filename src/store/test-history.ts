@@ -8,12 +8,9 @@ import { refreshTestDefinitions } from './test-definitions.js';
  * test_run_state and test_history (schema/001-tables.sql) hold v_test_history's rows, derived
  * when invocations are ingested or forgotten. At each read, the view looked up the parents of
  * every test in the nodes of its recent manifests, and aggregated every test result of history.
- *
- * A run's state (the definitions it ran under) follows from its own manifest alone. The counts
- * and the last 10 runs of a test follow from all its results; a run later than every run counted
- * (a new capture, the usual case) is added to them, so a capture costs its own results; anything
- * else derives them again from run_history: a run filed late may come before counted ones, and
- * moves the nodes matched to the runs after it; a forgotten or re-ingested run was counted.
+ * A run's state (the definitions it ran under) follows from its own manifest alone; the counts
+ * and the last 10 runs of a test from all its results (history-aggregates.ts says when a run is
+ * added and when they are derived again).
  */
 
 /** The statuses of a test that ran (v_test_history: skipped and others did not). */
@@ -21,9 +18,8 @@ const RAN = `('pass', 'warn', 'fail', 'error', 'runtime error')`;
 
 const IDS = `(SELECT unnest($1::VARCHAR[]))`;
 
-/** Runs whose states one statement derives, and whose results one merge adds. */
+/** Runs whose states one statement derives. */
 const STATE_BATCH = 10;
-const HISTORY_BATCH = 50;
 
 /** The state of each test result of the invocations named that its own manifest defines. */
 const RUN_STATE = `
@@ -57,17 +53,6 @@ parents AS (
 SELECT o.invocation_id, o.unique_id, md5(o.own_state || '|' || coalesce(p.parents, '')) AS definitions
 FROM own AS o
 LEFT JOIN parents AS p ON p.invocation_id = o.invocation_id AND p.unique_id = o.unique_id`;
-
-/**
- * Whether the runs named can be added to what test_history counts: all still stored, none
- * counted already, and every one later than every run counted.
- */
-const ADDABLE = `
-SELECT count(*) = count(s.invocation_id)
-   AND count(*) FILTER (WHERE s.invocation_id IN (SELECT invocation_id FROM test_history_invocation)) = 0
-   AND coalesce(min(s.seq) > (SELECT max(c.seq) FROM v_invocation_sequence AS c JOIN test_history_invocation AS t ON t.invocation_id = c.invocation_id), true)
-FROM ${IDS} AS i(invocation_id)
-LEFT JOIN v_invocation_sequence AS s ON s.invocation_id = i.invocation_id`;
 
 /**
  * The test results of the runs named, of commands that build, with their states, read from
@@ -146,41 +131,22 @@ SELECT *,
   list_unique(list_transform(recent, r -> r.definitions || r.passed::VARCHAR)) > list_unique(list_transform(recent, r -> r.definitions)) AS flaky
 FROM merged`;
 
-/**
- * Derives again what v_test_history reads for `ids` (ingested, re-ingested or forgotten), after
- * run_history (refreshRunHistory), from which it reads: the rows of `ids` in MATCHED_HISTORY.
- */
-export async function refreshTestHistory(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
-  if (ids.length === 0) return;
+/** Derives the states of the test results of `ids` (ingested, re-ingested or forgotten), and the tests' definitions. */
+export async function refreshTestRunStates(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
   // Typed: an empty list has no item type to infer.
-  const [list, types] = [[duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)]];
-  await connection.run(`DELETE FROM test_run_state WHERE invocation_id IN ${IDS}`, list, types);
+  const types = [duckdb.LIST(duckdb.VARCHAR)];
+  await connection.run(`DELETE FROM test_run_state WHERE invocation_id IN ${IDS}`, [duckdb.listValue([...ids])], types);
   // A few runs at a time: a rebuild derives every run's states, and the parents' entries of
   // all of them at once (10,000 nodes x 210 runs) outgrew the writer's memory limit.
   for (let i = 0; i < ids.length; i += STATE_BATCH) await connection.run(RUN_STATE, [duckdb.listValue(ids.slice(i, i + STATE_BATCH))], types);
   await refreshTestDefinitions(connection, ids);
-  const addable = (await connection.runAndReadAll(ADDABLE, list, types)).getRows()[0]?.[0] === true;
-  if (!addable) for (const table of ['test_history', 'test_history_invocation']) await connection.run(`DELETE FROM ${table}`);
-  // Derived again, the whole history is added, as the runs named are: a few runs at a time, in
-  // history order, each stretch later than the one before (the memory limit again).
-  const runs = await inHistoryOrder(connection, addable ? ids : null);
-  const history = addable ? MATCHED_HISTORY : 'run_history';
-  for (let i = 0; i < runs.length; i += HISTORY_BATCH) await addRuns(connection, history, runs.slice(i, i + HISTORY_BATCH));
-}
-
-/** The runs of `ids` (all runs when null) by v_invocation_sequence.seq. */
-async function inHistoryOrder(connection: DuckDBConnection, ids: readonly string[] | null): Promise<string[]> {
-  const sql = `SELECT invocation_id FROM v_invocation_sequence ${ids ? `WHERE invocation_id IN ${IDS}` : ''} ORDER BY seq`;
-  const reader = ids ? await connection.runAndReadAll(sql, [duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)]) : await connection.runAndReadAll(sql);
-  return reader.getRows().map(([id]) => String(id));
 }
 
 /** Adds the test results of `runs` from `history`, all later in history than every run counted. */
-async function addRuns(connection: DuckDBConnection, history: string, runs: readonly string[]): Promise<void> {
+export async function addTestRuns(connection: DuckDBConnection, history: string, runs: readonly string[]): Promise<void> {
   await connection.run(scopedResults(history), [duckdb.listValue([...runs])], [duckdb.LIST(duckdb.VARCHAR)]);
   for (const sql of [SCOPED_SUMMARY, MERGE]) await connection.run(sql);
   await connection.run('DELETE FROM test_history WHERE unique_id IN (SELECT unique_id FROM test_merged)');
   await connection.run('INSERT INTO test_history BY NAME SELECT * FROM test_merged');
-  await connection.run('INSERT INTO test_history_invocation SELECT DISTINCT invocation_id FROM test_scope_result');
   for (const table of ['test_scope_result', 'test_scope_summary', 'test_merged']) await connection.run(`DROP TABLE IF EXISTS ${table}`);
 }

@@ -9,7 +9,9 @@ import { openDatabase } from '../../src/store/index.js';
  * last caught up, and the size it had when last compacted (store/compact.ts): facts about the
  * file, not anything derived from the archive's content; and node_entry, ingest's memo
  * of entries read (schema/001-tables.sql), which may also remember entries of a manifest dbt
- * rewrote since (test/unit/store/entry-memo.test.ts checks its rows are exact).
+ * rewrote since (test/unit/store/entry-memo.test.ts checks its rows are exact); and
+ * node_runtime's windows of sorted times, which hold more or fewer times around a rank as the
+ * times came in (the median and p95 read from them are compared).
  */
 export type StoreDump = Record<string, Json[][]>;
 
@@ -21,7 +23,8 @@ export async function dumpStore(file: string): Promise<StoreDump> {
     // And the views with the names and columns of the tables node_block replaced (schema/001-tables.sql).
     for (const [table] of [...tables, ['node_depends_on'], ['node_invocation']]) {
       const where = table === 'store_meta' ? " WHERE key NOT IN ('archive_stamp', 'compacted_bytes')" : '';
-      dump[String(table)] = (await db.connection.runAndReadAll(`SELECT * FROM "${String(table)}"${where} ORDER BY ALL`)).getRowsJson();
+      const columns = table === 'node_runtime' ? '* EXCLUDE (median_window, p95_window)' : '*';
+      dump[String(table)] = (await db.connection.runAndReadAll(`SELECT ${columns} FROM "${String(table)}"${where} ORDER BY ALL`)).getRowsJson();
     }
     return dump;
   } finally {

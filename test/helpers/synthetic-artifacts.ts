@@ -16,6 +16,8 @@ export interface SyntheticInvocation {
   target?: string;
   /** One result per status, on models model.synthetic.m0, m1, … */
   statuses?: string[];
+  /** Each model's execution_time by index, instead of 0.01. */
+  times?: number[];
   generatedAt?: string;
   /** Copies of each model, to make a bigger manifest. */
   padNodes?: number;
@@ -69,12 +71,12 @@ export function syntheticManifest(inv: SyntheticInvocation): string {
 }
 
 export function syntheticRunResults(inv: SyntheticInvocation): string {
-  const ran = (inv.statuses ?? ['success']).map((status, i) => ({ status, uniqueId: `model.synthetic.m${i}` }));
-  for (const test of inv.tests ?? []) if (test.status) ran.push({ status: test.status, uniqueId: syntheticTestId(test.name) });
-  const results = ran.map(({ status, uniqueId }) => ({
+  const ran = (inv.statuses ?? ['success']).map((status, i) => ({ status, uniqueId: `model.synthetic.m${i}`, time: inv.times?.[i] ?? 0.01 }));
+  for (const test of inv.tests ?? []) if (test.status) ran.push({ status: test.status, uniqueId: syntheticTestId(test.name), time: 0.01 });
+  const results = ran.map(({ status, uniqueId, time }) => ({
     status,
     unique_id: uniqueId,
-    execution_time: 0.01,
+    execution_time: time,
     thread_id: 'Thread-1',
     timing: [],
     adapter_response: {},

@@ -6,7 +6,7 @@ import { captureTarget } from '../../../src/capture/index.js';
 import { openDatabase, syncStore, type Database } from '../../../src/store/index.js';
 import { plainResult } from '../../../src/store/plain-rows.js';
 import { refreshManifestInvocations, refreshRunHistory } from '../../../src/store/run-history.js';
-import { refreshTestHistory } from '../../../src/store/test-history.js';
+import { refreshHistoryAggregates } from '../../../src/store/history-aggregates.js';
 import { ARTIFACT_TYPES } from '../../../src/vocab/index.js';
 import { generateSequence, type Step } from '../../../fixtures/generate.mjs';
 
@@ -25,7 +25,7 @@ export interface FixtureStore {
   query(sql: string, params?: (string | number)[]): Promise<Record<string, unknown>[]>;
   /**
    * Runs `work` inside a transaction that is always rolled back: edits for one test only. Its
-   * queries first derive again what ingest derives from the edited rows (run_history, test_history), as a
+   * queries first derive again what ingest derives from the edited rows (run_history, test_history, node_runtime), as a
    * catch-up would after the same rows were ingested.
    */
   withEdits<T>(work: () => Promise<T>): Promise<T>;
@@ -115,10 +115,10 @@ export function median(values: number[]): number {
   return Number.isInteger(mid) ? (sorted[mid - 1]! + sorted[mid]!) / 2 : sorted[Math.floor(mid)]!;
 }
 
-/** What ingest derives (store/run-history.ts, store/test-history.ts) derived again for every invocation, edited or not. */
+/** What ingest derives (store/run-history.ts, store/history-aggregates.ts) derived again for every invocation, edited or not. */
 async function rederive(db: Database): Promise<void> {
   const ids = (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation')).getRows().map(([id]) => String(id));
   await refreshManifestInvocations(db.connection, ids);
   await refreshRunHistory(db.connection, ids);
-  await refreshTestHistory(db.connection, ids);
+  await refreshHistoryAggregates(db.connection, ids);
 }
