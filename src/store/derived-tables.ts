@@ -3,6 +3,7 @@ import { inTransaction, isOutOfMemory } from './database.js';
 import { refreshHistoryAggregates } from './history-aggregates.js';
 import { refreshNodeChanges } from './node-changes.js';
 import { dropMatchedHistory, refreshManifestInvocations, refreshRunHistory } from './run-history.js';
+import { refreshTestRunStates } from './test-history.js';
 
 /**
  * Refreshes the tables derived across invocations once `ids` were ingested, re-ingested or
@@ -18,6 +19,7 @@ export async function refreshDerivedTables(connection: DuckDBConnection, ids: re
 
 async function refreshHistories(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
   await refreshRunHistory(connection, ids);
+  await refreshTestRunStates(connection, ids);
   await refreshHistoryAggregates(connection, ids);
   await dropMatchedHistory(connection);
 }

@@ -2,7 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { duckdb } from './duckdb.js';
 import { addRuntimeRuns } from './node-runtime.js';
 import { MATCHED_HISTORY } from './run-history.js';
-import { addTestRuns, refreshTestRunStates } from './test-history.js';
+import { addTestRuns } from './test-history.js';
 
 /**
  * The tables that aggregate run history per node, test_history (v_test_history) and node_runtime
@@ -12,6 +12,7 @@ import { addTestRuns, refreshTestRunStates } from './test-history.js';
  * run_history: a run filed late may come before counted ones, and moves the nodes matched to the
  * runs after it; a forgotten or re-ingested run was counted.
  */
+
 /** Adds the results of `runs` from `history`, all later than every run in `counted` (the runs added before). */
 type AddRuns = (connection: DuckDBConnection, history: string, runs: readonly string[], counted: string) => Promise<void>;
 
@@ -36,11 +37,11 @@ LEFT JOIN v_invocation_sequence AS s ON s.invocation_id = i.invocation_id`;
 
 /**
  * Derives again what the aggregates hold for `ids` (ingested, re-ingested or forgotten), after
- * run_history (refreshRunHistory), from which they read: the rows of `ids` in MATCHED_HISTORY.
+ * run_history (refreshRunHistory), from which they read: the rows of `ids` in MATCHED_HISTORY,
+ * and after the test results' states (refreshTestRunStates), which test_history reads.
  */
 export async function refreshHistoryAggregates(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  await refreshTestRunStates(connection, ids);
   // Typed: an empty list has no item type to infer.
   const addable = (await connection.runAndReadAll(ADDABLE, [duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)])).getRows()[0]?.[0] === true;
   if (!addable) for (const table of [...Object.keys(AGGREGATES), COUNTED]) await connection.run(`DELETE FROM ${table}`);

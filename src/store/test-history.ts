@@ -133,6 +133,7 @@ FROM merged`;
 
 /** Derives the states of the test results of `ids` (ingested, re-ingested or forgotten), and the tests' definitions. */
 export async function refreshTestRunStates(connection: DuckDBConnection, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
   // Typed: an empty list has no item type to infer.
   const types = [duckdb.LIST(duckdb.VARCHAR)];
   await connection.run(`DELETE FROM test_run_state WHERE invocation_id IN ${IDS}`, [duckdb.listValue([...ids])], types);

@@ -6,6 +6,7 @@ import { captureTarget } from '../../../src/capture/index.js';
 import { openDatabase, syncStore, type Database } from '../../../src/store/index.js';
 import { plainResult } from '../../../src/store/plain-rows.js';
 import { refreshManifestInvocations, refreshRunHistory } from '../../../src/store/run-history.js';
+import { refreshTestRunStates } from '../../../src/store/test-history.js';
 import { refreshHistoryAggregates } from '../../../src/store/history-aggregates.js';
 import { ARTIFACT_TYPES } from '../../../src/vocab/index.js';
 import { generateSequence, type Step } from '../../../fixtures/generate.mjs';
@@ -120,5 +121,6 @@ async function rederive(db: Database): Promise<void> {
   const ids = (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation')).getRows().map(([id]) => String(id));
   await refreshManifestInvocations(db.connection, ids);
   await refreshRunHistory(db.connection, ids);
+  await refreshTestRunStates(db.connection, ids);
   await refreshHistoryAggregates(db.connection, ids);
 }
