@@ -5,9 +5,7 @@ import { openArchive } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
 import { openDatabase, syncStore, type Database } from '../../../src/store/index.js';
 import { plainResult } from '../../../src/store/plain-rows.js';
-import { refreshManifestInvocations, refreshRunHistory } from '../../../src/store/run-history.js';
-import { refreshTestRunStates } from '../../../src/store/test-history.js';
-import { refreshHistoryAggregates } from '../../../src/store/history-aggregates.js';
+import { refreshDerivedTables } from '../../../src/store/derived-tables.js';
 import { ARTIFACT_TYPES } from '../../../src/vocab/index.js';
 import { generateSequence, type Step } from '../../../fixtures/generate.mjs';
 
@@ -116,11 +114,8 @@ export function median(values: number[]): number {
   return Number.isInteger(mid) ? (sorted[mid - 1]! + sorted[mid]!) / 2 : sorted[Math.floor(mid)]!;
 }
 
-/** What ingest derives (store/run-history.ts, store/history-aggregates.ts) derived again for every invocation, edited or not. */
+/** What ingest derives (store/derived-tables.ts) derived again for every invocation, edited or not. */
 async function rederive(db: Database): Promise<void> {
   const ids = (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation')).getRows().map(([id]) => String(id));
-  await refreshManifestInvocations(db.connection, ids);
-  await refreshRunHistory(db.connection, ids);
-  await refreshTestRunStates(db.connection, ids);
-  await refreshHistoryAggregates(db.connection, ids);
+  await refreshDerivedTables(db.connection, ids, ids);
 }
