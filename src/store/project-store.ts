@@ -99,6 +99,9 @@ async function openCurrentStore(backend: Backend, file: string, onProgress: Prog
   const current = remote ? null : await openIfCurrent(backend, file);
   if (current) return { db: current, behind: null, movedAside: null, damage: { invocations: [], records: [] } };
   const deadline = Date.now() + WAIT_MS;
+  // Another process may take the store between our catch-up and our read (a compaction's swap,
+  // another command's catch-up): what the catch-up said is kept, and the read is tried again.
+  let caughtUp: CaughtUp = { movedAside: null, rebuilt: null, compactionDue: false };
   for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
     let report: SyncReport;
     try {
@@ -107,21 +110,33 @@ async function openCurrentStore(backend: Backend, file: string, onProgress: Prog
       if (!isAtticError(error) || error.code !== 'read-only') throw error;
       return readAsItIs(remote ? null : backend, file, 'the store cannot be written', error);
     }
-    if (report.status !== 'busy') {
-      const rebuilt = report.status === 'rebuilt' ? { invocations: report.report.invocations } : null;
-      const compactionDue = report.status === 'synced' && report.compactionDue === true;
-      return { db: await openDatabase(file, 'read'), behind: null, movedAside: report.movedAside ?? null, rebuilt, compactionDue };
+    if (report.status !== 'busy') caughtUp = foldCatchUp(caughtUp, report);
+    const reader = await openReader(file);
+    if (!(reader instanceof AtticError)) {
+      const behind = report.status === 'busy' ? await behindBy(reader, remote ? null : backend, 'other processes are reading the store') : null;
+      return { db: reader, behind, ...caughtUp };
     }
-    let busy: unknown;
-    const reader = await openDatabase(file, 'read').catch((error: unknown) => {
-      if (!isAtticError(error) || error.code !== 'store-busy') throw error;
-      busy = error;
-      return null;
-    });
-    if (reader) return { db: reader, behind: await behindBy(reader, remote ? null : backend, 'other processes are reading the store'), movedAside: null };
-    if (Date.now() + delay > deadline) throw busy;
+    if (Date.now() + delay > deadline) throw reader;
     await new Promise((resolve) => setTimeout(resolve, delay));
   }
+}
+
+type CaughtUp = Pick<Required<OpenedStore>, 'movedAside' | 'rebuilt' | 'compactionDue'>;
+
+function foldCatchUp(before: CaughtUp, report: Exclude<SyncReport, { status: 'busy' }>): CaughtUp {
+  return {
+    movedAside: report.movedAside ?? before.movedAside,
+    rebuilt: report.status === 'rebuilt' ? { invocations: report.report.invocations } : before.rebuilt,
+    compactionDue: before.compactionDue || (report.status === 'synced' && report.compactionDue === true),
+  };
+}
+
+/** The store opened for reading, or the error that says another process holds it for writing. */
+async function openReader(file: string): Promise<Database | AtticError> {
+  return openDatabase(file, 'read').catch((error: unknown) => {
+    if (isAtticError(error) && error.code === 'store-busy') return error;
+    throw error;
+  });
 }
 
 async function readAsItIs(backend: Backend | null, file: string, why: string, cause: AtticError): Promise<OpenedStore> {
