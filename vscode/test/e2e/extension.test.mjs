@@ -31,7 +31,8 @@ let replay, server, workbench, history;
 
 const attic = (args) => {
   const result = replay.attic(args);
-  assert.equal(result.exitCode, 0, `dbtattic ${args.join(' ')}: ${result.stderr}`);
+  // With --json an error is printed on stdout, so both are shown.
+  assert.equal(result.exitCode, 0, `dbtattic ${args.join(' ')}: ${result.stderr}${result.stdout}`);
   return JSON.parse(result.stdout);
 };
 
