@@ -1,32 +1,18 @@
 import { rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/store/index.js';
 import { archiveDirOf, listArtifactRecordFiles } from '../helpers/archive-files.js';
 import { makeProject, runCli } from '../helpers/cli.js';
 import { writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
-import { startWatched, type WatchedProcess } from '../helpers/watched-process.js';
+import { holdStore } from '../helpers/store-holder.js';
+import type { WatchedProcess } from '../helpers/watched-process.js';
 
 /**
  * DuckDB lets one process hold a database file for writing and refuses every other process. A
  * capture must not fail or wait because of that (the archive is the source of truth; the store
  * catches up later); a reading command waits a bounded time, then says the store is in use.
  */
-const DUCKDB_API = pathToFileURL(createRequire(import.meta.url).resolve('@duckdb/node-api')).href;
-
-/** Another process holding the store open for writing until it is killed. */
-const HOLDER = `
-const { DuckDBInstance } = await import(process.argv[1]);
-const instance = await DuckDBInstance.create(process.argv[2]);
-const connection = await instance.connect();
-await connection.run('SELECT count(*) FROM invocation');
-console.log('holding');
-// The interval keeps the instance reachable: once collected, DuckDB would release the lock.
-setInterval(() => { void instance; void connection; }, 60_000);
-`;
-
 const FIRST = '0b5e55ed-0000-4000-8000-000000000001';
 const SECOND = '0b5e55ed-0000-4000-8000-000000000002';
 
@@ -54,8 +40,7 @@ describe('a store held by another process', () => {
     expect((await runCli(['capture'], { cwd: project.dir })).exitCode).toBe(0);
     expect(await storedInvocations(storeFile)).toEqual([FIRST]);
 
-    holder = startWatched(process.execPath, ['--input-type=module', '-e', HOLDER, DUCKDB_API, storeFile]);
-    await holder.waitForOutput('holding');
+    holder = await holdStore(storeFile);
 
     writeSyntheticTarget({ invocationId: SECOND, statuses: ['success', 'error'], generatedAt: '2026-02-02T10:00:00.000000Z' }, project.target);
     const capture = await runCli(['capture'], { cwd: project.dir });

@@ -1,14 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openArchive } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
 import type { AtticConfig } from '../../../src/config/resolve.js';
 import { withCurrentStore } from '../../../src/store/index.js';
-import { startWatched, type WatchedProcess } from '../../helpers/watched-process.js';
+import { holdStore } from '../../helpers/store-holder.js';
+import type { WatchedProcess } from '../../helpers/watched-process.js';
 import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
 
 /**
@@ -17,20 +16,6 @@ import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
  * catch-up (the VS Code extension runs several at once when the archive changes). The reader
  * must wait for it as it waits for any writer, not fail at once with "in use".
  */
-const DUCKDB_API = pathToFileURL(createRequire(import.meta.url).resolve('@duckdb/node-api')).href;
-
-/** Holds the store for writing a moment after it says so, then lets it go and ends. */
-const BRIEF_WRITER = `
-const { DuckDBInstance } = await import(process.argv[1]);
-const instance = await DuckDBInstance.create(process.argv[2]);
-const connection = await instance.connect();
-await connection.run('SELECT count(*) FROM invocation');
-console.log('holding');
-await new Promise((resolve) => setTimeout(resolve, 600));
-connection.closeSync();
-instance.closeSync();
-`;
-
 const writers: WatchedProcess[] = [];
 let afterEachCatchUp: ((file: string) => Promise<void>) | null = null;
 
@@ -66,9 +51,7 @@ describe('a writer that takes the store between the catch-up and the read', () =
     afterEachCatchUp = async (file) => {
       // Only after the first catch-up: the writer holds the store when the reader opens it.
       if (catchUps++ > 0) return;
-      const writer = startWatched(process.execPath, ['--input-type=module', '-e', BRIEF_WRITER, DUCKDB_API, file]);
-      writers.push(writer);
-      await writer.waitForOutput('holding');
+      writers.push(await holdStore(file, { forMs: 600 }));
     };
 
     const started = Date.now();
