@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs, type Stats } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isLockError, WRITE_MEMORY_LIMIT } from './database.js';
+import { STORE_WAIT_MS, untilFree } from './busy-wait.js';
 import { duckdb } from './duckdb.js';
 import { checkDuckdbPath } from './duckdb-path.js';
 import { copyCompacted, isWasteful, readCompactedBytes, readSpace, type Compaction } from './compact.js';
@@ -74,20 +75,13 @@ async function copyAndSwap(file: string, claim: CompactionClaim, options: Compac
   }
 }
 
-const SWAP_WAIT_MS = 10_000;
-
 /**
  * The write lock for the swap. Readers hold the store a moment (a query, a report); the copy
  * took most of a minute at 1,000 runs: worth waiting a little for them, as a reading command
  * waits for a writer.
  */
-async function attachWhenFree(connection: DuckDBConnection, file: string): Promise<boolean> {
-  const deadline = Date.now() + SWAP_WAIT_MS;
-  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
-    if (await attach(connection, file, 'READ_WRITE')) return true;
-    if (Date.now() + delay > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, delay));
-  }
+function attachWhenFree(connection: DuckDBConnection, file: string): Promise<boolean> {
+  return untilFree(STORE_WAIT_MS, () => attach(connection, file, 'READ_WRITE'), (attached) => !attached);
 }
 
 /** False when another process holds a lock that keeps this mode out. */

@@ -1,5 +1,5 @@
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
-import { AtticError } from '../errors.js';
+import { AtticError, isAtticError } from '../errors.js';
 import { duckdb } from './duckdb.js';
 import { checkDuckdbPath } from './duckdb-path.js';
 import { STORAGE_VERSION } from './schema.js';
@@ -63,6 +63,21 @@ export async function openDatabase(file: string, mode: OpenMode): Promise<Databa
       instance.closeSync();
     },
   };
+}
+
+/** The store opened, or the error that says another process holds it; any other failure is thrown. */
+export async function openUnlessBusy(file: string, mode: OpenMode): Promise<Database | StoreBusy> {
+  return openDatabase(file, mode).catch((error: unknown) => {
+    if (isStoreBusy(error)) return error;
+    throw error;
+  });
+}
+
+/** The error of a store held by another process (store-busy). */
+export type StoreBusy = AtticError & { code: 'store-busy' };
+
+export function isStoreBusy(value: unknown): value is StoreBusy {
+  return isAtticError(value) && value.code === 'store-busy';
 }
 
 /** DuckDB could not get the memory a statement needed, within the writer's limit (WRITE_MEMORY_LIMIT). */

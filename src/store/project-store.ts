@@ -5,7 +5,8 @@ import { AtticError, isAtticError } from '../errors.js';
 import { openIfCurrent } from './archive-stamp.js';
 import { countUnseenRecords, type ProgressFn } from './catch-up.js';
 import { readStoreDamage, type StoreDamage } from './damage.js';
-import { openDatabase, type Database } from './database.js';
+import { STORE_WAIT_MS, untilFree } from './busy-wait.js';
+import { isStoreBusy, openDatabase, openUnlessBusy, type Database, type StoreBusy } from './database.js';
 import type { MovedAside } from './store-file.js';
 import { openAheadOfCatchUp, rebuildStore, syncStore, type SyncReport } from './sync.js';
 import type { CatchUpAhead } from './catch-up-ahead.js';
@@ -54,8 +55,6 @@ export interface ReadNotice {
   compactionDue: boolean;
 }
 
-const WAIT_MS = 10_000;
-
 /**
  * Reading commands catch up first, then read. Readers never wait for each other: when other
  * processes only read the store (a long query), or the store cannot be written (a read-only
@@ -98,27 +97,30 @@ async function openOffline(file: string): Promise<OpenedStore> {
 async function openCurrentStore(backend: Backend, file: string, onProgress: ProgressFn | undefined, remote: boolean): Promise<OpenedStore> {
   const current = remote ? null : await openIfCurrent(backend, file);
   if (current) return { db: current, behind: null, movedAside: null, damage: { invocations: [], records: [] } };
-  const deadline = Date.now() + WAIT_MS;
+  const backendToCount = remote ? null : backend;
   // Another process may take the store between our catch-up and our read (a compaction's swap,
   // another command's catch-up): what the catch-up said is kept, and the read is tried again.
   let caughtUp: CaughtUp = { movedAside: null, rebuilt: null, compactionDue: false };
-  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
-    let report: SyncReport;
-    try {
-      report = await syncStore(backend, file, 'once', onProgress, remote ? { journal: true } : undefined);
-    } catch (error) {
-      if (!isAtticError(error) || error.code !== 'read-only') throw error;
-      return readAsItIs(remote ? null : backend, file, 'the store cannot be written', error);
-    }
-    if (report.status !== 'busy') caughtUp = foldCatchUp(caughtUp, report);
-    const reader = await openReader(file);
-    if (!(reader instanceof AtticError)) {
-      const behind = report.status === 'busy' ? await behindBy(reader, remote ? null : backend, 'other processes are reading the store') : null;
+  const opened = await untilFree(
+    STORE_WAIT_MS,
+    async (): Promise<OpenedStore | StoreBusy> => {
+      let report: SyncReport;
+      try {
+        report = await syncStore(backend, file, 'once', onProgress, remote ? { journal: true } : undefined);
+      } catch (error) {
+        if (!isAtticError(error) || error.code !== 'read-only') throw error;
+        return readAsItIs(backendToCount, file, 'the store cannot be written', error);
+      }
+      if (report.status !== 'busy') caughtUp = foldCatchUp(caughtUp, report);
+      const reader = await openUnlessBusy(file, 'read');
+      if (isStoreBusy(reader)) return reader;
+      const behind = report.status === 'busy' ? await behindBy(reader, backendToCount, 'other processes are reading the store') : null;
       return { db: reader, behind, ...caughtUp };
-    }
-    if (Date.now() + delay > deadline) throw reader;
-    await new Promise((resolve) => setTimeout(resolve, delay));
-  }
+    },
+    isStoreBusy,
+  );
+  if (isStoreBusy(opened)) throw opened;
+  return opened;
 }
 
 type CaughtUp = Pick<Required<OpenedStore>, 'movedAside' | 'rebuilt' | 'compactionDue'>;
@@ -129,14 +131,6 @@ function foldCatchUp(before: CaughtUp, report: Exclude<SyncReport, { status: 'bu
     rebuilt: report.status === 'rebuilt' ? { invocations: report.report.invocations } : before.rebuilt,
     compactionDue: before.compactionDue || (report.status === 'synced' && report.compactionDue === true),
   };
-}
-
-/** The store opened for reading, or the error that says another process holds it for writing. */
-async function openReader(file: string): Promise<Database | AtticError> {
-  return openDatabase(file, 'read').catch((error: unknown) => {
-    if (isAtticError(error) && error.code === 'store-busy') return error;
-    throw error;
-  });
 }
 
 async function readAsItIs(backend: Backend | null, file: string, why: string, cause: AtticError): Promise<OpenedStore> {

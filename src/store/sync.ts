@@ -2,10 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Backend } from '../archive/index.js';
-import { isAtticError } from '../errors.js';
 import { catchUp, type CatchUpReport, type CatchUpScope, type ProgressFn } from './catch-up.js';
 import type { CatchUpAhead } from './catch-up-ahead.js';
-import { openDatabase, type Database } from './database.js';
+import { STORE_WAIT_MS, untilFree } from './busy-wait.js';
+import { isStoreBusy, openDatabase, openUnlessBusy, type Database } from './database.js';
 import { catchUpFromJournal } from './journal-sync.js';
 import { copyCompacted, isWasteful, readCompactedBytes, readSpace } from './compact.js';
 import { applySchema, hasCurrentStorage, loadSchemaSql, readSchemaVersion } from './schema.js';
@@ -22,8 +22,6 @@ export type SyncReport = (({
   /** Set when the store file could not be opened and was moved aside, to be derived again. */
   movedAside?: MovedAside;
 };
-
-const WAIT_MS = 10_000;
 
 /**
  * Makes the store current with the archive. A store written under another schema is rebuilt
@@ -165,19 +163,10 @@ export async function openAheadOfCatchUp(file: string, invocationId: string | nu
 
 async function openForWrite(file: string, busy: BusyPolicy): Promise<Database | null> {
   await fs.mkdir(path.dirname(file), { recursive: true });
-  const deadline = Date.now() + (busy === 'wait' ? WAIT_MS : 0);
   // 'once' and 'skip' try the lock once.
-  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
-    try {
-      return await openDatabase(file, 'write');
-    } catch (error) {
-      if (!isAtticError(error) || error.code !== 'store-busy') throw error;
-      if (Date.now() + delay > deadline) {
-        if (busy !== 'wait') return null;
-        throw error;
-      }
-      await new Promise((resolve) => setTimeout(resolve, delay));
-    }
-  }
+  const opened = await untilFree(busy === 'wait' ? STORE_WAIT_MS : 0, () => openUnlessBusy(file, 'write'), isStoreBusy);
+  if (!isStoreBusy(opened)) return opened;
+  if (busy === 'wait') throw opened;
+  return null;
 }
 
