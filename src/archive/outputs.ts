@@ -27,7 +27,8 @@ export interface OutputRecord {
   /** sql: files in the tree; log: lines in the slice. */
   entries: number;
   /** sql: bytes of the files the tree lists; log: the slice's format (json or text). */
-  detail: { files_bytes?: number; log_format?: 'json' | 'text' | 'mixed'; attributed_by?: string };
+  /** sql, finished: taken once the invocation had written its run_results, so no later file is its own. */
+  detail: { files_bytes?: number; log_format?: 'json' | 'text' | 'mixed'; attributed_by?: string; finished?: boolean };
   captured_at: string;
   capture_id: string;
   phase: CapturePhase;

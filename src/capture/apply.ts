@@ -13,11 +13,9 @@ import {
   type CaptureRecord,
   type RunInfo,
 } from '../archive/index.js';
-import { AtticError, isAtticError } from '../errors.js';
+import { isAtticError } from '../errors.js';
 import { type CapturePhase, type RunResultsSummary } from '../vocab/index.js';
-import { checkComplete } from './artifact-header.js';
-import type { CapturePlan, PlannedArtifact } from './plan.js';
-import { readRegularFileHashed } from './regular-file.js';
+import type { CheckedArtifact, CheckedPlan } from './checked-plan.js';
 import type { PresentArtifact } from './target.js';
 
 export interface CaptureMeta {
@@ -48,7 +46,7 @@ export type UploadProgress = (done: number, total: number) => void;
  * chunks, then the file index, then the artifact record, then the capture record. A process
  * killed at any point leaves only unreferenced objects, which the next capture reuses.
  */
-export async function applyCapture(backend: Backend, plan: CapturePlan, meta: CaptureMeta, onProgress?: UploadProgress): Promise<CaptureRecord> {
+export async function applyCapture(backend: Backend, plan: CheckedPlan, meta: CaptureMeta, onProgress?: UploadProgress): Promise<CaptureRecord> {
   const storing = plan.artifacts.flatMap((p) => (p.action === 'store' ? [p.item] : []));
   // First, the journal entry naming what follows (journal.ts): readers of object storage find
   // new records through it, even those of a capture killed before its capture record.
@@ -89,8 +87,8 @@ export async function applyCapture(backend: Backend, plan: CapturePlan, meta: Ca
   return record;
 }
 
-function bySize(planned: readonly PlannedArtifact[]): number[] {
-  const size = (p: PlannedArtifact): number => ('item' in p ? p.item.size : 0);
+function bySize(planned: readonly CheckedArtifact[]): number[] {
+  const size = (p: CheckedArtifact): number => ('item' in p ? p.item.size : 0);
   return planned.map((_, i) => i).sort((a, b) => size(planned[a]!) - size(planned[b]!) || a - b);
 }
 
@@ -100,7 +98,7 @@ function headInvocation(captured: CapturedArtifact[]): string | null {
   return by('run_results') ?? by('manifest') ?? captured[0]?.invocation_id ?? null;
 }
 
-async function applyArtifact(backend: Backend, planned: PlannedArtifact, meta: CaptureMeta, onChunk?: (length: number) => void): Promise<CapturedArtifact> {
+async function applyArtifact(backend: Backend, planned: CheckedArtifact, meta: CaptureMeta, onChunk?: (length: number) => void): Promise<CapturedArtifact> {
   switch (planned.action) {
     case 'absent':
       return { artifact: planned.artifact, status: 'absent', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0 };
@@ -113,15 +111,8 @@ async function applyArtifact(backend: Backend, planned: PlannedArtifact, meta: C
   }
 }
 
-async function storeArtifact(backend: Backend, item: PresentArtifact, meta: CaptureMeta, onChunk?: (length: number) => void): Promise<CapturedArtifact> {
-  let bytes: Buffer;
-  try {
-    bytes = item.bytes ?? (await readVouchedFile(item));
-    checkComplete(bytes);
-  } catch (error) {
-    if (!isAtticError(error)) throw error;
-    return errorEntry(item.artifact, item.path, error.message);
-  }
+async function storeArtifact(backend: Backend, item: PresentArtifact & { bytes: Buffer }, meta: CaptureMeta, onChunk?: (length: number) => void): Promise<CapturedArtifact> {
+  const bytes = item.bytes;
   try {
     const put = await putBlob(backend, bytes, item.sha256, onChunk);
     const wrote = await putArtifactRecord(backend, artifactRecordOf(item, meta, await summaryOf(item, bytes)));
@@ -191,16 +182,6 @@ function entry(item: PresentArtifact, status: 'captured' | 'unchanged' | 'repair
     size: item.size,
     stored_bytes: storedBytes,
   };
-}
-
-/** The stat cache vouched for this file, but it must be stored: read it, and check it still is what was vouched for. */
-async function readVouchedFile(item: PresentArtifact): Promise<Buffer> {
-  const { bytes, sha256 } = await readRegularFileHashed(item.path).catch((error: unknown) => {
-    if (isAtticError(error)) throw error;
-    throw new AtticError('artifact-unreadable', `it cannot be read (${(error as { code?: string }).code ?? String(error)})`);
-  });
-  if (sha256 !== item.sha256) throw new AtticError('artifact-unreadable', 'it changed while it was being captured; capture again');
-  return bytes;
 }
 
 function errorEntry(artifact: CapturedArtifact['artifact'], path: string, error: string): CapturedArtifact {

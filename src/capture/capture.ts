@@ -4,6 +4,7 @@ import { AtticError } from '../errors.js';
 import { newTimeId, type ArtifactType, type CapturePhase } from '../vocab/index.js';
 import { applyCapture, type CaptureDescription } from './apply.js';
 import { planCapture, type CapturePlan } from './plan.js';
+import { checkPlan } from './checked-plan.js';
 import { attributeOutputs } from './attribution.js';
 import { captureOutputs, type OutputOptions } from './outputs.js';
 import { StatCache } from './stat-cache.js';
@@ -63,11 +64,12 @@ async function captureGuarded(backend: Backend, options: CaptureOptions): Promis
   const inspected = await inspectTarget(options.targetDir, options.artifacts, cache);
   const known = options.rememberArchived ? cache : undefined;
   const archived = await archivedSet(backend, inspected.filter((a): a is PresentArtifact => a.state === 'present'), known);
-  const plan = planCapture(inspected, (item) => archived.has(item));
+  const plan = await checkPlan(planCapture(inspected, (item) => archived.has(item)));
   if (options.dryRun) return { plan, record: null };
   const capturedAt = options.now ?? new Date();
   const captureId = newTimeId(capturedAt);
-  const present = inspected.filter((a): a is PresentArtifact => a.state === 'present');
+  // Only artifacts known whole say whose the SQL and logs are: a truncated one's header may name an invocation long gone.
+  const present = plan.artifacts.flatMap((p) => ('item' in p ? [p.item] : []));
   const outputs = options.outputs
     ? await captureOutputs(backend, attributeOutputs(present, options.run ?? null), { ...options.outputs, targetDir: options.targetDir }, cache, { captureId, capturedAt, phase: options.phase })
     : [];

@@ -1,4 +1,4 @@
-import { hasBlob, hasOutputRecord, planSqlTree, putBlob, putOutputRecord, type Backend, type CapturedOutput, type OutputRecord, type SqlTreeBase } from '../archive/index.js';
+import { hasBlob, hasOutputRecord, listOutputRecordKeys, planSqlTree, readOutputRecords, putBlob, putOutputRecord, type Backend, type CapturedOutput, type OutputRecord, type SqlTreeBase } from '../archive/index.js';
 import { sqlTreeBytes } from '../archive/sql-tree.js';
 import { AtticError, isAtticError } from '../errors.js';
 import { sha256, type CapturePhase } from '../vocab/index.js';
@@ -69,6 +69,9 @@ async function captureSqlOnce(backend: Backend, attribution: Attribution, option
 }
 
 async function captureSql(backend: Backend, attribution: Attribution, options: OutputOptions, meta: OutputMeta): Promise<CapturedOutput | null> {
+  // Once a tree was taken of the finished invocation, files that changed since are a later
+  // command's: one that left no readable artifact (killed while writing them), or a hand edit.
+  if (await hasFinishedTree(backend, attribution.invocationId)) return null;
   const since = attribution.startedAt.getTime();
   const listed = (await listSqlFiles(options.targetDir)).filter((f) => f.modifiedMs >= since);
   if (listed.length === 0) return null;
@@ -84,13 +87,19 @@ async function captureSql(backend: Backend, attribution: Attribution, options: O
   stored += put.storedBytes;
   let filesBytes = 0;
   for (const f of read.files.values()) filesBytes += f.size;
-  const record = outputRecord('sql', attribution.invocationId, put.id, bytes.length, read.files.size, { files_bytes: filesBytes, attributed_by: attribution.startedFrom }, meta);
+  const record = outputRecord('sql', attribution.invocationId, put.id, bytes.length, read.files.size, { files_bytes: filesBytes, attributed_by: attribution.startedFrom, ...(attribution.finished ? { finished: true } : {}) }, meta);
   const wrote = await putOutputRecord(backend, record);
   if (cache) {
     cache.setLastTree({ id: put.id, depth: doc.depth, files: read.files } satisfies SqlTreeBase);
     await cache.save();
   }
   return { output: 'sql', status: wrote ? 'captured' : 'unchanged', invocation_id: attribution.invocationId, sha256: put.id, size: bytes.length, entries: read.files.size, stored_bytes: stored };
+}
+
+async function hasFinishedTree(backend: Backend, invocationId: string): Promise<boolean> {
+  const keys = (await listOutputRecordKeys(backend, invocationId)).filter((k) => /\/sql-[^/]*$/.test(k));
+  if (keys.length === 0) return false;
+  return (await readOutputRecords(backend, keys, () => undefined)).some((r) => r.output === 'sql' && r.detail.finished === true);
 }
 
 /** Stores the files the archive lacks; a file the base tree lists is known to be there. */

@@ -5,7 +5,8 @@ import type { InspectedArtifact, PresentArtifact } from './target.js';
 export type PlannedArtifact =
   | { action: 'absent'; artifact: ArtifactType; path: string }
   | { action: 'error'; artifact: ArtifactType; path: string; error: string }
-  | { action: 'unchanged' | 'store'; item: PresentArtifact };
+  | { action: 'unchanged'; item: PresentArtifact }
+  | { action: 'store'; item: PresentArtifact };
 
 export interface CapturePlan {
   artifacts: PlannedArtifact[];
@@ -25,7 +26,7 @@ export function planCapture(inspected: InspectedArtifact[], archived: (item: Pre
       case 'error':
         return { action: 'error', artifact: item.artifact, path: item.path, error: item.error };
       case 'present':
-        return { action: archived(item) ? 'unchanged' : 'store', item };
+        return archived(item) ? { action: 'unchanged', item } : { action: 'store', item };
     }
   });
   return { artifacts, nothingNew: !artifacts.some((a) => a.action === 'store') };

@@ -77,17 +77,22 @@ export async function inspectArtifact(file: string, artifact: ArtifactType, cach
 
 /**
  * semantic_manifest.json carries no metadata; dbt writes it together with manifest.json while
- * parsing, so it belongs to the manifest's invocation when one sits beside it.
+ * parsing, so it belongs to the manifest's invocation when one sits beside it. Without a readable
+ * one its invocation is unknown, and filed under a content id it would be cut off from it for good.
  */
 function assignSemanticManifest(inspected: InspectedArtifact[]): InspectedArtifact[] {
   const manifest = inspected.find((a) => a.artifact === 'manifest');
-  if (!manifest || manifest.state === 'absent') return inspected;
+  if (!manifest) return inspected;
   return inspected.map((a) => {
     if (a.artifact !== 'semantic_manifest' || a.state !== 'present' || a.invocationIdSource !== 'content') return a;
-    // Filed under a content id, it would be cut off from the invocation it belongs to for good.
-    if (manifest.state === 'error') return { artifact: a.artifact, path: a.path, state: 'error', error: 'the manifest.json beside it cannot be read, so its invocation is unknown; capture again once dbt has rewritten both' };
+    if (manifest.state !== 'present') return { artifact: a.artifact, path: a.path, state: 'error', error: unknownInvocation(manifest.state === 'absent' ? 'there is no manifest.json beside it' : 'the manifest.json beside it cannot be read') };
     return { ...a, invocationId: manifest.invocationId, invocationIdSource: 'manifest' };
   });
+}
+
+/** Why a semantic manifest is left out: its manifest is missing or unreadable (`why`). */
+export function unknownInvocation(why: string): string {
+  return `${why}, so its invocation is unknown; capture again once dbt has rewritten both`;
 }
 
 export type PresentArtifact = Extract<InspectedArtifact, { state: 'present' }>;

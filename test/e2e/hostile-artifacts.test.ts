@@ -4,6 +4,10 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { makeProject, runCli, type CliResult } from '../helpers/cli.js';
 import { syntheticManifest, syntheticRunResults } from '../helpers/synthetic-artifacts.js';
+import { archiveDirOf, listArchiveFiles } from '../helpers/archive-files.js';
+
+/** What a capture leaves for good: not the locks it takes nor the temp files it sweeps. */
+const durable = (file: string): boolean => !file.startsWith('locks/') && !file.includes('.tmp');
 
 /**
  * Hostile files in target/ (issue 9): each is left out with a reason (exit 1), the artifacts
@@ -160,6 +164,35 @@ describe('smaller cases', () => {
     expect(result.exitCode).toBe(1);
     expect(entries.get('semantic_manifest')).toMatchObject({ status: 'error', invocation_id: null, error: expect.stringMatching(/manifest\.json beside it cannot be read/) });
     await expectHistoryIntact(dir);
+  });
+
+  it('a manifest cut after its header leaves the archive as it was, and the semantic manifest beside it out', async () => {
+    const { dir, target } = project();
+    expect((await capture(dir)).result.exitCode).toBe(0);
+    const before = listArchiveFiles(archiveDirOf(dir)).filter(durable);
+    const whole = syntheticManifest({ invocationId: '99999999-2222-4333-8444-555555555555', padNodes: 50 });
+    writeFileSync(path.join(target, 'manifest.json'), whole.slice(0, whole.length / 2));
+    writeFileSync(path.join(target, 'semantic_manifest.json'), JSON.stringify({ semantic_models: [], metrics: [], project_configuration: {} }));
+    for (const phase of ['manual', 'pre']) {
+      const result = await runCli(['capture', '--json', '--phase', phase], { cwd: dir });
+      const entries = new Map((JSON.parse(result.stdout) as { artifacts: Entry[] }).artifacts.map((a) => [a.artifact, a]));
+      expect(result.exitCode, phase).toBe(1);
+      expect(entries.get('manifest')).toMatchObject({ status: 'error', error: expect.stringMatching(/not complete JSON/) });
+      expect(entries.get('semantic_manifest')).toMatchObject({ status: 'error', invocation_id: null, error: expect.stringMatching(/manifest\.json beside it cannot be read/) });
+      // No journal entry naming a record never written, no capture record, no branch moved.
+      expect(listArchiveFiles(archiveDirOf(dir)).filter(durable), phase).toEqual(before);
+    }
+    await expectHistoryIntact(dir);
+  });
+
+  it('a semantic manifest with no manifest beside it is left out, not filed under a content id', async () => {
+    const { dir, target } = project();
+    writeFileSync(path.join(target, 'semantic_manifest.json'), JSON.stringify({ semantic_models: [], metrics: [], project_configuration: {} }));
+    const { result, entries } = await capture(dir);
+    expect(result.exitCode).toBe(1);
+    expect(entries.get('semantic_manifest')).toMatchObject({ status: 'error', invocation_id: null, error: expect.stringMatching(/no manifest\.json beside it/) });
+    const history = await runCli(['history', '--json'], { cwd: dir });
+    expect(history.stdout).not.toContain('content-');
   });
 
   it("duckdb_extensions() is refused for what it is: a read of DuckDB's extension directory", async () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { archiveDirOf } from '../helpers/archive-files.js';
 import { onlyOutput, readOutputRecordFiles, restoreBlob, restoreTree } from '../helpers/archive-outputs.js';
 import { readJson, type Json } from '../helpers/artifact-facts.js';
 import { startReplay, type ReplayedHistory } from '../helpers/replay.js';
+import { runCli } from '../helpers/cli.js';
 
 /** The SQL files a step's dbt command wrote, from its manifest: every compiled_path and build_path. */
 function sqlWrittenBy(replay: ReplayedHistory, step: Step): Map<string, Buffer> {
@@ -113,6 +114,33 @@ describe('capture: {sql: false, logs: false}', () => {
     expect(existsSync(path.join(replay.project, 'target', 'compiled'))).toBe(true);
     expect(existsSync(path.join(replay.project, 'logs', 'dbt.log'))).toBe(true);
     expect(readOutputRecordFiles(archiveDirOf(replay.project), step.invocation_id)).toEqual([]);
+  });
+});
+
+describe('a dbt command that crashed while writing its manifest', () => {
+  let replay: ReplayedHistory;
+  beforeAll(() => {
+    replay = startReplay();
+  }, 60_000);
+  afterAll(() => replay?.remove());
+
+  it("leaves the SQL it wrote out of the invocation before it, in the run's capture and in every capture after", async () => {
+    const step = replay.step(1);
+    expect(replay.replayStep(step).exitCode).toBe(0);
+    const archive = archiveDirOf(replay.project);
+    const written = sqlWrittenBy(replay, step);
+    const customers = 'compiled/attic_shop/models/marts/customers.sql';
+    expect(written.has(customers)).toBe(true);
+    // As dbt would leave it killed mid-write: new SQL, a manifest cut short after its header.
+    const crash = `echo 'select 999 as crashed' > target/${customers}; head -c 4000 target/manifest.json > m; mv m target/manifest.json; exit 2`;
+    expect((await runCli(['run', '--', 'sh', '-c', crash], { cwd: replay.project })).exitCode).toBe(2);
+    rmSync(path.join(replay.project, 'target', 'manifest.json'));
+    // 1: the semantic manifest has no manifest beside it now.
+    expect((await runCli(['capture'], { cwd: replay.project })).exitCode).toBe(1);
+    const records = readOutputRecordFiles(archive, step.invocation_id).filter((r) => r.output === 'sql');
+    expect(records).toHaveLength(1);
+    const tree = restoreTree(archive, records[0]!.sha256);
+    expect(restoreBlob(archive, tree.get(customers)!).equals(written.get(customers)!)).toBe(true);
   });
 });
 
