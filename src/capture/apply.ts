@@ -83,7 +83,8 @@ export async function applyCapture(backend: Backend, plan: CheckedPlan, meta: Ca
   const outputsNew = (meta.outputs ?? []).some((o) => o.status === 'captured');
   const repaired = artifacts.some((a) => a.status === 'repaired');
   if (captured.length > 0 || outputsNew || repaired || meta.run) await putCaptureRecord(backend, record);
-  if (captured.length > 0 && branch) await advanceBranch(backend, branch, meta.captureId, headInvocation(captured), meta.capturedAt);
+  const head = headInvocation(captured);
+  if (head && branch) await advanceBranch(backend, branch, meta.captureId, head, meta.capturedAt);
   return record;
 }
 
@@ -92,10 +93,14 @@ function bySize(planned: readonly CheckedArtifact[]): number[] {
   return planned.map((_, i) => i).sort((a, b) => size(planned[a]!) - size(planned[b]!) || a - b);
 }
 
-/** The invocation a branch head names: the one whose results were captured, else its manifest's. */
+/**
+ * The invocation a branch head names: the one whose results were captured, else its manifest's,
+ * else another artifact's (source freshness). Never a semantic manifest's alone: without a
+ * manifest beside it, it is filed under its content, an invocation nothing can run from.
+ */
 function headInvocation(captured: CapturedArtifact[]): string | null {
   const by = (type: string): string | null => captured.find((a) => a.artifact === type)?.invocation_id ?? null;
-  return by('run_results') ?? by('manifest') ?? captured[0]?.invocation_id ?? null;
+  return by('run_results') ?? by('manifest') ?? captured.find((a) => a.artifact !== 'semantic_manifest')?.invocation_id ?? null;
 }
 
 async function applyArtifact(backend: Backend, planned: CheckedArtifact, meta: CaptureMeta, onChunk?: (length: number) => void): Promise<CapturedArtifact> {

@@ -77,15 +77,17 @@ export async function inspectArtifact(file: string, artifact: ArtifactType, cach
 
 /**
  * semantic_manifest.json carries no metadata; dbt writes it together with manifest.json while
- * parsing, so it belongs to the manifest's invocation when one sits beside it. Without a readable
- * one its invocation is unknown, and filed under a content id it would be cut off from it for good.
+ * parsing, so it belongs to the manifest's invocation when one sits beside it. Beside one that
+ * cannot be read, its invocation is unknown, and filed under a content id it would be cut off
+ * from it for good.
  */
 function assignSemanticManifest(inspected: InspectedArtifact[]): InspectedArtifact[] {
   const manifest = inspected.find((a) => a.artifact === 'manifest');
-  if (!manifest) return inspected;
+  // Alone (a project that keeps it in git for MetricFlow, say), it is filed under a content id.
+  if (!manifest || manifest.state === 'absent') return inspected;
   return inspected.map((a) => {
     if (a.artifact !== 'semantic_manifest' || a.state !== 'present' || a.invocationIdSource !== 'content') return a;
-    if (manifest.state !== 'present') return { artifact: a.artifact, path: a.path, state: 'error', error: unknownInvocation(manifest.state === 'absent' ? 'there is no manifest.json beside it' : 'the manifest.json beside it cannot be read') };
+    if (manifest.state === 'error') return { artifact: a.artifact, path: a.path, state: 'error', error: unknownInvocation('the manifest.json beside it cannot be read') };
     return { ...a, invocationId: manifest.invocationId, invocationIdSource: 'manifest' };
   });
 }

@@ -47,8 +47,12 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
       ]),
     ],
   );
-  if (rows.some((r) => r.invocation_id?.startsWith('content-'))) {
+  const byContent = rows.filter((r) => r.invocation_id?.startsWith('content-'));
+  if (byContent.some((r) => r.artifact !== 'semantic_manifest')) {
     io.stderr('note: artifacts from before dbt 0.19 carry no invocation id; they are filed under one derived from their content (content-…).\n');
+  }
+  if (byContent.some((r) => r.artifact === 'semantic_manifest')) {
+    io.stderr('note: semantic_manifest.json carries no invocation id and no manifest.json is beside it; it is filed under one derived from its content (content-…).\n');
   }
   return failed;
 }

@@ -185,14 +185,16 @@ describe('smaller cases', () => {
     await expectHistoryIntact(dir);
   });
 
-  it('a semantic manifest with no manifest beside it is left out, not filed under a content id', async () => {
+  it('a semantic manifest alone is filed under its content, says so, and moves no branch head onto it', async () => {
     const { dir, target } = project();
+    expect((await runCli(['capture', '--branch', 'main'], { cwd: dir })).exitCode).toBe(0);
     writeFileSync(path.join(target, 'semantic_manifest.json'), JSON.stringify({ semantic_models: [], metrics: [], project_configuration: {} }));
-    const { result, entries } = await capture(dir);
-    expect(result.exitCode).toBe(1);
-    expect(entries.get('semantic_manifest')).toMatchObject({ status: 'error', invocation_id: null, error: expect.stringMatching(/no manifest\.json beside it/) });
-    const history = await runCli(['history', '--json'], { cwd: dir });
-    expect(history.stdout).not.toContain('content-');
+    const result = await runCli(['capture', '--branch', 'main'], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toContain('semantic_manifest.json carries no invocation id and no manifest.json is beside it');
+    expect(result.stderr).not.toContain('before dbt 0.19');
+    const branches = JSON.parse((await runCli(['branch', 'list', '--json'], { cwd: dir })).stdout) as { head_invocation_id: string | null }[];
+    expect(branches.map((b) => b.head_invocation_id)).toEqual([GOOD]);
   });
 
   it("duckdb_extensions() is refused for what it is: a read of DuckDB's extension directory", async () => {

@@ -135,8 +135,7 @@ describe('a dbt command that crashed while writing its manifest', () => {
     const crash = `echo 'select 999 as crashed' > target/${customers}; head -c 4000 target/manifest.json > m; mv m target/manifest.json; exit 2`;
     expect((await runCli(['run', '--', 'sh', '-c', crash], { cwd: replay.project })).exitCode).toBe(2);
     rmSync(path.join(replay.project, 'target', 'manifest.json'));
-    // 1: the semantic manifest has no manifest beside it now.
-    expect((await runCli(['capture'], { cwd: replay.project })).exitCode).toBe(1);
+    expect((await runCli(['capture'], { cwd: replay.project })).exitCode).toBe(0);
     const records = readOutputRecordFiles(archive, step.invocation_id).filter((r) => r.output === 'sql');
     expect(records).toHaveLength(1);
     const tree = restoreTree(archive, records[0]!.sha256);
