@@ -52,9 +52,17 @@ export interface History {
 
 const FAILED = "['error', 'fail', 'runtime error', 'partial success']";
 
+/**
+ * Every result an invocation's status counts come from: run results, and the checks of
+ * `dbt source freshness` (sources.json), whose errors fail its run as a test's do.
+ */
+const RESULTS = `(SELECT invocation_id, unique_id, status, execution_time, message FROM run_result
+  UNION ALL SELECT invocation_id, unique_id, status, execution_time, message FROM source_freshness)`;
+const IS_FAILED = `r.status IN (SELECT unnest(${FAILED}))`;
+
 /** Newest first. The outcome is derived the way `state --last-success` judges success. */
 export async function readHistory(connection: DuckDBConnection, filter: HistoryFilter, withFailures = false): Promise<History> {
-  const { where, params } = whereOf(filter);
+  const { where, params } = whereOf(filter, withFailures);
   params.push(filter.limit);
   const sql = `SELECT *, count(*) OVER () AS matched, (SELECT count(*) FROM invocation) AS stored FROM (
       SELECT invocation_id, coalesce(completed_at, generated_at) AS happened_at, command, target, status_counts,
@@ -68,12 +76,13 @@ export async function readHistory(connection: DuckDBConnection, filter: HistoryF
   const found = plainResult(await connection.runAndReadAll(sql, params)).rows;
   const rows = found.map(historyRow);
   if (filter.node) await attach(connection, rows, 'node_results', nodeClause(1), [filter.node]);
-  if (withFailures) await attach(connection, rows, 'failures', `r.status IN (SELECT unnest(${FAILED}))`, []);
+  // With a node, the failures of that node: the runs listed are those where it failed.
+  if (withFailures) await attach(connection, rows, 'failures', filter.node ? `${IS_FAILED} AND ${nodeClause(1)}` : IS_FAILED, filter.node ? [filter.node] : []);
   const stored = found[0] ? Number(found[0].stored) : await countInvocations(connection);
   return { rows, matched: found[0] ? Number(found[0].matched) : 0, stored };
 }
 
-function whereOf(filter: HistoryFilter): { where: string[]; params: (string | number)[] } {
+function whereOf(filter: HistoryFilter, nodeFailed: boolean): { where: string[]; params: (string | number)[] } {
   const where: string[] = [];
   const params: (string | number)[] = [];
   const add = (clause: string, value: string | number): void => {
@@ -88,7 +97,7 @@ function whereOf(filter: HistoryFilter): { where: string[]; params: (string | nu
   if (filter.until) add('happened_at <= ?::TIMESTAMPTZ', filter.until);
   if (filter.node) {
     params.push(filter.node);
-    where.push(`invocation_id IN (SELECT r.invocation_id FROM run_result r WHERE ${nodeClause(params.length)})`);
+    where.push(`invocation_id IN (SELECT r.invocation_id FROM ${RESULTS} r WHERE ${nodeClause(params.length)}${nodeFailed ? ` AND ${IS_FAILED}` : ''})`);
   }
   return { where, params };
 }
@@ -106,7 +115,7 @@ async function attach(connection: DuckDBConnection, rows: HistoryRow[], key: 'no
   if (rows.length === 0) return;
   const ids = rows.map((row) => row.invocation_id);
   const placeholders = ids.map((_, i) => `$${params.length + i + 1}`).join(', ');
-  const sql = `SELECT r.invocation_id, r.unique_id, r.status, r.execution_time, r.message FROM run_result r
+  const sql = `SELECT r.invocation_id, r.unique_id, r.status, r.execution_time, r.message FROM ${RESULTS} r
     WHERE ${condition} AND r.invocation_id IN (${placeholders}) ORDER BY r.invocation_id, r.unique_id`;
   const found = plainResult(await connection.runAndReadAll(sql, [...params, ...ids])).rows;
   for (const row of rows) row[key] = [];
@@ -119,6 +128,11 @@ async function attach(connection: DuckDBConnection, rows: HistoryRow[], key: 'no
       message: text(r.message),
     });
   }
+}
+
+/** The branches some invocation is filed on, by name. */
+export async function branchesWithRuns(connection: DuckDBConnection): Promise<string[]> {
+  return plainResult(await connection.runAndReadAll('SELECT DISTINCT branch FROM invocation WHERE branch IS NOT NULL ORDER BY branch')).rows.map((r) => String(r.branch));
 }
 
 async function countInvocations(connection: DuckDBConnection): Promise<number> {

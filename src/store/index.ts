@@ -9,7 +9,7 @@
 export { syncStore, rebuildStore, type SyncReport, type BusyPolicy, type RebuildReport } from './sync.js';
 export { openDatabase, type Database } from './database.js';
 export { streamReadOnlyQuery, type QuerySink, type QueryOptions, type QueryOutcome } from './query.js';
-export { readHistory, type History, type HistoryFilter, type HistoryRow, type NodeResult } from './history.js';
+export { branchesWithRuns, readHistory, type History, type HistoryFilter, type HistoryRow, type NodeResult } from './history.js';
 export { readStoreFigures, type StoreFigures } from './figures.js';
 export type { CatchUpReport } from './catch-up.js';
 export type { IngestProblem } from './ingest.js';

@@ -20,6 +20,23 @@ function freshnessJson(sourcesJson: string): { text: string; results: { unique_i
   return { text: JSON.stringify({ metadata, results, elapsed_time: 1.5 }), results };
 }
 
+describe('source freshness in history', () => {
+  const history = mkdtempSync(path.join(os.tmpdir(), 'attic-freshness-'));
+  afterAll(() => rmSync(history, { recursive: true, force: true }));
+
+  it('lists the sources a freshness run found stale or broken as its failures (history --failed)', async () => {
+    const step = generateSequence(history).find((s) => s.slug === 'source-freshness')!;
+    const sources = readFileSync(path.join(history, step.dir, 'target', 'sources.json'), 'utf8');
+    const failing = (JSON.parse(sources) as { results: { unique_id: string; status: string }[] }).results.filter((r) => r.status === 'error' || r.status === 'runtime error');
+    expect(failing.length).toBeGreaterThan(0);
+    const project = makeProject();
+    writeFileSync(path.join(project.target, 'sources.json'), sources);
+    expect((await runCli(['capture'], { cwd: project.dir })).exitCode).toBe(0);
+    const rows = JSON.parse((await runCli(['history', '--failed', '--json'], { cwd: project.dir })).stdout) as { invocation_id: string; failures: { unique_id: string; status: string }[] }[];
+    expect(rows.map((r) => [r.invocation_id, r.failures.map((f) => `${f.unique_id} ${f.status}`)])).toEqual([[step.invocation_id, failing.map((f) => `${f.unique_id} ${f.status}`).sort()]]);
+  });
+});
+
 describe('dbt v2 freshness.json', () => {
   const history = mkdtempSync(path.join(os.tmpdir(), 'attic-freshness-'));
   afterAll(() => rmSync(history, { recursive: true, force: true }));

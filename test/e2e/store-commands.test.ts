@@ -229,6 +229,20 @@ describe('history', () => {
     expect(human.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\tnode\tstatus\tmessage');
     expect(human.stdout).toContain('\trun\tmodel.synthetic.m1\terror\tsynthetic failure\n');
   });
+
+  it('with --failed and --node, lists the runs where that node failed, and only its failures', async () => {
+    const failures = async (node: string): Promise<string[][]> =>
+      json<{ invocation_id: string; failures: { unique_id: string }[] }[]>(await cli('history', '--json', '--failed', '--node', node)).map((row) => [row.invocation_id, ...row.failures.map((f) => f.unique_id)]);
+    expect(await failures('m1')).toEqual([[uuid(3), 'model.synthetic.m1'], [uuid(2), 'model.synthetic.m1']]);
+    expect(await failures('m0')).toEqual([]);
+  });
+
+  it('refuses --failed beside a --status that contradicts it', async () => {
+    const result = await cli('history', '--failed', '--status', 'ok');
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--failed lists the failures of failed runs; --status ok asks for others');
+    expect((await cli('history', '--failed', '--status', 'failed')).exitCode).toBe(0);
+  });
 });
 
 describe('info --json', () => {

@@ -1,3 +1,4 @@
+import { AtticError } from '../../errors.js';
 import { typedCommandName } from '../../extract/index.js';
 import { invocationAbbreviator, readHistory, withCurrentStore, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
 import { countOf, parseTimeArgument, shortId, spanLastIso, spanStartIso } from '../../vocab/index.js';
@@ -20,6 +21,9 @@ interface HistoryFlags extends GlobalFlags {
 }
 
 export default async function history(io: CliIo, flags: HistoryFlags): Promise<number> {
+  if (flags.failed && flags.status !== undefined && flags.status !== 'failed') {
+    throw new AtticError('usage', `--failed lists the failures of failed runs; --status ${flags.status} asks for others. Drop one of them.`);
+  }
   const filter = filterOf(flags);
   const config = loadConfig(io, flags);
   const notices = readNotices(io, config);
