@@ -39,8 +39,8 @@ export async function plannedInvocation(io: CliIo, config: AtticConfig, named: s
   if (named) return named;
   const outcome = await captureProject(config, { phase: 'manual', toolVersion: TOOL_VERSION, env: io.env });
   await updateStoreAfter(io, config, [outcome], true);
-  for (const planned of outcome.plan.artifacts) {
-    if ('item' in planned && planned.item.artifact === 'manifest') return planned.item.invocationId;
-  }
-  throw new AtticError('not-found', `No readable manifest.json in ${config.targetDir?.value ?? 'target/'}: run dbt parse (or compile) first, or name a past invocation with --invocation.`);
+  const manifest = outcome.plan.artifacts.find((p) => ('item' in p ? p.item.artifact : p.artifact) === 'manifest');
+  if (manifest && 'item' in manifest) return manifest.item.invocationId;
+  const why = manifest?.action === 'error' ? ` (${manifest.path}: ${manifest.error})` : '';
+  throw new AtticError('not-found', `No readable manifest.json in ${config.targetDir?.value ?? 'target/'}${why}: run dbt parse (or compile) first, or name a past invocation with --invocation.`);
 }

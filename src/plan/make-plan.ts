@@ -1,7 +1,7 @@
 import { openArchive, putPlanRecord } from '../archive/index.js';
 import type { AtticConfig } from '../config/resolve.js';
 import { AtticError } from '../errors.js';
-import { readPlanFacts, resolveInvocationRef, withCurrentStore, type PlanFacts } from '../store/index.js';
+import { branchesWithRuns, readPlanFacts, resolveInvocationRef, withCurrentStore, type PlanFacts } from '../store/index.js';
 import { newTimeId } from '../vocab/index.js';
 import { assemblePlan } from './assemble.js';
 import { decidePlan } from './decide.js';
@@ -47,6 +47,18 @@ export async function makePlan(config: AtticConfig, options: PlanOptions): Promi
 async function readFacts(config: AtticConfig, options: PlanOptions): Promise<PlanFacts> {
   return withCurrentStore(config, async (db) => {
     const invocationId = await resolveInvocationRef(db.connection, { id: options.invocation });
+    if (options.branch || options.deferTo) checkBranchesNamed(await branchesWithRuns(db.connection), [options.branch, options.deferTo]);
     return readPlanFacts(db.connection, { invocationId, target: options.target, branch: options.branch, deferTo: options.deferTo ?? null });
   });
+}
+
+/**
+ * A branch named with nothing filed on it is a typo far more often than a new line of history:
+ * planned as given, every node would build and no build would be deferred to, without a word.
+ */
+function checkBranchesNamed(known: readonly string[], named: readonly (string | null | undefined)[]): void {
+  const unknown = named.find((b): b is string => typeof b === 'string' && !known.includes(b));
+  if (unknown !== undefined) {
+    throw new AtticError('usage', `No run is filed on branch '${unknown}'${known.length ? ` (branches with runs: ${known.join(', ')})` : ''}. Check the name with dbtattic branch list.`);
+  }
 }
