@@ -61,6 +61,10 @@ function groupByInvocation(records: ArtifactRecord[]): ArchivedInvocation[] {
 function generatedAtOf(invocation: ArchivedInvocation): string {
   const runResults = invocation.artifacts.run_results;
   if (runResults?.generated_at && parseInstant(runResults.generated_at) !== null) return runResults.generated_at;
-  const times = Object.values(invocation.artifacts).map((r) => (parseInstant(r.generated_at) !== null ? r.generated_at! : r.captured_at));
+  // An artifact without generated_at (semantic_manifest.json) says nothing of when dbt ran: its
+  // capture time stands in only when no artifact of the invocation says.
+  const records = Object.values(invocation.artifacts);
+  const generated = records.flatMap((r) => (parseInstant(r.generated_at) !== null ? [r.generated_at!] : []));
+  const times = generated.length > 0 ? generated : records.map((r) => r.captured_at);
   return times.sort(compareInstants).at(-1) ?? '';
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { putArtifactRecord } from '../../../src/archive/index.js';
 import { listArchivedInvocations } from '../../../src/state/index.js';
 import { file, newArchive } from '../../helpers/archive-builder.js';
 
@@ -28,6 +29,14 @@ describe('listArchivedInvocations', () => {
       ['parse-only', '2026-01-02T12:00:00Z'],
       ['with-results', '2026-01-02T10:00:00Z'],
     ]);
+  });
+
+  it('never dates a run by when an artifact without generated_at (semantic_manifest.json) was captured', async () => {
+    const backend = newArchive();
+    const { manifest } = await file(backend, { invocationId: 'parse', generatedAt: '2024-06-03T11:30:00Z', artifacts: ['manifest'] });
+    await putArtifactRecord(backend, { ...manifest!, artifact: 'semantic_manifest', generated_at: null, captured_at: '2026-12-05T05:52:00.000Z' });
+    const listed = await listArchivedInvocations(backend);
+    expect(listed.map((inv) => [inv.invocationId, inv.generatedAt, Object.keys(inv.artifacts).sort().join()])).toEqual([['parse', '2024-06-03T11:30:00Z', 'manifest,semantic_manifest']]);
   });
 
   it('compares times with and without a trailing Z alike, and breaks ties by id', async () => {
