@@ -172,7 +172,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .command('create')
     .description('Start a branch whose base is a past run (state falls back to it)')
     .argument('<name>', 'the new branch')
-    .requiredOption('--from <invocation>', 'the base run: an invocation id or unique prefix')
+    .requiredOption('--from <invocation>', 'the base run: an invocation id, unique prefix or @branch (its newest run)')
     .option('--allow-failed', 'allow a base run that failed or has no results')
     .option('--json', 'print the new branch as JSON')
     .action(run(() => import('./commands/branch.js'), 'create'));

@@ -1,4 +1,4 @@
-import { createBranch, listCaptureRecords, type Backend, type Branch } from '../archive/index.js';
+import { createBranch, listBranches, listCaptureRecords, type Backend, type Branch } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { countOf, resolvePrefix } from '../vocab/index.js';
 import { listArchivedInvocations } from './invocations.js';
@@ -12,7 +12,7 @@ import { readRunSummary } from './run-summary.js';
  */
 export async function createBranchFrom(backend: Backend, name: string, from: string, allowFailed: boolean, now: Date = new Date()): Promise<Branch> {
   const invocations = await listArchivedInvocations(backend);
-  const id = resolvePrefix(from, invocations.map((inv) => inv.invocationId), 'invocation');
+  const id = from.startsWith('@') ? await headOf(backend, from.slice(1)) : resolvePrefix(from, invocations.map((inv) => inv.invocationId), 'invocation');
   const invocation = invocations.find((inv) => inv.invocationId === id)!;
   const results = invocation.artifacts.run_results;
   const summary = results ? await readRunSummary(backend, results) : null;
@@ -21,6 +21,13 @@ export async function createBranchFrom(backend: Backend, name: string, from: str
     throw new AtticError('usage', `Invocation ${id} is not a success (${why}). Pass --allow-failed to branch from it anyway.`);
   }
   return createBranch(backend, name, { invocation_id: id, branch: await branchOfInvocation(backend, id) }, now);
+}
+
+/** `@name`, as other commands take it: the newest run on that branch (its head). */
+async function headOf(backend: Backend, name: string): Promise<string> {
+  const branch = (await listBranches(backend)).find((b) => b.name === name);
+  if (!branch?.head_invocation_id) throw new AtticError('not-found', `No branch '${name}' with a run on it. See dbtattic branch list.`);
+  return branch.head_invocation_id;
 }
 
 async function branchOfInvocation(backend: Backend, invocationId: string): Promise<string | null> {

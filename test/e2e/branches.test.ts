@@ -62,6 +62,10 @@ describe('branch create', () => {
     expect(again.exitCode).toBe(2);
     expect(JSON.parse(again.stdout)).toMatchObject({ error: { code: 'usage', message: expect.stringContaining("Branch 'feature' exists already") } });
     expect(replay.attic(['branch', 'create', 'other', '--from', 'ffffffff']).exitCode).toBe(3);
+    // @main, as every command that takes a run takes it: main's newest run.
+    expect(replay.json<BranchJson>(['branch', 'create', 'from-main', '--from', '@main', '--allow-failed', '--json'])).toMatchObject({ base: { invocation_id: id(5) } });
+    expect(replay.attic(['branch', 'create', 'other', '--from', '@nope']).exitCode).toBe(3);
+    replay.attic(['branch', 'delete', 'from-main']);
 
     const listed = branches();
     expect(listed.map((b) => b.name)).toEqual(['feature', 'hotfix', 'main']);
