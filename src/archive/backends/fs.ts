@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { asDiskError } from '../../errors.js';
+import { AtticError, asDiskError } from '../../errors.js';
 import { sameBytes, type Backend, type StoredKey } from '../backend.js';
 
 /** Temp files start with this, so list() and verify can tell them from real keys. */
@@ -44,6 +44,8 @@ export class FsBackend implements Backend {
       return await fs.readFile(this.file(key));
     } catch (error) {
       if (isCode(error, 'ENOENT')) return undefined;
+      // A path through a file: the archive named is no directory (a typo, or a file given for it).
+      if (isCode(error, 'ENOTDIR')) throw new AtticError('usage', `${this.root} is not an archive: a path on the way to ${key} is a file, not a directory. Name a directory (or s3://bucket/prefix).`);
       throw error;
     }
   }

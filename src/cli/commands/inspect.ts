@@ -1,5 +1,5 @@
 import { listPlanRecords, openArchive } from '../../archive/index.js';
-import { ExitCode } from '../../errors.js';
+import { AtticError, ExitCode } from '../../errors.js';
 import { branchBaseReader, inspectInvocation, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
 import { shortId } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
@@ -19,14 +19,8 @@ interface InspectFlags extends GlobalFlags {
 /** Which code, which data and which run produced an invocation, and what changed since the one before. */
 export default async function inspect(io: CliIo, flags: InspectFlags): Promise<number> {
   const ref = flags.args?.[0];
-  if (!ref && !flags.at) {
-    io.stderr('error: name an invocation (id, unique prefix or @branch) or give --at TIME\n');
-    return ExitCode.usage;
-  }
-  if (ref && flags.at) {
-    io.stderr('error: give an invocation or --at TIME, not both (--at chooses the invocation)\n');
-    return ExitCode.usage;
-  }
+  if (!ref && !flags.at) throw new AtticError('usage', 'Name an invocation (id, unique prefix or @branch) or give --at TIME.');
+  if (ref && flags.at) throw new AtticError('usage', 'Give an invocation or --at TIME, not both (--at chooses the invocation).');
   const config = loadConfig(io, flags);
   const notices = readNotices(io, config);
   const report = await withProgress(io, 'catching up', (update) =>

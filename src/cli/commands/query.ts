@@ -1,4 +1,4 @@
-import { ExitCode } from '../../errors.js';
+import { AtticError } from '../../errors.js';
 // The two modules, not the store's index: `query "select 1"` is the floor of every reading
 // command, and the index loads every report and comparison module too.
 import { withCurrentStore } from '../../store/project-store.js';
@@ -21,10 +21,7 @@ interface QueryFlags extends GlobalFlags {
 
 export default async function query(io: CliIo, flags: QueryFlags): Promise<number> {
   const sql = flags.args?.join(' ').trim() || (await readStdin());
-  if (!sql.trim()) {
-    io.stderr('error: give SQL as an argument or on stdin, e.g. dbtattic query "select * from invocation"\n');
-    return ExitCode.usage;
-  }
+  if (!sql.trim()) throw new AtticError('usage', 'Give SQL as an argument or on stdin, e.g. dbtattic query "select * from invocation".');
   const config = loadConfig(io, flags);
   const notices = readNotices(io, config);
   const sink = querySink(io, flags.json ? 'json' : (flags.format ?? 'table'));

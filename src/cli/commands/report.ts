@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { AtticError, ExitCode } from '../../errors.js';
@@ -34,6 +35,7 @@ export default async function report(io: CliIo, flags: ReportFlags): Promise<num
   if (flags.from !== undefined || flags.to !== undefined) throw new AtticError('usage', '--from and --to choose the runs of --format markdown; an HTML report covers a period: use --since or --last.');
   const scope = { target: flags.target, branch: flags.branch, since: flags.since === undefined ? undefined : spanStartIso(parseTimeArgument(flags.since)), last: flags.last };
   const out = path.resolve(io.cwd, flags.out ?? 'report.html');
+  if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new AtticError('usage', `--out ${flags.out ?? 'report.html'} is a directory; name the file to write, e.g. --out ${path.join(flags.out ?? '.', 'report.html')}.`);
   const written = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) =>
     writeHtmlReport(db, { out, scope, scopeText: scopeText(flags), toolVersion: TOOL_VERSION, now: new Date(), limitBytes: SIZE_BUDGET }), update));
   if (flags.json) printJson(io, written);

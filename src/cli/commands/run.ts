@@ -1,5 +1,5 @@
 import { runWithCapture } from '../../capture/run.js';
-import { ExitCode } from '../../errors.js';
+import { AtticError, ExitCode } from '../../errors.js';
 import { archiveAbbreviator } from '../abbreviate.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
@@ -15,10 +15,7 @@ interface RunFlags extends GlobalFlags {
 /** dbt's own output passes straight through; ours is one line on stderr at the end. */
 export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
   const argv = flags.args ?? [];
-  if (argv.length === 0) {
-    io.stderr('error: give the command to run after --, e.g. dbtattic run -- dbt build\n');
-    return ExitCode.usage;
-  }
+  if (argv.length === 0) throw new AtticError('usage', 'Give the command to run after --, e.g. dbtattic run -- dbt build.');
   const config = loadConfig(io, flags);
   const ahead = storeAhead(config);
   const outcome = await runWithCapture(config, argv, TOOL_VERSION, { ...io.env }, ahead?.onWriting).catch(async (error: unknown) => {

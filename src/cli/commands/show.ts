@@ -1,5 +1,5 @@
 import { openArchive } from '../../archive/index.js';
-import { ExitCode } from '../../errors.js';
+import { AtticError, ExitCode } from '../../errors.js';
 import { readNodeOutput, withCurrentStore, type NodeOutput } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
@@ -21,6 +21,7 @@ type Part = 'compiled' | 'run' | 'log';
  * exactly one of --compiled, --run, --log, that text alone, byte for byte (for a pipe).
  */
 export default async function show(io: CliIo, flags: ShowFlags): Promise<number> {
+  if (flags.invocation && flags.at) throw new AtticError('usage', 'Give --invocation or --at, not both (--at chooses the invocation).');
   const config = loadConfig(io, flags);
   const node = flags.args?.[0] ?? '';
   const backend = await openArchive(config.archiveLocation, { create: false });
@@ -40,8 +41,7 @@ export default async function show(io: CliIo, flags: ShowFlags): Promise<number>
 function printOne(io: CliIo, output: NodeOutput, part: Part): number {
   const text = part === 'log' ? output.log?.map((l) => `${l}\n`).join('') : output[part]?.sql;
   if (text === undefined) {
-    io.stderr(`error: invocation ${output.invocation_id} has no ${part === 'log' ? 'dbt.log slice' : `${part} SQL`} for ${output.unique_id}.\n`);
-    return ExitCode.notFound;
+    throw new AtticError('not-found', `Invocation ${output.invocation_id} has no ${part === 'log' ? 'dbt.log slice' : `${part} SQL`} for ${output.unique_id}.`);
   }
   io.stdout(text);
   return ExitCode.ok;

@@ -21,6 +21,10 @@ interface StateFlags extends GlobalFlags {
 
 /** Prints only the directory's path: `dbt build --state "$(dbtattic state --last-success)"`. */
 export default async function state(io: CliIo, flags: StateFlags): Promise<number> {
+  if (flags.perNode && (flags.lastSuccess || flags.invocation)) {
+    throw new AtticError('usage', `--per-node builds the directory from each node's newest successful build; ${flags.lastSuccess ? '--last-success' : '--invocation'} chooses one invocation instead. Give one of them.`);
+  }
+  if (flags.lastSuccess && flags.invocation) throw new AtticError('usage', '--last-success chooses the invocation; --invocation names one. Give one of them.');
   const artifacts = flags.artifacts === undefined ? STATE_ARTIFACTS : parseArtifacts(flags.artifacts);
   const config = loadConfig(io, flags);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });

@@ -40,6 +40,10 @@ export function remoteError(error: unknown, location: S3Location, endpoint: stri
   if (e.name === 'CredentialsProviderError' || /credential/i.test(e.message ?? '') && status === undefined) {
     return new AtticError('remote', `No AWS credentials found for ${where}. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or a web identity (AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE, as GitHub OIDC gives).`, base);
   }
+  // The SDK refuses before sending anything: no retry helps, the settings must change.
+  if (status === undefined && /region is missing/i.test(e.message ?? '')) {
+    return new AtticError('remote', `No AWS region is set for ${where}. Set AWS_REGION (or AWS_DEFAULT_REGION, or 's3: region' in dbtattic.yml); any region will do for a server that has none.`, base);
+  }
   const code = e.code ?? (e.name === 'TimeoutError' ? 'ETIMEDOUT' : undefined);
   if ((code && NETWORK.includes(code)) || e.name === 'TimeoutError' || e.name === 'RequestTimeout') {
     return new AtticError('remote', `Cannot reach ${server} for bucket '${location.bucket}' (${operation}: ${code ?? e.name}). Check the endpoint (AWS_ENDPOINT_URL, 's3: endpoint'), the network, and that the server is up; then run the command again.`, base);

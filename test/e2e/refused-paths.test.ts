@@ -1,0 +1,71 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { makeProject, runCli } from '../helpers/cli.js';
+import { syntheticManifest, syntheticRunResults } from '../helpers/synthetic-artifacts.js';
+
+/** Paths a user can get wrong: each is a usage error that says what to do, never an internal one. */
+const INVOCATION = '22222222-2222-4333-8444-555555555555';
+
+function capturedProject(): { dir: string; target: string } {
+  const made = makeProject();
+  onTestFinished(() => rmSync(made.dir, { recursive: true, force: true }));
+  writeFileSync(path.join(made.target, 'manifest.json'), syntheticManifest({ invocationId: INVOCATION }));
+  writeFileSync(path.join(made.target, 'run_results.json'), syntheticRunResults({ invocationId: INVOCATION }));
+  return made;
+}
+
+describe('paths a command cannot use', () => {
+  it('report --out naming a directory', async () => {
+    const { dir } = capturedProject();
+    mkdirSync(path.join(dir, 'reports'));
+    const result = await runCli(['report', '--out', 'reports', '--json'], { cwd: dir });
+    expect(result.exitCode).toBe(2);
+    expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'usage', message: expect.stringContaining('--out reports is a directory') } });
+  });
+
+  it('push to a file', async () => {
+    const { dir } = capturedProject();
+    expect((await runCli(['capture'], { cwd: dir })).exitCode).toBe(0);
+    writeFileSync(path.join(dir, 'afile'), 'not an archive');
+    const result = await runCli(['push', path.join(dir, 'afile')], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(result.stderr).toContain('is not an archive');
+    expect(readFileSync(path.join(dir, 'afile'), 'utf8')).toBe('not an archive');
+  });
+
+  it('plan over a manifest cut short: the reason, not a plan of an older manifest', async () => {
+    const { dir, target } = capturedProject();
+    expect((await runCli(['capture'], { cwd: dir })).exitCode).toBe(0);
+    const whole = readFileSync(path.join(target, 'manifest.json'), 'utf8');
+    writeFileSync(path.join(target, 'manifest.json'), whole.slice(0, whole.length - 20));
+    for (const command of ['plan', 'explain']) {
+      const result = await runCli(command === 'plan' ? ['plan', '--no-record'] : ['explain', 'm0'], { cwd: dir });
+      expect(result.exitCode, `${command}: ${result.stderr}`).toBe(3);
+      expect(result.stderr).toMatch(/No readable manifest\.json .*not complete JSON/);
+    }
+  });
+
+  it('plan --branch or --defer-to naming a branch no run is filed on', async () => {
+    const { dir } = capturedProject();
+    expect((await runCli(['capture', '--branch', 'main'], { cwd: dir })).exitCode).toBe(0);
+    for (const args of [['--branch', 'mian'], ['--branch', 'main', '--defer-to', 'prdo']]) {
+      const result = await runCli(['plan', '--no-record', ...args], { cwd: dir });
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr).toMatch(/No run is filed on branch '(mian|prdo)' \(branches with runs: main\)/);
+    }
+    expect((await runCli(['plan', '--no-record', '--branch', 'main'], { cwd: dir })).exitCode).toBe(0);
+  });
+});
+
+describe('flags that contradict each other', () => {
+  it('state: --per-node with --last-success or --invocation, --last-success with --invocation', async () => {
+    const { dir } = capturedProject();
+    expect((await runCli(['capture'], { cwd: dir })).exitCode).toBe(0);
+    for (const args of [['--per-node', '--last-success'], ['--per-node', '--invocation', INVOCATION], ['--last-success', '--invocation', INVOCATION]]) {
+      const result = await runCli(['state', ...args], { cwd: dir });
+      expect(result.exitCode, args.join(' ')).toBe(2);
+      expect(result.stderr).toContain('Give one of them.');
+    }
+  });
+});
