@@ -99,7 +99,7 @@ export async function readBuildFacts(connection: DuckDBConnection, scope: BuildS
            p.build.id AS invocation_id, i.branch, p.build.status AS status, p.build.finished_us AS finished_us,
            i.catalog_provider, i.catalog_status, i.catalog_snapshot_id, i.catalog_atomic, i.catalog_detail,
            ni.fingerprint, nv.checksum,
-           CASE WHEN nv.node_version_id IS NOT NULL THEN md5(concat_ws('|', nv.materialization, nv.unrendered_config::VARCHAR, nv.contract::VARCHAR)) END AS config_key
+           CASE WHEN nv.node_version_id IS NOT NULL THEN ${configKey('nv')} END AS config_key
     FROM picked p
     JOIN inv i ON i.invocation_id = p.build.id
     LEFT JOIN node_invocation ni ON ni.invocation_id = p.build.id AND ni.unique_id = p.unique_id
@@ -142,6 +142,16 @@ export async function readEphemeralFingerprints(connection: DuckDBConnection, id
   );
   for (const r of result.rows) found.set(`${String(r.invocation_id)} ${String(r.unique_id)}`, typeof r.fingerprint === 'string' ? r.fingerprint : null);
   return found;
+}
+
+/**
+ * What of a node version, besides its code, decides how it builds: materialization, config as
+ * compared between manifests (node_change_aspects, without what a dbt release writes on its
+ * own), contract, and where it lands. The same for the planned node and for its past builds, so
+ * that a fingerprint that moved with the same checksum and the same key was moved by macros.
+ */
+export function configKey(v: string): string {
+  return `md5(concat_ws('|', ${v}.materialization, ${v}.unrendered_config_compared::VARCHAR, compared_contract(${v}.contract)::VARCHAR, json_extract(${v}.unrendered_config, '$.database')::VARCHAR, json_extract(${v}.unrendered_config, '$.schema')::VARCHAR, json_extract(${v}.unrendered_config, '$.alias')::VARCHAR))`;
 }
 
 export const micros = (value: unknown): number | null => (value === null || value === undefined || value === '' ? null : Number(value));

@@ -1,7 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
 import { plainResult } from './plain-rows.js';
-import { catalogOf, micros, readBuildFacts, readEphemeralFingerprints, type CatalogFact, type NodeBuilds } from './plan-builds.js';
+import { catalogOf, configKey, micros, readBuildFacts, readEphemeralFingerprints, type CatalogFact, type NodeBuilds } from './plan-builds.js';
 
 /**
  * What the store knows that `plan` decides on, read in a few set-wise queries so that a
@@ -125,7 +125,7 @@ async function readCurrentNodes(connection: DuckDBConnection, invocationId: stri
   const found = await rows(
     connection,
     `SELECT nv.unique_id, nv.resource_type, nv.name, nv.package_name, nv.path, nv.tags, nv.fqn, nv.materialization, ni.fingerprint, nv.checksum,
-            md5(concat_ws('|', nv.materialization, nv.unrendered_config_compared::VARCHAR, compared_contract(nv.contract)::VARCHAR, json_extract(nv.unrendered_config, '$.database')::VARCHAR, json_extract(nv.unrendered_config, '$.schema')::VARCHAR, json_extract(nv.unrendered_config, '$.alias')::VARCHAR)) AS config_key,
+            ${configKey('nv')} AS config_key,
             json_extract(nv.config, '$.freshness.build_after') AS build_after,
             concat_ws('.', nv.database_name, nv.schema_name, nv.identifier) AS table_key
      FROM node_invocation ni JOIN node_version nv ON nv.node_version_id = ni.node_version_id

@@ -124,6 +124,14 @@ describe('plan over a synthetic history (issue 12 scenarios)', () => {
     for (const id of failed) expect(verdicts.get(id)).toMatchObject({ verdict: 'build', reason: 'last build failed' });
   });
 
+  it('a changed macro: the nodes that call it build as code changed, not config', async () => {
+    const nodes = readJson(stepFile(seq.history, seq.step('build-fails'), 'manifest.json')).nodes as Record<string, { depends_on?: { macros?: string[] } }>;
+    const callers = Object.entries(nodes).filter(([, n]) => n.depends_on?.macros?.includes('macro.attic_shop.cents_to_dollars')).map(([id]) => id);
+    expect(callers.length).toBeGreaterThan(0);
+    const verdicts = byId(await plan('build-fails', '--branch', 'main'));
+    for (const id of callers) expect(verdicts.get(id), id).toMatchObject({ verdict: 'build', reason: 'code changed' });
+  });
+
   it('never built on this target, or on this branch: build', async () => {
     const prod = await plan('parse-unchanged', '--branch', 'main', '--target', 'prod');
     expect(new Set(prod.nodes.map((n) => n.reason))).toEqual(new Set(['never built on this target']));
