@@ -10,14 +10,26 @@ export type ToolAnswer = { ok: true; value: Record<string, unknown> } | { ok: fa
  */
 export function readAnswers(answers: Record<string, CliAnswer>): ToolAnswer {
   const value: Record<string, unknown> = {};
+  const truncated: Record<string, string> = {};
   for (const [key, answer] of Object.entries(answers)) {
     const parsed = parseJson(answer.stdout);
     const failed = answer.exitCode === 1 ? trailingError(answer.stdout) : null;
     if (failed) return { ok: false, message: failed };
     if (answer.exitCode !== 0 && answer.exitCode !== 1) return { ok: false, message: errorMessage(parsed, answer) };
     value[key] = parsed;
+    const cut = limitNote(answer.stderr);
+    if (cut) truncated[key] = cut;
   }
-  return { ok: true, value };
+  return { ok: true, value: Object.keys(truncated).length > 0 ? { ...value, truncated } : value };
+}
+
+/**
+ * The CLI says on stderr when a limit cut its list ("(showing the first 50 rows; raise --limit
+ * for more)"), which an agent never sees: without it, the first rows pass for all of them.
+ */
+function limitNote(stderr: string): string | null {
+  const line = stderr.split('\n').find((l) => /^\(showing the .*--limit.*\)$/.test(l.trim()));
+  return line ? line.trim().slice(1, -1).replace('raise --limit', 'raise limit') : null;
 }
 
 /**

@@ -76,9 +76,12 @@ describe('dbtattic mcp', () => {
 
   it('query answers what query --json does, within the server\'s row cap', async () => {
     const sql = 'select invocation_id, command from invocation order by invocation_id';
-    expect((await callTool('query', { sql, limit: 3 })).structuredContent).toEqual({ rows: cli(['query', '--json', '--limit', '3', sql]) });
+    // A list the limit cut says so: the CLI's stderr note, which an agent would not see.
+    expect((await callTool('query', { sql, limit: 3 })).structuredContent).toEqual({ rows: cli(['query', '--json', '--limit', '3', sql]), truncated: { rows: 'showing the first 3 rows; raise limit for more' } });
+    expect((await callTool('query', { sql: 'select 1 as one' })).structuredContent).toEqual({ rows: [{ one: 1 }] });
     const capped = await callTool('query', { sql: 'select * from range(1000)', limit: 100_000 });
     expect((capped.structuredContent!.rows as unknown[]).length).toBe(50);
+    expect(capped.structuredContent!.truncated).toEqual({ rows: 'showing the first 50 rows; raise limit for more' });
   });
 
   it('plan and explain answer what plan --json and explain --json do, and record nothing', async () => {
