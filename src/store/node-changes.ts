@@ -31,6 +31,8 @@ export async function changeFollowers(connection: DuckDBConnection, ids: readonl
   const stored = await connection.runAndReadAll(
     "SELECT DISTINCT invocation_id FROM artifact_capture WHERE artifact_type = 'manifest' AND invocation_id IN (SELECT unnest($1::VARCHAR[]))",
     [duckdb.listValue([...ids])],
+    // Typed: an empty list has no item type to infer (a forget that drops captures only).
+    [duckdb.LIST(duckdb.VARCHAR)],
   );
   const held = stored.getRows().map(([id]) => String(id));
   if (held.length === 0) return [];
@@ -39,7 +41,7 @@ export async function changeFollowers(connection: DuckDBConnection, ids: readonl
      SELECT next.invocation_id FROM manifest AS m
      JOIN manifest AS next ON next.project_key = m.project_key AND next.branch_key = m.branch_key AND next.k = m.k + 1
      WHERE m.invocation_id IN (SELECT unnest($1::VARCHAR[]))`,
-    [duckdb.listValue(held)],
+    [duckdb.listValue(held)], [duckdb.LIST(duckdb.VARCHAR)],
   );
   return reader.getRows().map(([id]) => String(id));
 }

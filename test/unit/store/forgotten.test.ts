@@ -63,6 +63,26 @@ describe('the store after forget and prune', () => {
   }, 300_000);
 });
 
+describe('the store after a forget killed halfway', () => {
+  it('catches up when the capture records are gone and the artifact records not yet', async () => {
+    const backend = new MemBackend();
+    await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 1\n'));
+    for (let hour = 0; hour < 3; hour++) {
+      const at = new Date(Date.UTC(2025, 2, 1, hour)).toISOString();
+      await file(backend, { invocationId: `run-${hour}-000000000`, statuses: ['success', 'success'], generatedAt: at, capturedAt: at, branch: 'main' });
+    }
+    const store = path.join(dir, 'halfway.duckdb');
+    await syncStore(backend, store, 'wait');
+    const plan = await evaluatePolicy(backend, { ...EMPTY_POLICY, last: 1 }, { now: new Date(Date.UTC(2025, 2, 2)) });
+    const invocationRecords = await Promise.all((await backend.list('records/invocations/')).map(async ({ key }) => [key, (await backend.get(key))!] as const));
+    await applyForget(backend, plan.forget, 'test', new Date());
+    // What a kill -9 leaves between forget's two stages: its record, the capture records gone.
+    for (const [key, bytes] of invocationRecords) await backend.putIfAbsent(key, bytes);
+    await syncStore(backend, store, 'wait');
+    expect(await countOf(store, 'SELECT count(*) FROM invocation')).toBe(3);
+  });
+});
+
 async function countOf(file: string, sql: string): Promise<number> {
   const db = await openDatabase(file, 'read');
   try {
