@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { newTimeId } from '../vocab/index.js';
 import type { Backend, BackendCapabilities, StoredKey } from './backend.js';
@@ -35,6 +36,12 @@ interface Holder {
   host: string;
   pid: number;
   started_at: string;
+  /**
+   * Which process the pid named when the key was written (Linux: its boot and its start in
+   * clock ticks): pids come round again, and in a container every job's dbtattic can get the pid
+   * a killed one had. Absent where the system does not say, and in keys of older versions.
+   */
+  process?: string;
 }
 
 export type WaitNote = (what: string) => void;
@@ -64,7 +71,7 @@ export async function beginSweep(backend: Backend, onWait?: WaitNote): Promise<(
   }, SWEEP_RENEW_MS);
   renew.unref();
   const writers = await liveHolders(backend, WRITERS_PREFIX, LEASE_MS);
-  if (writers.length > 0) onWait?.(`waiting for ${writers.length} capture(s) at work to finish`);
+  if (writers.length > 0) onWait?.(`waiting for ${writers.length} capture(s) at work to finish (a lease not dropped is presumed dead ${LEASE_MS / 60_000} minutes after it was taken)`);
   await waitUntilNone(backend, WRITERS_PREFIX, LEASE_MS);
   return async () => {
     clearInterval(renew);
@@ -72,11 +79,12 @@ export async function beginSweep(backend: Backend, onWait?: WaitNote): Promise<(
   };
 }
 
-/** Sweep markers left by a prune that was killed: harmless, and removed by the next prune. */
-export async function removeDeadSweeps(backend: Backend): Promise<number> {
-  const dead = (await readHolders(backend, SWEEPS_PREFIX)).filter((h) => !isLive(h.holder, SWEEP_STALE_MS));
-  for (const h of dead) await backend.delete(h.key);
-  return dead.length;
+/** Keys left by a prune or a writer that was killed: harmless, and removed by the next prune. */
+export async function removeDeadHolders(backend: Backend): Promise<number> {
+  const sweeps = (await readHolders(backend, SWEEPS_PREFIX)).filter((h) => !isLive(h.holder, SWEEP_STALE_MS, true));
+  const writers = (await readHolders(backend, WRITERS_PREFIX)).filter((h) => !isLive(h.holder, LEASE_MS, false));
+  for (const h of [...sweeps, ...writers]) await backend.delete(h.key);
+  return sweeps.length + writers.length;
 }
 
 async function waitUntilNone(backend: Backend, prefix: string, staleMs: number): Promise<void> {
@@ -84,7 +92,7 @@ async function waitUntilNone(backend: Backend, prefix: string, staleMs: number):
 }
 
 async function liveHolders(backend: Backend, prefix: string, staleMs: number): Promise<Holder[]> {
-  return (await readHolders(backend, prefix)).map((h) => h.holder).filter((h) => isLive(h, staleMs));
+  return (await readHolders(backend, prefix)).map((h) => h.holder).filter((h) => isLive(h, staleMs, prefix === SWEEPS_PREFIX));
 }
 
 async function readHolders(backend: Backend, prefix: string): Promise<{ key: string; holder: Holder }[]> {
@@ -102,20 +110,45 @@ async function readHolders(backend: Backend, prefix: string): Promise<{ key: str
 }
 
 function holderBytes(key: string): Buffer {
-  const holder: Holder = { id: key, host: hostname(), pid: process.pid, started_at: new Date().toISOString() };
+  const me = processIdentity(process.pid);
+  const holder: Holder = { id: key, host: hostname(), pid: process.pid, started_at: new Date().toISOString(), ...(me ? { process: me } : {}) };
   return Buffer.from(`${JSON.stringify(holder)}\n`);
 }
 
-function isLive(holder: Holder, staleMs: number): boolean {
-  if (holder.host === hostname()) {
-    try {
-      process.kill(holder.pid, 0);
-      return true;
-    } catch (error) {
-      return (error as { code?: string }).code === 'EPERM';
-    }
+/**
+ * Another machine: alive while recent. Same machine: dead once its pid is; alive while the
+ * process with that pid is the one that wrote the key. A live pid that may be another process
+ * (pids come round again; a sweep marker not renewed) counts as another machine's: a prune
+ * must never take a live writer for dead, and waits at most for the key to grow stale.
+ */
+function isLive(holder: Holder, staleMs: number, renewed: boolean): boolean {
+  const recent = Date.now() - Date.parse(holder.started_at) < staleMs;
+  if (holder.host !== hostname()) return recent;
+  if (!pidExists(holder.pid)) return false;
+  if (renewed && !recent) return false;
+  return holder.process === undefined || holder.process === processIdentity(holder.pid) || recent;
+}
+
+function pidExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === 'EPERM';
   }
-  return Date.now() - Date.parse(holder.started_at) < staleMs;
+}
+
+/** Linux: the boot and the process's start time (field 22 of /proc/PID/stat); null elsewhere. */
+function processIdentity(pid: number): string | null {
+  try {
+    const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces and parentheses: count from after the last ')'.
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    return start ? `${boot}/${start}` : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

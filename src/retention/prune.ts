@@ -1,4 +1,4 @@
-import { beginSweep, CHUNKS_PREFIX, FILES_PREFIX, idOfObjectKey, removeDeadSweeps, type Backend, type StoredKey, type WaitNote } from '../archive/index.js';
+import { beginSweep, CHUNKS_PREFIX, FILES_PREFIX, idOfObjectKey, removeDeadHolders, type Backend, type StoredKey, type WaitNote } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { forEachLimited } from '../vocab/index.js';
 import { LiveSet } from './mark.js';
@@ -31,7 +31,7 @@ export interface PruneReport {
 }
 
 export async function pruneArchive(backend: Backend, options: PruneOptions): Promise<PruneReport> {
-  await removeDeadSweeps(backend);
+  await removeDeadHolders(backend);
   const live = new LiveSet(backend);
   await live.markRecords();
   refuseDamage(live);

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { beginSweep, removeDeadSweeps } from '../../../src/archive/index.js';
+import { beginSweep, removeDeadHolders } from '../../../src/archive/index.js';
 import { LEASE_MS } from '../../../src/archive/prune-guard.js';
 
 /**
@@ -41,7 +41,7 @@ describe('a sweep marker', () => {
     const backend = new MemBackend();
     await backend.putIfAbsent('locks/sweeps/just-live.json', elsewhere(now - 120_000 + 1));
     await backend.putIfAbsent('locks/sweeps/just-dead.json', elsewhere(now - 120_000));
-    expect(await removeDeadSweeps(backend)).toBe(1);
+    expect(await removeDeadHolders(backend)).toBe(1);
     expect(await keysUnder(backend, 'locks/sweeps/')).toEqual(['locks/sweeps/just-live.json']);
   });
 });

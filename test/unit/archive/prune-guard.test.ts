@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { hostname } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { beginSweep, removeDeadSweeps, takeWriterLease, withWriterLease } from '../../../src/archive/index.js';
+import { beginSweep, removeDeadHolders, takeWriterLease, withWriterLease } from '../../../src/archive/index.js';
 
 /**
  * Writer leases and sweep markers (README, "Archive format": locks/writers/, locks/sweeps/): a
@@ -12,7 +12,10 @@ import { beginSweep, removeDeadSweeps, takeWriterLease, withWriterLease } from '
  */
 const deadPid = spawnSync('true').pid!;
 const minutesAgo = (minutes: number): string => new Date(Date.now() - minutes * 60_000).toISOString();
-const holder = (host: string, pid: number, startedAt = new Date().toISOString()): Buffer => Buffer.from(JSON.stringify({ id: 'x', host, pid, started_at: startedAt }));
+const holder = (host: string, pid: number, startedAt = new Date().toISOString(), processId?: string): Buffer =>
+  Buffer.from(JSON.stringify({ id: 'x', host, pid, started_at: startedAt, ...(processId ? { process: processId } : {}) }));
+/** What a key says of a process that had this pid before (a killed dbtattic whose pid came round again). */
+const ANOTHER_PROCESS = 'boot/another-start';
 const keysUnder = async (backend: MemBackend, prefix: string): Promise<string[]> => (await backend.list(prefix)).map((k) => k.key).sort();
 
 /** Whether `promise` is still pending after the others had a chance to run (a few polls). */
@@ -48,7 +51,7 @@ describe('a writer lease', () => {
     const release = await takeWriterLease(backend);
     const [key] = await keysUnder(backend, 'locks/writers/');
     const written = JSON.parse((await backend.get(key!))!.toString('utf8')) as Record<string, unknown>;
-    expect(written).toEqual({ id: key, host: hostname(), pid: process.pid, started_at: expect.any(String) });
+    expect(written).toEqual({ id: key, host: hostname(), pid: process.pid, started_at: expect.any(String), ...(process.platform === 'linux' ? { process: expect.any(String) } : {}) });
     expect(Math.abs(Date.parse(written.started_at as string) - Date.now())).toBeLessThan(60_000);
     await release();
     expect(await keysUnder(backend, 'locks/')).toEqual([]);
@@ -140,7 +143,7 @@ describe('a sweep', () => {
     const notes: string[] = [];
     const sweep = beginSweep(backend, (what) => notes.push(what));
     expect(await pending(sweep)).toBe(true);
-    expect(notes).toEqual(['waiting for 2 capture(s) at work to finish']);
+    expect(notes).toEqual(['waiting for 2 capture(s) at work to finish (a lease not dropped is presumed dead 60 minutes after it was taken)']);
     const [marker] = await keysUnder(backend, 'locks/sweeps/');
     expect(marker).toMatch(/^locks\/sweeps\/[0-9a-f]{13}-[0-9a-f]{12}\.json$/);
     await backend.delete('locks/writers/live.json');
@@ -174,7 +177,40 @@ describe('a sweep', () => {
     await backend.putIfAbsent('locks/sweeps/recent-elsewhere.json', holder('another-machine', 1, minutesAgo(1)));
     await backend.putIfAbsent('locks/sweeps/dead-here.json', holder(hostname(), deadPid));
     await backend.putIfAbsent('locks/sweeps/stale-elsewhere.json', holder('another-machine', 1, minutesAgo(3)));
-    expect(await removeDeadSweeps(backend)).toBe(2);
+    expect(await removeDeadHolders(backend)).toBe(2);
     expect(await keysUnder(backend, 'locks/sweeps/')).toEqual(['locks/sweeps/live.json', 'locks/sweeps/recent-elsewhere.json']);
+  });
+});
+
+describe('a pid that came round again (a container runs every job with the same few pids)', () => {
+  it("is not a killed writer's: its lease holds a prune only until it grows stale, and the next prune removes it", async () => {
+    const backend = new MemBackend();
+    await backend.putIfAbsent('locks/writers/reused-stale.json', holder(hostname(), process.pid, minutesAgo(61), ANOTHER_PROCESS));
+    await backend.putIfAbsent('locks/writers/dead-here.json', holder(hostname(), deadPid));
+    await backend.putIfAbsent('locks/writers/reused-recent.json', holder(hostname(), process.pid, minutesAgo(1), ANOTHER_PROCESS));
+    expect(await removeDeadHolders(backend)).toBe(2);
+    expect(await keysUnder(backend, 'locks/writers/')).toEqual(['locks/writers/reused-recent.json']);
+    const sweep = beginSweep(backend);
+    expect(await pending(sweep)).toBe(true);
+    await backend.delete('locks/writers/reused-recent.json');
+    await (await sweep)();
+  });
+
+  it("is not a killed prune's: a sweep marker not renewed for two minutes holds no capture", async () => {
+    const backend = new MemBackend();
+    await backend.putIfAbsent('locks/sweeps/reused.json', holder(hostname(), process.pid, minutesAgo(3), ANOTHER_PROCESS));
+    await backend.putIfAbsent('locks/sweeps/old-format.json', holder(hostname(), process.pid, minutesAgo(3)));
+    const notes: string[] = [];
+    await (await takeWriterLease(backend, (what) => notes.push(what)))();
+    expect(notes).toEqual([]);
+  });
+
+  it("the process that wrote a key is told apart from a later one with its pid (Linux)", async () => {
+    const backend = new MemBackend();
+    const release = await takeWriterLease(backend);
+    const [key] = await keysUnder(backend, 'locks/writers/');
+    const written = JSON.parse((await backend.get(key!))!.toString('utf8')) as { process?: string };
+    if (process.platform === 'linux') expect(written.process).toMatch(/^[0-9a-f-]{36}\/\d+$/);
+    await release();
   });
 });
