@@ -24,11 +24,11 @@ import { CHUNKS_PREFIX, FILES_PREFIX } from './layout.js';
 export const LOCKS_PREFIX = 'locks/';
 const WRITERS_PREFIX = `${LOCKS_PREFIX}writers/`;
 const SWEEPS_PREFIX = `${LOCKS_PREFIX}sweeps/`;
-/** A writer on another machine is presumed dead after this long (a capture takes seconds). */
+/** A writer lease of an older dbtattic, which does not renew it, is presumed dead after this long. */
 export const LEASE_MS = 60 * 60 * 1000;
-/** A sweep renews its marker this often, and one not renewed for SWEEP_STALE_MS is a dead prune's. */
-const SWEEP_RENEW_MS = 20_000;
-const SWEEP_STALE_MS = 120_000;
+/** Leases and sweep markers are renewed this often, and one not renewed for STALE_MS is a dead holder's. */
+const RENEW_MS = 20_000;
+const STALE_MS = 120_000;
 const POLL_MS = 100;
 
 interface Holder {
@@ -42,37 +42,47 @@ interface Holder {
    * a killed one had. Absent where the system does not say, and in keys of older versions.
    */
   process?: string;
+  /** Renewed every RENEW_MS while its holder works (sweep markers always were, leases since). */
+  renewed?: boolean;
 }
 
 export type WaitNote = (what: string) => void;
 
 /** Takes a writer lease, stepping back while a sweep runs; resolves to its release. */
 export async function takeWriterLease(backend: Backend, onWait?: WaitNote): Promise<() => Promise<void>> {
-  const key = `${WRITERS_PREFIX}${newTimeId()}.json`;
   for (let noted = false; ; noted = true) {
-    await backend.putIfAbsent(key, holderBytes(key));
-    if ((await liveHolders(backend, SWEEPS_PREFIX, SWEEP_STALE_MS)).length === 0) return () => backend.delete(key);
-    await backend.delete(key);
+    const lease = await holdRenewedKey(backend, WRITERS_PREFIX);
+    if ((await liveHolders(backend, SWEEPS_PREFIX)).length === 0) return lease;
+    await lease();
     if (!noted) onWait?.('a prune is deleting objects; waiting for it to finish');
-    await waitUntilNone(backend, SWEEPS_PREFIX, SWEEP_STALE_MS);
+    await waitUntilNone(backend, SWEEPS_PREFIX);
   }
 }
 
 /** Marks the sweep, then waits until no writer that could have missed the mark is at work. */
 export async function beginSweep(backend: Backend, onWait?: WaitNote): Promise<() => Promise<void>> {
-  let key = `${SWEEPS_PREFIX}${newTimeId()}.json`;
+  const release = await holdRenewedKey(backend, SWEEPS_PREFIX);
+  const writers = await liveHolders(backend, WRITERS_PREFIX);
+  if (writers.length > 0) onWait?.(`waiting for ${writers.length} capture(s) at work to finish`);
+  await waitUntilNone(backend, WRITERS_PREFIX);
+  return release;
+}
+
+/**
+ * Writes a holder key under `prefix` and renews it every RENEW_MS until released, so that one
+ * whose holder was killed is known dead within STALE_MS on any machine. Renewed under a new key
+ * (keys are written once), the new one before the old one goes.
+ */
+async function holdRenewedKey(backend: Backend, prefix: string): Promise<() => Promise<void>> {
+  let key = `${prefix}${newTimeId()}.json`;
   await backend.putIfAbsent(key, holderBytes(key));
-  // Renewed under a new key (keys are written once), the new one before the old one goes.
   const renew = setInterval(() => {
-    const next = `${SWEEPS_PREFIX}${newTimeId()}.json`;
+    const next = `${prefix}${newTimeId()}.json`;
     const old = key;
     key = next;
     void backend.putIfAbsent(next, holderBytes(next)).then(() => backend.delete(old)).catch(() => undefined);
-  }, SWEEP_RENEW_MS);
+  }, RENEW_MS);
   renew.unref();
-  const writers = await liveHolders(backend, WRITERS_PREFIX, LEASE_MS);
-  if (writers.length > 0) onWait?.(`waiting for ${writers.length} capture(s) at work to finish (a lease not dropped is presumed dead ${LEASE_MS / 60_000} minutes after it was taken)`);
-  await waitUntilNone(backend, WRITERS_PREFIX, LEASE_MS);
   return async () => {
     clearInterval(renew);
     await backend.delete(key);
@@ -81,18 +91,18 @@ export async function beginSweep(backend: Backend, onWait?: WaitNote): Promise<(
 
 /** Keys left by a prune or a writer that was killed: harmless, and removed by the next prune. */
 export async function removeDeadHolders(backend: Backend): Promise<number> {
-  const sweeps = (await readHolders(backend, SWEEPS_PREFIX)).filter((h) => !isLive(h.holder, SWEEP_STALE_MS, true));
-  const writers = (await readHolders(backend, WRITERS_PREFIX)).filter((h) => !isLive(h.holder, LEASE_MS, false));
+  const sweeps = (await readHolders(backend, SWEEPS_PREFIX)).filter((h) => !isLive(h.holder, SWEEPS_PREFIX));
+  const writers = (await readHolders(backend, WRITERS_PREFIX)).filter((h) => !isLive(h.holder, WRITERS_PREFIX));
   for (const h of [...sweeps, ...writers]) await backend.delete(h.key);
   return sweeps.length + writers.length;
 }
 
-async function waitUntilNone(backend: Backend, prefix: string, staleMs: number): Promise<void> {
-  while ((await liveHolders(backend, prefix, staleMs)).length > 0) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+async function waitUntilNone(backend: Backend, prefix: string): Promise<void> {
+  while ((await liveHolders(backend, prefix)).length > 0) await new Promise((resolve) => setTimeout(resolve, POLL_MS));
 }
 
-async function liveHolders(backend: Backend, prefix: string, staleMs: number): Promise<Holder[]> {
-  return (await readHolders(backend, prefix)).map((h) => h.holder).filter((h) => isLive(h, staleMs, prefix === SWEEPS_PREFIX));
+async function liveHolders(backend: Backend, prefix: string): Promise<Holder[]> {
+  return (await readHolders(backend, prefix)).map((h) => h.holder).filter((h) => isLive(h, prefix));
 }
 
 async function readHolders(backend: Backend, prefix: string): Promise<{ key: string; holder: Holder }[]> {
@@ -111,22 +121,23 @@ async function readHolders(backend: Backend, prefix: string): Promise<{ key: str
 
 function holderBytes(key: string): Buffer {
   const me = processIdentity(process.pid);
-  const holder: Holder = { id: key, host: hostname(), pid: process.pid, started_at: new Date().toISOString(), ...(me ? { process: me } : {}) };
+  const holder: Holder = { id: key, host: hostname(), pid: process.pid, started_at: new Date().toISOString(), ...(me ? { process: me } : {}), renewed: true };
   return Buffer.from(`${JSON.stringify(holder)}\n`);
 }
 
 /**
- * Another machine: alive while recent. Same machine: dead once its pid is; alive while the
- * process with that pid is the one that wrote the key. A live pid that may be another process
- * (pids come round again; a sweep marker not renewed) counts as another machine's: a prune
- * must never take a live writer for dead, and waits at most for the key to grow stale.
+ * A key renewed by its holder is alive while recent; an older writer's lease, never renewed,
+ * for LEASE_MS. On this machine, a key whose pid is gone is dead at once, and one whose pid is
+ * alive and still the process that wrote it is alive: pids come round again, so another process
+ * with that pid counts for nothing either way, and the key's age decides.
  */
-function isLive(holder: Holder, staleMs: number, renewed: boolean): boolean {
-  const recent = Date.now() - Date.parse(holder.started_at) < staleMs;
+function isLive(holder: Holder, prefix: string): boolean {
+  const renews = holder.renewed === true || prefix === SWEEPS_PREFIX;
+  const recent = Date.now() - Date.parse(holder.started_at) < (renews ? STALE_MS : LEASE_MS);
   if (holder.host !== hostname()) return recent;
   if (!pidExists(holder.pid)) return false;
-  if (renewed && !recent) return false;
-  return holder.process === undefined || holder.process === processIdentity(holder.pid) || recent;
+  if (holder.process !== undefined && holder.process === processIdentity(holder.pid)) return true;
+  return holder.process === undefined && !renews ? true : recent;
 }
 
 function pidExists(pid: number): boolean {
