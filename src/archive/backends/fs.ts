@@ -188,12 +188,10 @@ export class FsBackend implements Backend {
     await fs.mkdir(path.dirname(lockFile), { recursive: true });
     for (let attempt = 0; ; attempt++) {
       try {
-        const handle = await fs.open(lockFile, 'wx');
-        await handle.writeFile(lockOwner());
-        await handle.close();
+        await writeLock(lockFile);
         return () => fs.rm(lockFile, { force: true });
       } catch (error) {
-        if (!isCode(error, 'EEXIST')) throw error;
+        if (!isCode(error, 'EEXIST')) throw asWriteError(this.root, error);
         await breakStaleLock(lockFile);
         await sleep(Math.min(5 + attempt * 5, 100));
       }
@@ -205,6 +203,22 @@ export class FsBackend implements Backend {
 export function sortsAfter(key: string, startAfter: string): boolean {
   return Buffer.compare(Buffer.from(key), Buffer.from(startAfter)) > 0;
 }
+
+/** Takes the lock file, or leaves none: a lock without its owner (the disk full) would stall the next taker. */
+async function writeLock(lockFile: string): Promise<void> {
+  const handle = await fs.open(lockFile, 'wx');
+  try {
+    await handle.writeFile(lockOwner());
+  } catch (error) {
+    await handle.close();
+    await fs.rm(lockFile, { force: true });
+    throw error;
+  }
+  await handle.close();
+}
+
+/** A lock file still empty this long after it was made lost its owner between open and write. */
+const OWNERLESS_LOCK_MS = 1000;
 
 function lockOwner(): string {
   return `${hostname()}\n${process.pid}\n`;
@@ -225,7 +239,8 @@ async function breakStaleLock(lockFile: string): Promise<void> {
     if (isCode(error, 'ENOENT')) return;
     throw error;
   }
-  if (!ownerIsGone(owner) && age <= STALE_LOCK_MS) return;
+  const ownerless = owner === '' && age > OWNERLESS_LOCK_MS;
+  if (!ownerless && !ownerIsGone(owner) && age <= STALE_LOCK_MS) return;
   const aside = `${lockFile}.${randomBytes(6).toString('hex')}.stale`;
   try {
     await fs.rename(lockFile, aside);

@@ -41,4 +41,13 @@ describe('branch refs on a directory', () => {
     await advanceBranch(backend, 'main', '0001', 'inv', new Date());
     expect((await readBranch(backend, 'main'))?.head_invocation_id).toBe('inv');
   }, 15_000); // a lock judged only by age would hold for 30 s
+
+  it('break within a second a lock whose owner was never written (killed, or the disk full, between open and write)', async () => {
+    const root = tempRoot();
+    mkdirSync(path.join(root, 'refs', 'branches'), { recursive: true });
+    writeFileSync(path.join(root, 'refs', 'branches', 'main.lock'), '');
+    const backend = new FsBackend(root);
+    await advanceBranch(backend, 'main', '0001', 'inv', new Date());
+    expect((await readBranch(backend, 'main'))?.head_invocation_id).toBe('inv');
+  }, 15_000); // judged only by age, it would hold for 30 s
 });
