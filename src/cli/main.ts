@@ -1,5 +1,5 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { ExitCode, isAtticError } from '../errors.js';
+import { AtticError, ExitCode, asDiskError, isAtticError } from '../errors.js';
 import { CAPTURE_PHASES } from '../vocab/index.js';
 import { printJson, processIo, type CliIo } from './io.js';
 import { startPaging } from './pager.js';
@@ -309,6 +309,17 @@ export async function main(argv: string[], terminalIo: CliIo = processIo()): Pro
   }
 }
 
+/**
+ * A full or unwritable disk met where no layer said what it was writing (a report's file, a
+ * store's compacted copy, a ref directory) is still the machine's problem, never a bug of ours.
+ */
+function diskRefusal(error: unknown): AtticError | null {
+  const file = (error as { path?: unknown } | null)?.path;
+  if (typeof file !== 'string') return null;
+  const refused = asDiskError(error, file, file, 'run it where it can write');
+  return isAtticError(refused) ? refused : null;
+}
+
 function reportError(io: CliIo, error: unknown, asJson: boolean): number {
   if (error instanceof CommanderError) {
     // Help and --version arrive here as "errors" with exit code 0; commander printed the text.
@@ -316,7 +327,7 @@ function reportError(io: CliIo, error: unknown, asJson: boolean): number {
     if (asJson) printJson(io, { error: { code: 'usage', message: error.message.replace(/^error: /, '') } });
     return ExitCode.usage;
   }
-  const attic = isAtticError(error) ? error : null;
+  const attic = isAtticError(error) ? error : diskRefusal(error);
   const code = attic?.exitCode ?? ExitCode.internal;
   const message = attic?.message ?? `internal error: ${error instanceof Error ? (io.env.DBTATTIC_DEBUG ? error.stack : error.message) : String(error)}. Please report this.`;
   if (asJson) printJson(io, { error: { code: attic?.code ?? 'internal', message, ...attic?.details } });

@@ -24,6 +24,21 @@ describe('paths a command cannot use', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'usage', message: expect.stringContaining('--out reports is a directory') } });
   });
 
+  it('report --out where nothing can be written: the disk refused (exit 7), not an internal error', async (ctx) => {
+    // sysfs takes no new files, even from root (who passes every permission check elsewhere).
+    try {
+      writeFileSync('/sys/dbtattic-probe', '');
+      ctx.skip();
+    } catch {
+      // refused, as wanted
+    }
+    const { dir } = capturedProject();
+    expect((await runCli(['capture'], { cwd: dir })).exitCode).toBe(0);
+    const result = await runCli(['report', '--out', '/sys/report.html', '--json'], { cwd: dir });
+    expect(result.exitCode, result.stdout).toBe(7);
+    expect(JSON.parse(result.stdout)).toMatchObject({ error: { code: 'read-only', message: expect.stringContaining('cannot be written') } });
+  });
+
   it('push to a file', async () => {
     const { dir } = capturedProject();
     expect((await runCli(['capture'], { cwd: dir })).exitCode).toBe(0);
