@@ -1,7 +1,9 @@
 import { AtticError } from '../errors.js';
 import type { Backend } from './backend.js';
 import { HEAD_ENTRIES_PREFIX, headEntriesPrefix, headEntryKey, refKey } from './layout.js';
+import type { CapturedArtifact, CaptureRecord } from './records.js';
 import { listRefs, readRef, updateRef } from './refs.js';
+import { compareText } from '../vocab/index.js';
 
 /**
  * A branch is a line of history: captures are filed on one (by default the git branch), and
@@ -111,10 +113,57 @@ export async function deleteBranch(backend: Backend, name: string): Promise<Bran
   let deleted: Branch | null = null;
   await updateRef(backend, NAMESPACE, name, (current) => {
     if (current === undefined) throw new AtticError('not-found', `No branch '${name}'. See dbtattic branch list.`);
-    deleted = parseBranch(current);
+    // An unreadable ref can still go: deleting is one way out of the damage.
+    deleted = tryParseBranch(current) ?? { name, head_capture_id: null, head_invocation_id: null, base: null, created_at: '' };
     return undefined;
   });
   return deleted!;
+}
+
+/** Branch refs that do not parse (disk damage, a hand edit): each blocks every capture on its branch. */
+export async function unreadableBranchRefs(backend: Backend): Promise<{ name: string; key: string }[]> {
+  const out: { name: string; key: string }[] = [];
+  for (const name of await listRefs(backend, NAMESPACE)) {
+    const text = await readRef(backend, NAMESPACE, name);
+    if (text !== undefined && tryParseBranch(text) === null) out.push({ name, key: refKey(NAMESPACE, name) });
+  }
+  return out;
+}
+
+/**
+ * Writes an unreadable ref again from the history itself: the head is the newest capture filed
+ * on the branch that moved one. A base (`branch create`) is recorded nowhere else and is lost.
+ * Returns whether it was written (a readable ref is left as it is).
+ */
+export async function rewriteBranchRef(backend: Backend, name: string, captures: readonly CaptureRecord[], now: Date): Promise<boolean> {
+  const heads = captures.filter((c) => c.branch === name).map((c) => ({ capture: c, invocation: headInvocation(c.artifacts.filter((a) => a.status === 'captured')) }));
+  const newest = heads.filter((h) => h.invocation !== null).sort((a, b) => compareText(a.capture.capture_id, b.capture.capture_id)).at(-1);
+  const branch: Branch = { name, head_capture_id: newest?.capture.capture_id ?? null, head_invocation_id: newest?.invocation ?? null, base: null, created_at: now.toISOString() };
+  let written = false;
+  await updateRef(backend, NAMESPACE, name, (current) => {
+    if (current === undefined || tryParseBranch(current) !== null) return current;
+    written = true;
+    return serialise(branch);
+  });
+  return written;
+}
+
+/**
+ * The invocation a capture makes its branch's head: the one whose results it captured, else its
+ * manifest's, else another artifact's (source freshness). Never a semantic manifest's alone:
+ * without a manifest beside it, it is filed under its content, an invocation nothing runs from.
+ */
+export function headInvocation(captured: readonly CapturedArtifact[]): string | null {
+  const by = (type: string): string | null => captured.find((a) => a.artifact === type)?.invocation_id ?? null;
+  return by('run_results') ?? by('manifest') ?? captured.find((a) => a.artifact !== 'semantic_manifest')?.invocation_id ?? null;
+}
+
+function tryParseBranch(text: string): Branch | null {
+  try {
+    return parseBranch(text);
+  } catch {
+    return null;
+  }
 }
 
 function serialise(branch: Branch): string {
@@ -128,5 +177,5 @@ function parseBranch(text: string): Branch {
   } catch {
     // reported below
   }
-  throw new AtticError('archive-damaged', `A branch ref is unreadable: ${text.slice(0, 80)}. Run 'dbtattic verify'.`);
+  throw new AtticError('archive-damaged', `A branch ref is unreadable: ${text.slice(0, 80)}. Run 'dbtattic verify --repair' to write it again from the capture records.`);
 }

@@ -19,7 +19,7 @@ export { readChangeStamp } from './change-stamp.js';
 export { readRef, updateRef, listRefs } from './refs.js';
 export { verifyArchive, type VerifyReport, type Problem, type Summarize } from './verify.js';
 export { summarizeArchive, type ArchiveSummary } from './summary.js';
-export { advanceBranch, checkBranchName, createBranch, deleteBranch, listBranches, readBranch, type Branch } from './branches.js';
+export { advanceBranch, checkBranchName, createBranch, deleteBranch, headInvocation, listBranches, readBranch, rewriteBranchRef, unreadableBranchRefs, type Branch } from './branches.js';
 export { transferArchive, divergedBranches, type TransferReport } from './transfer.js';
 export { PLAN_RECORDS_PREFIX, planRecordKey, putPlanRecord, listPlanRecords } from './plans.js';
 export { OUTPUT_KINDS, authoritativeOutput, hasOutputRecord, listOutputRecordKeys, parseOutputRecord, putOutputRecord, readOutputRecords, type OutputKind, type OutputRecord } from './outputs.js';

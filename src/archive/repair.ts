@@ -1,6 +1,8 @@
 import { sha256 } from '../vocab/index.js';
 import type { Backend } from './backend.js';
+import { rewriteBranchRef, unreadableBranchRefs } from './branches.js';
 import { FORMAT_KEY } from './layout.js';
+import { listCaptureRecords } from './records.js';
 import { repairBlob, restoreChunks } from './objects.js';
 import { ARCHIVE_FORMAT } from './open.js';
 import { withWriterLease } from './prune-guard.js';
@@ -15,19 +17,20 @@ import { verifyArchive, type Summarize, type VerifyReport } from './verify.js';
  * Records and capture records have no second copy here; they stay lost and are named.
  */
 export interface RepairReport {
-  restored: { format: boolean; chunks: number; files: number };
+  restored: { format: boolean; chunks: number; files: number; refs: number };
   /** The archive as verified after the repair: its problems are what remains lost. */
   after: VerifyReport;
 }
 
 export async function repairArchive(backend: Backend, copies: () => AsyncIterable<Buffer>, onProgress?: (done: number, total: number) => void, summarize?: Summarize): Promise<RepairReport> {
   const before = await verifyArchive(backend, onProgress, summarize);
-  const restored = { format: await restoreFormat(backend), chunks: 0, files: 0 };
+  const restored = { format: await restoreFormat(backend), chunks: 0, files: 0, refs: await restoreBranchRefs(backend, before) };
   const wantedChunks = new Set(before.damaged.chunks);
   const wantedFiles = new Set(before.damaged.files);
   // Restoring writes objects a prune could otherwise find unreferenced mid-write: under a lease.
   if (wantedChunks.size + wantedFiles.size > 0) await withWriterLease(backend, (guarded) => restoreFromCopies(guarded, copies, wantedChunks, wantedFiles, restored));
-  return { restored, after: before.ok && !restored.format ? before : await verifyArchive(backend, undefined, summarize) };
+  const changed = restored.format || restored.refs > 0;
+  return { restored, after: before.ok && !changed ? before : await verifyArchive(backend, undefined, summarize) };
 }
 
 async function restoreFromCopies(
@@ -48,6 +51,16 @@ async function restoreFromCopies(
     wantedFiles.delete(id);
     restored.files++;
   }
+}
+
+/** Branch refs verify found unreadable, written again from the capture records. */
+async function restoreBranchRefs(backend: Backend, report: VerifyReport): Promise<number> {
+  const bad = report.problems.filter((p) => p.kind === 'bad-ref');
+  if (bad.length === 0) return 0;
+  const [refs, captures] = await Promise.all([unreadableBranchRefs(backend), listCaptureRecords(backend, () => undefined)]);
+  let written = 0;
+  for (const { name } of refs) if (await rewriteBranchRef(backend, name, captures, new Date())) written++;
+  return written;
 }
 
 async function restoreFormat(backend: Backend): Promise<boolean> {

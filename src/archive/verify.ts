@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isAtticError } from '../errors.js';
 import type { Backend } from './backend.js';
+import { unreadableBranchRefs } from './branches.js';
 import { ARCHIVE_FORMAT, archiveFormatOf } from './open.js';
 import {
   artifactRecordKey,
@@ -30,7 +31,7 @@ import { forgottenInvocations } from './forgotten.js';
  * every plan record sits under its own key, beside an invocation the archive has; every output
  * record's blob exists, and a SQL tree's files and bases too.
  */
-export type ProblemKind = 'format' | 'corrupt-object' | 'bad-record' | 'dangling-record';
+export type ProblemKind = 'format' | 'corrupt-object' | 'bad-record' | 'dangling-record' | 'bad-ref';
 
 export interface Problem {
   kind: ProblemKind;
@@ -70,6 +71,9 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   const captureCount = await checkCaptureRecords(backend, artifactKeys, await forgottenInvocations(backend), report);
   await checkPlanRecords(backend, artifactKeys, report);
   await checkOutputRecords(backend, goodFiles, report, damaged.files);
+  for (const ref of await unreadableBranchRefs(backend)) {
+    report('bad-ref', ref.key, `branch '${ref.name}' is unreadable, and every capture on it stops; 'dbtattic verify --repair' writes it again from the capture records (a base from branch create is lost), or 'dbtattic branch delete ${ref.name}' removes it`);
+  }
   for (const { key } of chunks) {
     const id = idOfObjectKey(key, CHUNKS_PREFIX);
     if (id && !goodChunks.has(id)) damaged.chunks.add(id);

@@ -1,5 +1,6 @@
 import {
   advanceBranch,
+  headInvocation,
   putArtifactRecord,
   putBlob,
   repairArtifactRecord,
@@ -91,16 +92,6 @@ export async function applyCapture(backend: Backend, plan: CheckedPlan, meta: Ca
 function bySize(planned: readonly CheckedArtifact[]): number[] {
   const size = (p: CheckedArtifact): number => ('item' in p ? p.item.size : 0);
   return planned.map((_, i) => i).sort((a, b) => size(planned[a]!) - size(planned[b]!) || a - b);
-}
-
-/**
- * The invocation a branch head names: the one whose results were captured, else its manifest's,
- * else another artifact's (source freshness). Never a semantic manifest's alone: without a
- * manifest beside it, it is filed under its content, an invocation nothing can run from.
- */
-function headInvocation(captured: CapturedArtifact[]): string | null {
-  const by = (type: string): string | null => captured.find((a) => a.artifact === type)?.invocation_id ?? null;
-  return by('run_results') ?? by('manifest') ?? captured.find((a) => a.artifact !== 'semantic_manifest')?.invocation_id ?? null;
 }
 
 async function applyArtifact(backend: Backend, planned: CheckedArtifact, meta: CaptureMeta, onChunk?: (length: number) => void): Promise<CapturedArtifact> {

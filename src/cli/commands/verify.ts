@@ -30,8 +30,8 @@ export default async function verify(io: CliIo, flags: VerifyFlags): Promise<num
   if (flags.json) {
     printJson(io, { ...repair.after, restored: repair.restored });
   } else {
-    const { format, chunks, files } = repair.restored;
-    io.stderr(`restored: ${format ? 'FORMAT, ' : ''}${countOf(chunks, 'chunk')}, ${countOf(files, 'file')}, from intact copies in ${dirs.join(' and ')}\n`);
+    const { format, chunks, files, refs } = repair.restored;
+    io.stderr(`restored: ${format ? 'FORMAT, ' : ''}${refs > 0 ? `${countOf(refs, 'branch ref')} from the capture records, ` : ''}${countOf(chunks, 'chunk')}, ${countOf(files, 'file')}, from intact copies in ${dirs.join(' and ')}\n`);
     printReport(io, repair.after, (n) => `${countOf(n, 'problem remains', 'problems remain')}: lost unless an intact copy of the artifact is captured again`);
   }
   return repair.after.ok ? ExitCode.ok : ExitCode.damaged;

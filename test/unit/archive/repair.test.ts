@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { ARCHIVE_FORMAT, openArchiveForCheck, readBlob, repairArchive } from '../../../src/archive/index.js';
+import { ARCHIVE_FORMAT, advanceBranch, deleteBranch, openArchiveForCheck, readBlob, readBranch, repairArchive, verifyArchive } from '../../../src/archive/index.js';
 import { openArchiveOn } from '../../../src/archive/open.js';
 import { file } from '../../helpers/archive-builder.js';
 
@@ -30,23 +30,23 @@ describe('repairArchive', () => {
     for (const key of chunks) await backend.delete(key);
     const report = await repairArchive(backend, copies);
     // A file index whose chunk is gone is damaged too: rewritten from its copy.
-    expect(report.restored).toEqual({ format: false, chunks: chunks.length, files: files.length });
+    expect(report.restored).toEqual({ format: false, chunks: chunks.length, files: files.length, refs: 0 });
     expect(report.after.ok).toBe(true);
     for (const key of [...chunks, ...files]) await backend.delete(key);
     // Without its index, a chunk is not known to be missing: restoring the index writes it.
-    expect((await repairArchive(backend, copies)).restored).toEqual({ format: false, chunks: 0, files: files.length });
+    expect((await repairArchive(backend, copies)).restored).toEqual({ format: false, chunks: 0, files: files.length, refs: 0 });
     for (const [key, bytes] of kept) expect((await backend.get(key))?.equals(bytes!)).toBe(true);
   });
 
   it('names what no copy restores, and leaves an intact archive as it was', async () => {
     const { backend, manifest } = await archived();
     const intact = await repairArchive(backend, copiesOf(manifest));
-    expect(intact.restored).toEqual({ format: false, chunks: 0, files: 0 });
+    expect(intact.restored).toEqual({ format: false, chunks: 0, files: 0, refs: 0 });
     expect(intact.after.ok).toBe(true);
     const files = await keysUnder(backend, 'files/');
     for (const key of files) await backend.delete(key);
     const report = await repairArchive(backend, copiesOf(manifest));
-    expect(report.restored).toEqual({ format: false, chunks: 0, files: 1 });
+    expect(report.restored).toEqual({ format: false, chunks: 0, files: 1, refs: 0 });
     expect(report.after.ok).toBe(false);
     expect(report.after.damaged.files).toHaveLength(1);
   });
@@ -56,10 +56,34 @@ describe('repairArchive', () => {
     await backend.delete('FORMAT');
     await expect(openArchiveOn(backend, true)).rejects.toMatchObject({ code: 'archive-damaged' });
     const report = await repairArchive(backend, copiesOf());
-    expect(report.restored).toEqual({ format: true, chunks: 0, files: 0 });
+    expect(report.restored).toEqual({ format: true, chunks: 0, files: 0, refs: 0 });
     expect((await backend.get('FORMAT'))?.toString('utf8')).toBe('dbtattic-archive 2\n');
     expect(report.after.ok).toBe(true);
     await expect(openArchiveOn(backend, false)).resolves.toBe(backend);
+  });
+});
+
+describe('an unreadable branch ref', () => {
+  it('is named by verify, written again by repair from the newest capture on the branch, and can be deleted', async () => {
+    const backend = new MemBackend();
+    await backend.putIfAbsent('FORMAT', Buffer.from(`${ARCHIVE_FORMAT}\n`));
+    await file(backend, { invocationId: 'inv-1', branch: 'main', capturedAt: '2026-01-02T04:00:00.000Z' });
+    await file(backend, { invocationId: 'inv-2', branch: 'main', capturedAt: '2026-01-02T05:00:00.000Z' });
+    await file(backend, { invocationId: 'inv-3', branch: 'dev', capturedAt: '2026-01-02T06:00:00.000Z' });
+    await backend.putIfAbsent('refs/branches/main', Buffer.from('{"name": "main", "head_capture'));
+    await expect(advanceBranch(backend, 'main', 'ffff', 'inv-4', new Date())).rejects.toMatchObject({ code: 'archive-damaged', message: expect.stringContaining('verify --repair') });
+
+    const verified = await verifyArchive(backend);
+    expect(verified.problems).toEqual([{ kind: 'bad-ref', key: 'refs/branches/main', message: expect.stringContaining("branch 'main' is unreadable") }]);
+    const report = await repairArchive(backend, copiesOf());
+    expect(report.restored).toEqual({ format: false, chunks: 0, files: 0, refs: 1 });
+    expect(report.after.ok).toBe(true);
+    expect(await readBranch(backend, 'main')).toMatchObject({ head_invocation_id: 'inv-2', base: null });
+
+    await backend.delete('refs/branches/main');
+    await backend.putIfAbsent('refs/branches/main', Buffer.from('not json'));
+    expect(await deleteBranch(backend, 'main')).toMatchObject({ name: 'main' });
+    expect(await backend.get('refs/branches/main')).toBeUndefined();
   });
 });
 
