@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs, type Stats } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { isLockError, WRITE_MEMORY_LIMIT } from './database.js';
@@ -6,7 +5,7 @@ import { STORE_WAIT_MS, untilFree } from './busy-wait.js';
 import { duckdb } from './duckdb.js';
 import { checkDuckdbPath } from './duckdb-path.js';
 import { copyCompacted, isWasteful, readCompactedBytes, readSpace, type Compaction } from './compact.js';
-import { removeAbandonedRebuilds } from './store-file.js';
+import { rebuildFileOf, removeAbandonedRebuilds } from './store-file.js';
 import { claimCompaction, type CompactionClaim } from './compaction-claim.js';
 
 export type CompactOutcome =
@@ -48,7 +47,7 @@ export async function compactStore(file: string, options: CompactOptions = {}): 
 
 async function copyAndSwap(file: string, claim: CompactionClaim, options: CompactOptions): Promise<CompactOutcome> {
   // The rebuild prefix: what a killed compaction leaves is swept like an abandoned rebuild.
-  const copy = `${file}.rebuild-${randomBytes(4).toString('hex')}-compacted`;
+  const copy = `${rebuildFileOf(file)}-compacted`;
   const instance = await duckdb.DuckDBInstance.create(':memory:', { memory_limit: WRITE_MEMORY_LIMIT, temp_directory: `${copy}.tmp` });
   const connection = await instance.connect();
   try {

@@ -1,5 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
+import { processIsGone } from '../vocab/index.js';
 import { AtticError } from '../errors.js';
 
 /**
@@ -54,14 +57,33 @@ function firstLine(error: unknown): string {
 }
 
 const ABANDONED_MS = 60 * 60 * 1000;
+const REBUILD = '.rebuild-';
 
-/** A rebuild or compaction killed midway leaves its files behind; one untouched for an hour is nobody's. */
+/**
+ * Where a rebuild or a compaction builds its new store beside `file` (its WAL, temp directory
+ * and compacted copy take further suffixes): the name says which process on which machine, so
+ * that what a killed one left is known for garbage at once, not after an hour.
+ */
+export function rebuildFileOf(file: string): string {
+  return `${file}${REBUILD}${randomBytes(4).toString('hex')}~${process.pid}~${hostname()}~`;
+}
+
+/**
+ * A rebuild or compaction killed midway leaves its files behind, up to twice the store: they
+ * go once their process on this machine is gone, and any other untouched for an hour (another
+ * machine's, or one named before names said whose).
+ */
 export async function removeAbandonedRebuilds(file: string): Promise<void> {
   const dir = path.dirname(file);
-  const prefix = `${path.basename(file)}.rebuild-`;
+  const prefix = `${path.basename(file)}${REBUILD}`;
   for (const name of await fs.readdir(dir)) {
     if (!name.startsWith(prefix)) continue;
     const stat = await fs.stat(path.join(dir, name)).catch(() => null);
-    if (stat && Date.now() - stat.mtimeMs > ABANDONED_MS) await fs.rm(path.join(dir, name), { force: true, recursive: true });
+    if (stat && (ownerIsGone(name.slice(prefix.length)) || Date.now() - stat.mtimeMs > ABANDONED_MS)) await fs.rm(path.join(dir, name), { force: true, recursive: true });
   }
+}
+
+function ownerIsGone(rest: string): boolean {
+  const [, pid, host] = rest.split('~');
+  return host === hostname() && pid !== undefined && /^\d+$/.test(pid) && processIsGone(Number(pid));
 }

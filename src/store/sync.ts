@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { existsSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import type { Backend } from '../archive/index.js';
@@ -9,7 +8,7 @@ import { isStoreBusy, openDatabase, openUnlessBusy, type Database } from './data
 import { catchUpFromJournal } from './journal-sync.js';
 import { copyCompacted, isWasteful, readCompactedBytes, readSpace } from './compact.js';
 import { applySchema, hasCurrentStorage, loadSchemaSql, readSchemaVersion } from './schema.js';
-import { asStoreWriteError, isUnreadableStore, moveStoreAside, removeAbandonedRebuilds, type MovedAside } from './store-file.js';
+import { asStoreWriteError, isUnreadableStore, moveStoreAside, rebuildFileOf, removeAbandonedRebuilds, type MovedAside } from './store-file.js';
 
 /** skip: capture's way (never wait, never rebuild); wait: wait a little for the lock; once: do not wait, but rebuild. */
 export type BusyPolicy = 'skip' | 'wait' | 'once';
@@ -92,7 +91,7 @@ async function isEmpty(db: Database): Promise<boolean> {
  * a reader never sees a half-built store, and a crash mid-rebuild leaves the old one as it was.
  */
 export async function rebuildStore(backend: Backend, file: string, onProgress?: ProgressFn): Promise<RebuildReport> {
-  const temp = `${file}.rebuild-${randomBytes(4).toString('hex')}`;
+  const temp = rebuildFileOf(file);
   const compacted = `${temp}-compacted`;
   await fs.mkdir(path.dirname(file), { recursive: true });
   await removeAbandonedRebuilds(file);

@@ -124,7 +124,7 @@ describe('a store caught up capture by capture, against one rebuilt from the arc
     const seenDuringRebuild: { ino: number; temps: string[] }[] = [];
 
     const report = await syncStore(backend, incremental, 'wait', () => {
-      const temps = readdirSync(root).filter((name) => /^incremental\.duckdb\.rebuild-[0-9a-f]+$/.test(name));
+      const temps = readdirSync(root).filter((name) => /^incremental\.duckdb\.rebuild-[0-9a-f]+~\d+~[^~]+~$/.test(name));
       seenDuringRebuild.push({ ino: statSync(incremental).ino, temps });
     });
     expect(report).toMatchObject({ status: 'rebuilt', report: { invocations: steps.length, problems: [] } });
