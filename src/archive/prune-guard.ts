@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { newTimeId } from '../vocab/index.js';
+import { newTimeId, processIsGone } from '../vocab/index.js';
 import type { Backend, BackendCapabilities, StoredKey } from './backend.js';
 import { CHUNKS_PREFIX, FILES_PREFIX } from './layout.js';
 
@@ -135,18 +135,9 @@ function isLive(holder: Holder, prefix: string): boolean {
   const renews = holder.renewed === true || prefix === SWEEPS_PREFIX;
   const recent = Date.now() - Date.parse(holder.started_at) < (renews ? STALE_MS : LEASE_MS);
   if (holder.host !== hostname()) return recent;
-  if (!pidExists(holder.pid)) return false;
+  if (processIsGone(holder.pid)) return false;
   if (holder.process !== undefined && holder.process === processIdentity(holder.pid)) return true;
   return holder.process === undefined && !renews ? true : recent;
-}
-
-function pidExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === 'EPERM';
-  }
 }
 
 /** Linux: the boot and the process's start time (field 22 of /proc/PID/stat); null elsewhere. */

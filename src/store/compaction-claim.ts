@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { promises as fs, readFileSync, statSync } from 'node:fs';
+import { processIsGone } from '../vocab/index.js';
 
 /**
  * `<store>.compacting`: which process compacts the store. Locks alone would let two
@@ -74,12 +75,6 @@ function readHolder(file: string): number | undefined {
 }
 
 function isLive(file: string, pid: number): boolean {
-  try {
-    if (Date.now() - statSync(file).mtimeMs > ABANDONED_MS) return false;
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: alive, someone else's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  const mtimeMs = statSync(file, { throwIfNoEntry: false })?.mtimeMs;
+  return mtimeMs !== undefined && Date.now() - mtimeMs <= ABANDONED_MS && !processIsGone(pid);
 }

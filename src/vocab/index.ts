@@ -17,3 +17,4 @@ export * from './time-argument.js';
 export * from './count.js';
 export * from './nearest-name.js';
 export * from './run-summary.js';
+export * from './process.js';

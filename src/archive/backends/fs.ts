@@ -3,6 +3,7 @@ import { constants as fsConstants, promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { AtticError, asDiskError } from '../../errors.js';
+import { processIsGone } from '../../vocab/index.js';
 import { sameBytes, type Backend, type StoredKey } from '../backend.js';
 
 /** Temp files start with this, so list() and verify can tell them from real keys. */
@@ -109,7 +110,7 @@ export class FsBackend implements Backend {
     for (const name of await fs.readdir(dir)) {
       const file = path.join(dir, name);
       const [host, pid] = name.slice(TEMP_PREFIX.length).split('-');
-      const ownerGone = host === HOST_TAG && pid !== undefined && pidIsGone(Number(pid));
+      const ownerGone = host === HOST_TAG && pid !== undefined && processIsGone(Number(pid));
       const stat = ownerGone ? null : await fs.stat(file).catch(() => null);
       if (ownerGone || (stat && Date.now() - stat.mtimeMs > ABANDONED_TEMP_MS)) await fs.rm(file, { force: true });
     }
@@ -255,17 +256,7 @@ async function breakStaleLock(lockFile: string): Promise<void> {
 function ownerIsGone(owner: string): boolean {
   const [host, pid] = owner.split('\n');
   if (host !== hostname() || !pid) return false;
-  return pidIsGone(Number(pid));
-}
-
-function pidIsGone(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return isCode(error, 'ESRCH');
-  }
+  return processIsGone(Number(pid));
 }
 
 /** Runs `write`, which puts `file` in place; if its directory is missing, makes it and runs it again. */

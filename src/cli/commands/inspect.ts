@@ -1,5 +1,5 @@
 import { listPlanRecords, openArchive } from '../../archive/index.js';
-import { AtticError, ExitCode } from '../../errors.js';
+import { AtticError } from '../../errors.js';
 import { branchBaseReader, inspectInvocation, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
 import { shortId } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';

@@ -64,10 +64,10 @@ describe('branches with compare-and-swap', () => {
     const backend = new MemBackend();
     await backend.putIfAbsent('refs/branches/main', Buffer.from('{"head": 1}'));
     await backend.putIfAbsent('refs/branches/other', Buffer.from('not json'));
-    expect(await refusal(readBranch(backend, 'main'))).toEqual({ code: 'archive-damaged', message: 'A branch ref is unreadable: {"head": 1}. Run \'dbtattic verify\'.' });
+    expect(await refusal(readBranch(backend, 'main'))).toEqual({ code: 'archive-damaged', message: 'A branch ref is unreadable: {"head": 1}. Run \'dbtattic verify --repair\' to write it again from the capture records.' });
     expect(await refusal(readBranch(backend, 'other'))).toMatchObject({ code: 'archive-damaged' });
     await backend.putIfAbsent('refs/branches/long', Buffer.from(`[${'1,'.repeat(60)}1]`));
-    expect((await refusal(readBranch(backend, 'long'))).message).toBe(`A branch ref is unreadable: [${'1,'.repeat(39)}1. Run 'dbtattic verify'.`);
+    expect((await refusal(readBranch(backend, 'long'))).message).toBe(`A branch ref is unreadable: [${'1,'.repeat(39)}1. Run 'dbtattic verify --repair' to write it again from the capture records.`);
   });
 
   it('leave out of a listing a branch deleted while it was being listed', async () => {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants as fsConstants, promises as fsPromises, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { constants as fsConstants, promises as fsPromises, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import os, { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -184,10 +184,22 @@ describe('a ref lock', () => {
     expect(held).toBe(`${hostname()}\n${process.pid}\n`);
   });
 
-  it('that cannot be made for another reason than a holder fails the swap', async () => {
+  it('that cannot be made for another reason than a holder fails the swap, as the disk refusal it is', async () => {
     const { backend } = backendIn();
     vi.spyOn(fsPromises, 'open').mockRejectedValue(Object.assign(new Error('denied'), { code: 'EACCES' }));
-    await expect(backend.compareAndSwap('refs/branches/main', undefined, Buffer.from('h1'))).rejects.toMatchObject({ code: 'EACCES' });
+    await expect(backend.compareAndSwap('refs/branches/main', undefined, Buffer.from('h1'))).rejects.toMatchObject({ code: 'read-only' });
+  });
+
+  it('whose owner cannot be written (the disk full) is not left behind', async () => {
+    const { backend, root } = backendIn();
+    const open = fsPromises.open.bind(fsPromises);
+    vi.spyOn(fsPromises, 'open').mockImplementation(async (...args: Parameters<typeof fsPromises.open>) => {
+      const handle = await open(...args);
+      if (String(args[0]).endsWith('.lock')) vi.spyOn(handle, 'writeFile').mockRejectedValue(Object.assign(new Error('full'), { code: 'ENOSPC' }));
+      return handle;
+    });
+    await expect(backend.compareAndSwap('refs/branches/main', undefined, Buffer.from('h1'))).rejects.toMatchObject({ code: 'no-space' });
+    expect(existsSync(path.join(root, 'refs/branches/main.lock'))).toBe(false);
   });
 
   it('of another machine is broken once older than 30 s, not at 30 s', async () => {
