@@ -21,6 +21,7 @@ export default async function verify(io: CliIo, flags: VerifyFlags): Promise<num
     const report = await verifyArchive(backend, progress.update, summarizeRunResults).finally(progress.stop);
     if (flags.json) printJson(io, report);
     else printReport(io, report, (n) => countOf(n, 'problem'));
+    if (!report.ok && !flags.json) io.stderr("To mend what can be: 'dbtattic verify --repair' restores objects from intact copies (the files in target/, state directories) and branch refs from the capture records, then says what remains lost.\n");
     return report.ok ? ExitCode.ok : ExitCode.damaged;
   }
   // Intact copies: what target/ holds now (artifacts, SQL), and the state directories written from the archive.
