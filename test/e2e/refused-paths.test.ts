@@ -71,6 +71,14 @@ describe('paths a command cannot use', () => {
     }
     expect((await runCli(['plan', '--no-record', '--branch', 'main'], { cwd: dir })).exitCode).toBe(0);
   });
+
+  it('plan --select that matches nothing says so', async () => {
+    const { dir } = capturedProject();
+    const result = await runCli(['plan', '--no-record', '--select', 'typo_model'], { cwd: dir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('--select typo_model matched no model, seed, snapshot or test');
+    expect((await runCli(['plan', '--no-record', '--select', 'm0'], { cwd: dir })).stderr).not.toContain('matched no');
+  });
 });
 
 describe('flags that contradict each other', () => {
