@@ -89,7 +89,11 @@ function compareVersions(a: string, b: string): number {
   return 0;
 }
 
-/** Creates every table and view of an empty database and stamps the schema version. */
+/**
+ * Creates every table and view of an empty database and stamps the schema version. Callers run
+ * it in one transaction: a process killed midway then leaves an empty file, made again by the
+ * next command, never half a schema that reads as another version's store.
+ */
 export async function applySchema(connection: DuckDBConnection): Promise<void> {
   const schema = loadSchemaSql();
   for (const file of schema.files) await connection.run(file.sql);

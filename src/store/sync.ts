@@ -4,7 +4,7 @@ import type { Backend } from '../archive/index.js';
 import { catchUp, type CatchUpReport, type CatchUpScope, type ProgressFn } from './catch-up.js';
 import type { CatchUpAhead } from './catch-up-ahead.js';
 import { STORE_WAIT_MS, untilFree } from './busy-wait.js';
-import { isStoreBusy, openDatabase, openUnlessBusy, type Database } from './database.js';
+import { inTransaction, isStoreBusy, openDatabase, openUnlessBusy, type Database } from './database.js';
 import { catchUpFromJournal } from './journal-sync.js';
 import { copyCompacted, isWasteful, readCompactedBytes, readSpace } from './compact.js';
 import { applySchema, hasCurrentStorage, loadSchemaSql, readSchemaVersion } from './schema.js';
@@ -76,7 +76,8 @@ async function isCompactionDue(db: Database): Promise<boolean> {
 async function prepare(db: Database): Promise<boolean> {
   if (!(await hasCurrentStorage(db.connection))) return false;
   const version = await readSchemaVersion(db.connection);
-  if (version === null && (await isEmpty(db))) await applySchema(db.connection);
+  // One transaction: a first command killed midway leaves an empty file, never half a schema.
+  if (version === null && (await isEmpty(db))) await inTransaction(db.connection, () => applySchema(db.connection));
   else if (version !== loadSchemaSql().version) return false;
   return true;
 }
