@@ -10,6 +10,7 @@ import { isStoreBusy, openDatabase, openUnlessBusy, type Database, type StoreBus
 import type { MovedAside } from './store-file.js';
 import { openAheadOfCatchUp, rebuildStore, syncStore, type SyncReport } from './sync.js';
 import type { CatchUpAhead } from './catch-up-ahead.js';
+import { markWaiting } from './waiting-readers.js';
 
 /**
  * The store of a configured project, as commands use it. Capture writes the archive first and
@@ -101,6 +102,7 @@ async function openCurrentStore(backend: Backend, file: string, onProgress: Prog
   // Another process may take the store between our catch-up and our read (a compaction's swap,
   // another command's catch-up): what the catch-up said is kept, and the read is tried again.
   let caughtUp: CaughtUp = { movedAside: null, rebuilt: null, compactionDue: false };
+  let waiting: (() => void) | undefined;
   const opened = await untilFree(
     STORE_WAIT_MS,
     async (): Promise<OpenedStore | StoreBusy> => {
@@ -113,12 +115,15 @@ async function openCurrentStore(backend: Backend, file: string, onProgress: Prog
       }
       if (report.status !== 'busy') caughtUp = foldCatchUp(caughtUp, report);
       const reader = await openUnlessBusy(file, 'read');
-      if (isStoreBusy(reader)) return reader;
+      if (isStoreBusy(reader)) {
+        waiting ??= markWaiting(file);
+        return reader;
+      }
       const behind = report.status === 'busy' ? await behindBy(reader, backendToCount, 'other processes are reading the store') : null;
       return { db: reader, behind, ...caughtUp };
     },
     isStoreBusy,
-  );
+  ).finally(() => waiting?.());
   if (isStoreBusy(opened)) throw opened;
   return opened;
 }

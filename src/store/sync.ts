@@ -6,6 +6,7 @@ import type { CatchUpAhead } from './catch-up-ahead.js';
 import { STORE_WAIT_MS, untilFree } from './busy-wait.js';
 import { inTransaction, isStoreBusy, openDatabase, openUnlessBusy, type Database } from './database.js';
 import { catchUpFromJournal } from './journal-sync.js';
+import { readersWaiting } from './waiting-readers.js';
 import { copyCompacted, isWasteful, readCompactedBytes, readSpace } from './compact.js';
 import { applySchema, hasCurrentStorage, loadSchemaSql, readSchemaVersion } from './schema.js';
 import { asStoreWriteError, isUnreadableStore, moveStoreAside, rebuildFileOf, removeAbandonedRebuilds, type MovedAside } from './store-file.js';
@@ -162,6 +163,8 @@ export async function openAheadOfCatchUp(file: string, invocationId: string | nu
 }
 
 async function openForWrite(file: string, busy: BusyPolicy): Promise<Database | null> {
+  // A capture's catch-up gives way to a reader that is waiting: the reader catches up itself.
+  if (busy === 'skip' && readersWaiting(file)) return null;
   await fs.mkdir(path.dirname(file), { recursive: true });
   // 'once' and 'skip' try the lock once.
   const opened = await untilFree(busy === 'wait' ? STORE_WAIT_MS : 0, () => openUnlessBusy(file, 'write'), isStoreBusy);
