@@ -40,14 +40,14 @@ export async function readJournalEntries(backend: Backend, ids: readonly string[
   const out: { id: string; captures: string[]; artifactKeys: string[]; forgetId?: string }[] = [];
   await forEachLimited(ids, 16, async (id) => {
     const bytes = await backend.get(journalKey(id));
-    const entry = bytes ? parseEntry(bytes) : undefined;
+    const entry = bytes ? parseJournalEntry(bytes) : undefined;
     const forget = typeof entry?.forget_id === 'string' ? { forgetId: entry.forget_id } : {};
     if (entry) out.push({ id, captures: entry.captures, artifactKeys: entry.artifact_records.map((r) => artifactRecordKey(r.invocation_id, r.artifact, r.sha256)), ...forget });
   });
   return out;
 }
 
-function parseEntry(bytes: Buffer): JournalEntry | undefined {
+export function parseJournalEntry(bytes: Buffer): JournalEntry | undefined {
   try {
     const value = JSON.parse(bytes.toString('utf8')) as JournalEntry;
     return value.kind === 'journal' && Array.isArray(value.captures) && Array.isArray(value.artifact_records) ? value : undefined;

@@ -11,6 +11,8 @@ import {
   FORMAT_KEY,
   idOfObjectKey,
   INVOCATION_RECORDS_PREFIX,
+  JOURNAL_PREFIX,
+  journalKey,
   OUTPUT_RECORDS_PREFIX,
   outputRecordKey,
 } from './layout.js';
@@ -21,7 +23,8 @@ import { forEachLimited } from '../vocab/parallel.js';
 import type { RunResultsSummary } from '../vocab/run-summary.js';
 import { parseArtifactRecord, parseCaptureRecord, type ArtifactRecord } from './records.js';
 import { parsePlanRecord, PLAN_RECORDS_PREFIX } from './plans.js';
-import { forgottenInvocations } from './forgotten.js';
+import { FORGOTTEN_PREFIX, forgetRecordKey, forgottenInvocations, parseForgetRecord } from './forgotten.js';
+import { parseJournalEntry } from './journal.js';
 
 /**
  * Checks every promise the archive format makes, as `restic check --read-data` does:
@@ -29,7 +32,8 @@ import { forgottenInvocations } from './forgotten.js';
  * whose concatenation has the file's hash and size; every record parses, sits under the key its
  * content implies, and points at a file that exists; every capture record's artifacts have records;
  * every plan record sits under its own key, beside an invocation the archive has; every output
- * record's blob exists, and a SQL tree's files and bases too.
+ * record's blob exists, and a SQL tree's files and bases too; forget records, journal entries
+ * and branch refs parse.
  */
 export type ProblemKind = 'format' | 'corrupt-object' | 'bad-record' | 'dangling-record' | 'bad-ref';
 
@@ -68,7 +72,8 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   const goodChunks = await checkChunks(backend, chunks.map((c) => c.key), report, tick);
   const goodFiles = await checkFiles(backend, files.map((f) => f.key), goodChunks, report, tick, damaged.chunks);
   const artifactKeys = await checkArtifactRecords(backend, goodFiles, report, damaged.files, summarize);
-  const captureCount = await checkCaptureRecords(backend, artifactKeys, await forgottenInvocations(backend), report);
+  const unreadableForgets = await checkForgetAndJournal(backend, report);
+  const captureCount = await checkCaptureRecords(backend, artifactKeys, await forgottenInvocations(backend), report, unreadableForgets);
   await checkPlanRecords(backend, artifactKeys, report);
   await checkOutputRecords(backend, goodFiles, report, damaged.files);
   for (const ref of await unreadableBranchRefs(backend)) {
@@ -173,7 +178,32 @@ function canonicalJson(value: unknown): string {
 }
 
 /** A capture record may name artifacts of invocations `forget` removed since (forgotten.ts): that is history, not damage. */
-async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, forgotten: Set<string>, report: Report): Promise<number> {
+/**
+ * Forget records and journal entries parse and sit under their own keys. Neither has a second
+ * copy: an unreadable forget record leaves its invocations unknown as forgotten (capture records
+ * naming them then read as dangling), and an unreadable journal entry hides what it names from a
+ * store kept up through the journal. Returns the unreadable forget records' keys.
+ */
+async function checkForgetAndJournal(backend: Backend, report: Report): Promise<string[]> {
+  const unreadable: string[] = [];
+  for (const { key } of (await backend.list(FORGOTTEN_PREFIX)).filter((k) => k.key.endsWith('.json'))) {
+    const record = parseForgetRecord(await backend.get(key));
+    if (record && forgetRecordKey(record.forget_id) === key) continue;
+    unreadable.push(key);
+    report('bad-record', key, 'is unreadable: the invocations it forgot are not known as forgotten, so capture records naming them read as dangling, and a store kept through the journal keeps their rows until rebuilt');
+  }
+  for (const { key } of (await backend.list(JOURNAL_PREFIX)).filter((k) => k.key.endsWith('.json'))) {
+    const bytes = await backend.get(key);
+    const entry = bytes ? parseJournalEntry(bytes) : undefined;
+    if (entry && journalKey(entry.journal_id) === key) continue;
+    report('bad-record', key, "is unreadable: a store kept up through the journal (a remote archive's cache) misses what it named until 'dbtattic rebuild'; the records themselves are checked above");
+  }
+  return unreadable;
+}
+
+async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, forgotten: Set<string>, report: Report, unreadableForgets: readonly string[] = []): Promise<number> {
+  // With a forget record unreadable, a missing record may be one it forgot, not damage.
+  const maybeForgotten = unreadableForgets.length > 0 ? ` (or forgotten by the unreadable ${unreadableForgets[0]})` : '';
   const entries = await backend.list(CAPTURE_RECORDS_PREFIX);
   await forEachLimited(entries, 16, async ({ key }) => {
     const bytes = await backend.get(key);
@@ -184,7 +214,7 @@ async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, 
         if (!a.invocation_id || !a.sha256) throw new Error(`its ${a.artifact} entry lacks an invocation or hash`);
         if (forgotten.has(a.invocation_id)) continue;
         const target = artifactRecordKey(a.invocation_id, a.artifact, a.sha256);
-        if (!artifactKeys.has(target)) report('dangling-record', key, `names ${target}, which is missing or damaged`);
+        if (!artifactKeys.has(target)) report('dangling-record', key, `names ${target}, which is missing or damaged${maybeForgotten}`);
       }
     }, key, 'bad-record', report);
   });

@@ -178,3 +178,26 @@ describe("verify and a capture record's entries", () => {
     expect((await verifyArchive(backend)).problems).toEqual([]);
   });
 });
+
+describe('verify and forget records and journal entries', () => {
+  it('names an unreadable one, and says a capture record may dangle because of it', async () => {
+    const { backend, records } = await healthy();
+    const manifest = records.manifest!;
+    await putCaptureRecord(backend, {
+      kind: 'capture', format: 1, capture_id: '0000000000009-bbbbbbbbbbbb', phase: 'post', captured_at: '2026-01-02T04:00:00.000Z', tool_version: 't', branch: null, context: {}, run: null,
+      artifacts: [{ artifact: 'manifest', status: 'captured', path: 'target/manifest.json', invocation_id: 'inv-7', sha256: manifest.sha256, size: manifest.size, stored_bytes: 1 }],
+    });
+    await putForgetRecord(backend, { kind: 'forget', format: 1, forget_id: '0000000000010-cccccccccccc', forgotten_at: '2026-01-03T00:00:00.000Z', policy: 'test', invocations: ['inv-7'], captures: [] });
+    expect((await verifyArchive(backend)).problems).toEqual([]);
+    const forget = 'records/forgotten/0000000000010-cccccccccccc.json';
+    const whole = (await backend.get(forget))!;
+    await backend.delete(forget);
+    await backend.putIfAbsent(forget, whole.subarray(0, 30));
+    await backend.putIfAbsent('records/journal/0000000000011-dddddddddddd.json', Buffer.from('{"kind": "journal", "capt'));
+    expect((await verifyArchive(backend)).problems).toEqual([
+      { kind: 'bad-record', key: forget, message: expect.stringContaining('the invocations it forgot are not known as forgotten') },
+      { kind: 'bad-record', key: 'records/journal/0000000000011-dddddddddddd.json', message: expect.stringContaining('a store kept up through the journal') },
+      { kind: 'dangling-record', key: 'records/captures/0000000000009-bbbbbbbbbbbb.json', message: expect.stringContaining(`(or forgotten by the unreadable ${forget})`) },
+    ]);
+  });
+});
