@@ -23,7 +23,7 @@ import { forEachLimited } from '../vocab/parallel.js';
 import type { RunResultsSummary } from '../vocab/run-summary.js';
 import { parseArtifactRecord, parseCaptureRecord, type ArtifactRecord } from './records.js';
 import { parsePlanRecord, PLAN_RECORDS_PREFIX } from './plans.js';
-import { FORGOTTEN_PREFIX, forgetRecordKey, forgottenInvocations, parseForgetRecord } from './forgotten.js';
+import { FORGOTTEN_PREFIX, forgetRecordKey, parseForgetRecord } from './forgotten.js';
 import { parseJournalEntry } from './journal.js';
 
 /**
@@ -72,8 +72,8 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   const goodChunks = await checkChunks(backend, chunks.map((c) => c.key), report, tick);
   const goodFiles = await checkFiles(backend, files.map((f) => f.key), goodChunks, report, tick, damaged.chunks);
   const artifactKeys = await checkArtifactRecords(backend, goodFiles, report, damaged.files, summarize);
-  const unreadableForgets = await checkForgetAndJournal(backend, report);
-  const captureCount = await checkCaptureRecords(backend, artifactKeys, await forgottenInvocations(backend), report, unreadableForgets);
+  const forgets = await checkForgetAndJournal(backend, report);
+  const captureCount = await checkCaptureRecords(backend, artifactKeys, forgets, report);
   await checkPlanRecords(backend, artifactKeys, report);
   await checkOutputRecords(backend, goodFiles, report, damaged.files);
   for (const ref of await unreadableBranchRefs(backend)) {
@@ -177,19 +177,25 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
 }
 
-/** A capture record may name artifacts of invocations `forget` removed since (forgotten.ts): that is history, not damage. */
+/** What the forget records say: the invocations forgotten, and the records that cannot be read. */
+interface Forgets {
+  forgotten: Set<string>;
+  unreadable: string[];
+}
+
 /**
  * Forget records and journal entries parse and sit under their own keys. Neither has a second
  * copy: an unreadable forget record leaves its invocations unknown as forgotten (capture records
  * naming them then read as dangling), and an unreadable journal entry hides what it names from a
- * store kept up through the journal. Returns the unreadable forget records' keys.
+ * store kept up through the journal.
  */
-async function checkForgetAndJournal(backend: Backend, report: Report): Promise<string[]> {
-  const unreadable: string[] = [];
+async function checkForgetAndJournal(backend: Backend, report: Report): Promise<Forgets> {
+  const forgets: Forgets = { forgotten: new Set(), unreadable: [] };
   for (const { key } of (await backend.list(FORGOTTEN_PREFIX)).filter((k) => k.key.endsWith('.json'))) {
     const record = parseForgetRecord(await backend.get(key));
+    for (const id of record?.invocations ?? []) forgets.forgotten.add(id);
     if (record && forgetRecordKey(record.forget_id) === key) continue;
-    unreadable.push(key);
+    forgets.unreadable.push(key);
     report('bad-record', key, 'is unreadable: the invocations it forgot are not known as forgotten, so capture records naming them read as dangling, and a store kept through the journal keeps their rows until rebuilt');
   }
   for (const { key } of (await backend.list(JOURNAL_PREFIX)).filter((k) => k.key.endsWith('.json'))) {
@@ -198,12 +204,13 @@ async function checkForgetAndJournal(backend: Backend, report: Report): Promise<
     if (entry && journalKey(entry.journal_id) === key) continue;
     report('bad-record', key, "is unreadable: a store kept up through the journal (a remote archive's cache) misses what it named until 'dbtattic rebuild'; the records themselves are checked above");
   }
-  return unreadable;
+  return forgets;
 }
 
-async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, forgotten: Set<string>, report: Report, unreadableForgets: readonly string[] = []): Promise<number> {
+/** A capture record may name artifacts of invocations `forget` removed since (forgotten.ts): that is history, not damage. */
+async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, { forgotten, unreadable }: Forgets, report: Report): Promise<number> {
   // With a forget record unreadable, a missing record may be one it forgot, not damage.
-  const maybeForgotten = unreadableForgets.length > 0 ? ` (or forgotten by the unreadable ${unreadableForgets[0]})` : '';
+  const maybeForgotten = unreadable.length > 0 ? ` (or forgotten by the unreadable ${unreadable[0]})` : '';
   const entries = await backend.list(CAPTURE_RECORDS_PREFIX);
   await forEachLimited(entries, 16, async ({ key }) => {
     const bytes = await backend.get(key);
