@@ -119,8 +119,12 @@ async function readHolders(backend: Backend, prefix: string): Promise<{ key: str
   return out;
 }
 
+/** This process, as processIdentity names it: read once, it does not change. */
+let ownIdentity: string | null | undefined;
+
 function holderBytes(key: string): Buffer {
-  const me = processIdentity(process.pid);
+  if (ownIdentity === undefined) ownIdentity = processIdentity(process.pid);
+  const me = ownIdentity;
   const holder: Holder = { id: key, host: hostname(), pid: process.pid, started_at: new Date().toISOString(), ...(me ? { process: me } : {}), renewed: true };
   return Buffer.from(`${JSON.stringify(holder)}\n`);
 }

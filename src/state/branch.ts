@@ -1,4 +1,4 @@
-import { createBranch, listBranches, listCaptureRecords, type Backend, type Branch } from '../archive/index.js';
+import { createBranch, listCaptureRecords, readBranch, type Backend, type Branch } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { countOf, resolvePrefix } from '../vocab/index.js';
 import { listArchivedInvocations } from './invocations.js';
@@ -13,7 +13,9 @@ import { readRunSummary } from './run-summary.js';
 export async function createBranchFrom(backend: Backend, name: string, from: string, allowFailed: boolean, now: Date = new Date()): Promise<Branch> {
   const invocations = await listArchivedInvocations(backend);
   const id = from.startsWith('@') ? await headOf(backend, from.slice(1)) : resolvePrefix(from, invocations.map((inv) => inv.invocationId), 'invocation');
-  const invocation = invocations.find((inv) => inv.invocationId === id)!;
+  const invocation = invocations.find((inv) => inv.invocationId === id);
+  // A head whose run was forgotten since names nothing to branch from.
+  if (!invocation) throw new AtticError('not-found', `Invocation ${id} is not in the archive any more. See dbtattic history.`);
   const results = invocation.artifacts.run_results;
   const summary = results ? await readRunSummary(backend, results) : null;
   if (!allowFailed && (!summary || !isSuccess(summary))) {
@@ -25,7 +27,7 @@ export async function createBranchFrom(backend: Backend, name: string, from: str
 
 /** `@name`, as other commands take it: the newest run on that branch (its head). */
 async function headOf(backend: Backend, name: string): Promise<string> {
-  const branch = (await listBranches(backend)).find((b) => b.name === name);
+  const branch = await readBranch(backend, name);
   if (!branch?.head_invocation_id) throw new AtticError('not-found', `No branch '${name}' with a run on it. See dbtattic branch list.`);
   return branch.head_invocation_id;
 }

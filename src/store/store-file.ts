@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { processIsGone } from '../vocab/index.js';
+import { processIsGoneOn } from '../vocab/index.js';
 import { AtticError } from '../errors.js';
 
 /**
@@ -85,5 +85,5 @@ export async function removeAbandonedRebuilds(file: string): Promise<void> {
 
 function ownerIsGone(rest: string): boolean {
   const [, pid, host] = rest.split('~');
-  return host === hostname() && pid !== undefined && /^\d+$/.test(pid) && processIsGone(Number(pid));
+  return processIsGoneOn(host, pid);
 }

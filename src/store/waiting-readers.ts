@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
-import { processIsGone } from '../vocab/index.js';
+import { processIsGoneOn } from '../vocab/index.js';
 
 /**
  * Readers waiting for the store. DuckDB's write lock has no queue: captures that follow each
@@ -45,7 +45,7 @@ export function readersWaiting(store: string): boolean {
 
 function isWaiting(file: string, name: string): boolean {
   const [pid, host] = name.split('~');
-  if (host === hostname() && processIsGone(Number(pid))) {
+  if (processIsGoneOn(host, pid)) {
     rmSync(file, { force: true });
     return false;
   }

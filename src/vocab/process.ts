@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+
 /**
  * Whether no process has this pid on this machine: the question every holder of a lock, lease
  * or half-built file is judged by. Only ESRCH says so: EPERM is a live process of another user,
@@ -11,4 +13,9 @@ export function processIsGone(pid: number): boolean {
   } catch (error) {
     return (error as { code?: string }).code === 'ESRCH';
   }
+}
+
+/** The same, for a process named with its machine (a lock's owner, a file's name): another machine's is never known gone. */
+export function processIsGoneOn(host: string | undefined, pid: string | number | undefined): boolean {
+  return host === hostname() && processIsGone(Number(pid));
 }

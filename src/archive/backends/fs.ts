@@ -3,7 +3,7 @@ import { constants as fsConstants, promises as fs } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { AtticError, asDiskError } from '../../errors.js';
-import { processIsGone } from '../../vocab/index.js';
+import { processIsGone, processIsGoneOn } from '../../vocab/index.js';
 import { sameBytes, type Backend, type StoredKey } from '../backend.js';
 
 /** Temp files start with this, so list() and verify can tell them from real keys. */
@@ -255,8 +255,7 @@ async function breakStaleLock(lockFile: string): Promise<void> {
 
 function ownerIsGone(owner: string): boolean {
   const [host, pid] = owner.split('\n');
-  if (host !== hostname() || !pid) return false;
-  return processIsGone(Number(pid));
+  return processIsGoneOn(host, pid);
 }
 
 /** Runs `write`, which puts `file` in place; if its directory is missing, makes it and runs it again. */
