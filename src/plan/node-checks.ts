@@ -3,7 +3,7 @@ import { BUILD_SUCCESS_STATUSES } from '../vocab/index.js';
 import { checkSource } from './source-check.js';
 import type { NodeInputs } from './inputs.js';
 import { isoFromMicros } from './time.js';
-import type { Check, NodeVerdict } from './types.js';
+import type { BuildReason, Check, NodeVerdict } from './types.js';
 
 /**
  * The checks of one node, in the order of the reasons they give. Each compares the node's last
@@ -54,14 +54,20 @@ function describeBuild(build: BuildFact): string {
 function fingerprintCheck(node: CurrentNode, success: BuildFact): Check {
   const ok = node.fingerprint !== null && node.fingerprint === success.fingerprint;
   const configOnly = !ok && success.fingerprint !== null && node.checksum === success.checksum && node.configKey !== success.configKey;
-  return { check: 'fingerprint', old: success.fingerprint ?? 'unknown', new: node.fingerprint ?? 'unknown', ok, reason: configOnly ? 'config or contract changed' : 'code changed' };
+  return { check: 'fingerprint', old: success.fingerprint ?? 'unknown', new: node.fingerprint ?? 'unknown', ok, reason: changeReason(success.fingerprint, node.fingerprint, configOnly) };
+}
+
+/** A side without a fingerprint (a build whose manifest was never captured) says nothing changed: it is unknown, not changed. */
+function changeReason(before: string | null, now: string | null, configOnly = false): BuildReason {
+  if (before === null || now === null) return 'code unknown';
+  return configOnly ? 'config or contract changed' : 'code changed';
 }
 
 /** An ephemeral parent's SQL is part of this node's: compare it as this node's build compiled it. */
 function ephemeralCheck(id: string, success: BuildFact, ctx: CheckContext): Check {
   const before = ctx.facts.ephemeralAt.get(`${success.invocationId} ${id}`) ?? null;
   const now = ctx.nodeOf(id)?.fingerprint ?? null;
-  return { check: `ephemeral ${id}`, old: before ?? 'unknown', new: now ?? 'unknown', ok: before !== null && before === now, reason: 'code changed' };
+  return { check: `ephemeral ${id}`, old: before ?? 'unknown', new: now ?? 'unknown', ok: before !== null && before === now, reason: changeReason(before, now) };
 }
 
 function upstreamCheck(id: string, success: BuildFact, ctx: CheckContext): Check {

@@ -9,6 +9,7 @@ export const BUILD_REASONS = [
   'never built on this target',
   'last build failed',
   'code changed',
+  'code unknown',
   'config or contract changed',
   'upstream will build',
   'upstream built since',

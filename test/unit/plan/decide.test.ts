@@ -38,6 +38,15 @@ describe('decidePlan', () => {
     expect(reasons(f)).toEqual({ 'model.p.a': 'config or contract changed' });
   });
 
+  it('a build whose manifest was never captured has no fingerprint: its code is unknown, not changed', () => {
+    const f = facts([node('model.p.a'), node('model.p.b')], {
+      'model.p.a': built('model.p.a', 1, { fingerprint: null, checksum: null, configKey: null }),
+      'model.p.b': built('model.p.b', 1),
+    });
+    f.nodes[1] = { ...f.nodes[1]!, fingerprint: null };
+    expect(reasons(f)).toEqual({ 'model.p.a': 'code unknown', 'model.p.b': 'code unknown' });
+  });
+
   it('upstream built since: a parent finished after the node, or at the same instant, or at an unknown time', () => {
     for (const parentHours of [3, 2, null]) {
       const f = facts([node('model.p.a'), node('model.p.b', ['model.p.a'])], { 'model.p.a': built('model.p.a', parentHours), 'model.p.b': built('model.p.b', 2) });
@@ -83,6 +92,8 @@ describe('decidePlan', () => {
     const f = (then: string) => facts([eph, node('model.p.b', ['model.p.e'])], { 'model.p.b': built('model.p.b', 1) }, { ephemeralAt: new Map([['run-1 model.p.e', then]]) });
     expect(reasons(f('e-now'))).toEqual({ 'model.p.b': 'unchanged' });
     expect(reasons(f('e-old'))).toEqual({ 'model.p.b': 'code changed' });
+    const unknown = facts([eph, node('model.p.b', ['model.p.e'])], { 'model.p.b': built('model.p.b', 1) });
+    expect(reasons(unknown)).toEqual({ 'model.p.b': 'code unknown' });
   });
 
   it('defers to another branch only for nodes never built on this one', () => {
