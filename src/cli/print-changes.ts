@@ -4,12 +4,12 @@ type Row = Record<string, unknown>;
 import { shortId } from '../vocab/index.js';
 import type { CliIo } from './io.js';
 
-/** The human form of a comparison, shared by inspect and diff. */
-export function printChanges(io: CliIo, changes: Changes): void {
+/** The human form of a comparison, shared by inspect and diff; `abbreviate` prints an invocation id so it can be typed back. */
+export function printChanges(io: CliIo, changes: Changes, abbreviate: (id: string) => string): void {
   const line = (text: string): void => io.stdout(`${text}\n`);
   const { manifests } = changes;
   if (manifests.from && manifests.to && (manifests.from !== changes.from || manifests.to !== changes.to)) {
-    line(`manifests   ${shortId(manifests.from)} → ${shortId(manifests.to)} (the nearest earlier runs with one, as --nearest asked)`);
+    line(`manifests   ${abbreviate(manifests.from)} → ${abbreviate(manifests.to)} (the nearest earlier runs with one, as --nearest asked)`);
   }
   if (changes.nodes === null) line(`nodes       unknown: ${changes.unknown.nodes ?? 'a side has no manifest'}`);
   else printNodes(io, changes.nodes, changes.node_counts);

@@ -2,6 +2,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
 import { parseTimeArgument, resolvePrefix, spanLastIso, uniquePrefixes } from '../vocab/index.js';
 import { COMPARED_VERSION_COLUMNS } from './node-changes.js';
+import { completedExecution } from './node-runtime.js';
 import { plainResult } from './plain-rows.js';
 
 /**
@@ -224,7 +225,7 @@ export async function compareStatuses(connection: DuckDBConnection, a: string, b
   );
 }
 
-/** The largest runtime changes among nodes both runs executed, biggest first. */
+/** The largest runtime changes among nodes both runs completed (a skip's 0 s is no runtime), biggest first. */
 export async function compareRuntimes(connection: DuckDBConnection, a: string, b: string, limit = 10): Promise<Row[]> {
   return rows(
     connection,
@@ -232,7 +233,7 @@ export async function compareRuntimes(connection: DuckDBConnection, a: string, b
             round(b.execution_time - a.execution_time, 3) AS delta_s,
             CASE WHEN a.execution_time > 0 THEN round(b.execution_time / a.execution_time, 2) END AS ratio
      FROM run_result a JOIN run_result b ON a.unique_id = b.unique_id
-     WHERE a.invocation_id = $1 AND b.invocation_id = $2 AND a.execution_time IS NOT NULL AND b.execution_time IS NOT NULL
+     WHERE a.invocation_id = $1 AND b.invocation_id = $2 AND ${completedExecution('a')} AND ${completedExecution('b')}
      ORDER BY abs(b.execution_time - a.execution_time) DESC, b.unique_id LIMIT $3`,
     [a, b, limit],
   );

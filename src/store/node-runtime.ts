@@ -13,8 +13,14 @@ import { duckdb } from './duckdb.js';
  * rewrite of the whole history at each capture (420 ms at 200 runs, growing by the run).
  */
 
-/** An execution that counts: it completed (v_node_runtime) in a command that builds, and says how long it took. */
-const COMPLETED = `r.status IN ('success', 'pass', 'warn', 'fail') AND r.execution_time IS NOT NULL`;
+/**
+ * An execution whose time counts, as v_node_runtime counts it: it completed and says how long it
+ * took. A skipped node's 0 s or an error's time cut short are no runtime (`alias`: run results).
+ */
+export const completedExecution = (alias: string): string => `${alias}.status IN ('success', 'pass', 'warn', 'fail') AND ${alias}.execution_time IS NOT NULL`;
+
+/** Completed, read from run results named r, in a command that builds (joined where used). */
+const COMPLETED = completedExecution('r');
 
 /**
  * Times kept on either side of a rank. A new time moves the median's rank half a place and the

@@ -1,4 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { completedExecution } from './node-runtime.js';
 import { plainResult } from './plain-rows.js';
 
 /**
@@ -63,7 +64,7 @@ export function readNodeRuntimes(connection: DuckDBConnection, scope: ReportScop
     execution AS (
       SELECT r.unique_id, sc.seq, r.execution_time
       FROM run_result AS r JOIN scope AS sc USING (invocation_id) JOIN v_invocation_sequence AS s USING (invocation_id)
-      WHERE s.builds AND r.status IN ('success', 'pass', 'warn', 'fail') AND r.execution_time IS NOT NULL
+      WHERE s.builds AND ${completedExecution('r')}
     )
     SELECT unique_id, count(*) AS runs, median(execution_time) AS median_s, quantile_cont(execution_time, 0.95) AS p95_s,
            arg_max(execution_time, seq) AS last_s

@@ -1,6 +1,5 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { shortId } from '../vocab/index.js';
-import { artifactsOf, compareMacros, compareNodes, compareRuntimes, compareStatuses, nearestWithManifest, previousInvocation, readInvocation, type Row } from './compare.js';
+import { artifactsOf, compareMacros, compareNodes, compareRuntimes, compareStatuses, invocationAbbreviator, nearestWithManifest, previousInvocation, readInvocation, type Row } from './compare.js';
 import { plainResult } from './plain-rows.js';
 
 /**
@@ -84,7 +83,7 @@ export async function diffInvocations(connection: DuckDBConnection, a: string, b
   const resultsMissing = await withoutRunResults(connection, [a, b]);
   const unknown: Changes['unknown'] = {};
   if (!nodesKnown) unknown.nodes = await noManifestReason(connection, manifests.from === null ? a : b, options);
-  if (resultsMissing) unknown.statuses = `${shortId(resultsMissing)} has no run results (${(await artifactsOf(connection, resultsMissing)).join(', ') || 'nothing'} archived)`;
+  if (resultsMissing) unknown.statuses = `${(await invocationAbbreviator(connection))(resultsMissing)} has no run results (${(await artifactsOf(connection, resultsMissing)).join(', ') || 'nothing'} archived)`;
   return {
     from: a,
     to: b,
@@ -128,9 +127,10 @@ async function noManifestReason(connection: DuckDBConnection, id: string, option
   const has = artifacts.length > 0 ? `only ${artifacts.join(', ')} archived` : 'no artifact archived';
   const manifestFiled = artifacts.includes('manifest');
   const why = manifestFiled ? 'its manifest could not be read (see ingest_problem)' : `its manifest was never archived (${has})`;
+  const short = (await invocationAbbreviator(connection))(id);
   return options.nearest
-    ? `${shortId(id)} has no manifest and no earlier run on its branch and target has one: ${why}`
-    : `${shortId(id)} has no manifest: ${why}; --nearest compares with the nearest earlier run that has one`;
+    ? `${short} has no manifest and no earlier run on its branch and target has one: ${why}`
+    : `${short} has no manifest: ${why}; --nearest compares with the nearest earlier run that has one`;
 }
 
 /** The results of the run that did not succeed, as dbt wrote them. */

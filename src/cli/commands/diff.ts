@@ -1,4 +1,4 @@
-import { branchBaseReader, diffInvocations, resolveInvocationRef, withCurrentStore } from '../../store/index.js';
+import { branchBaseReader, diffInvocations, invocationAbbreviator, resolveInvocationRef, withCurrentStore } from '../../store/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
@@ -16,16 +16,16 @@ export default async function diff(io: CliIo, flags: DiffFlags): Promise<number>
   const [a, b] = flags.args ?? [];
   const config = loadConfig(io, flags);
   const notices = readNotices(io, config);
-  const changes = await withProgress(io, 'catching up', (update) => withCurrentStore(config, async (db) => {
+  const { changes, abbreviate } = await withProgress(io, 'catching up', (update) => withCurrentStore(config, async (db) => {
     const baseOf = branchBaseReader(config);
     const from = await resolveInvocationRef(db.connection, { id: a, baseOf });
     const to = await resolveInvocationRef(db.connection, { id: b, baseOf });
-    return diffInvocations(db.connection, from, to, { nearest: flags.nearest === true });
+    return { changes: await diffInvocations(db.connection, from, to, { nearest: flags.nearest === true }), abbreviate: await invocationAbbreviator(db.connection) };
   }, update, notices.collect));
   if (flags.json) printJson(io, changes);
   else {
     io.stdout(`from        ${changes.from}\nto          ${changes.to}\n`);
-    printChanges(io, changes);
+    printChanges(io, changes, abbreviate);
   }
   return notices.exitCode();
 }

@@ -1,6 +1,6 @@
 import { listPlanRecords, openArchive } from '../../archive/index.js';
 import { AtticError } from '../../errors.js';
-import { branchBaseReader, inspectInvocation, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
+import { branchBaseReader, inspectInvocation, invocationAbbreviator, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
 import { shortId } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatDuration, formatTime } from '../format.js';
@@ -23,12 +23,15 @@ export default async function inspect(io: CliIo, flags: InspectFlags): Promise<n
   if (ref && flags.at) throw new AtticError('usage', 'Give an invocation or --at TIME, not both (--at chooses the invocation).');
   const config = loadConfig(io, flags);
   const notices = readNotices(io, config);
-  const report = await withProgress(io, 'catching up', (update) =>
-    withCurrentStore(config, async (db) => inspectInvocation(db.connection, await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) }), { nearest: flags.nearest === true }), update, notices.collect));
+  const { report, abbreviate } = await withProgress(io, 'catching up', (update) =>
+    withCurrentStore(config, async (db) => {
+      const id = await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) });
+      return { report: await inspectInvocation(db.connection, id, { nearest: flags.nearest === true }), abbreviate: await invocationAbbreviator(db.connection) };
+    }, update, notices.collect));
   const plans = (await listPlanRecords(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), String(report.invocation.invocation_id))).map(planSummary);
   if (flags.json) printJson(io, { ...report, plans });
   else {
-    printInspect(io, report);
+    printInspect(io, report, abbreviate);
     for (const plan of plans) io.stdout(`${'plan'.padEnd(12)}plan ${plan.plan_id}  made ${formatTime(plan.made_at)}  ${plan.reuse} reuse, ${plan.build} build${plan.target ? `  target ${plan.target}` : ''}${plan.branch ? `  branch ${plan.branch}` : ''}${plan.defer_to ? `  defer to ${plan.defer_to}` : ''}\n`);
   }
   return notices.exitCode();
@@ -50,7 +53,7 @@ function planSummary(record: unknown): { plan_id: string; made_at: string | null
   };
 }
 
-function printInspect(io: CliIo, report: InspectReport): void {
+function printInspect(io: CliIo, report: InspectReport, abbreviate: (id: string) => string): void {
   const i = report.invocation;
   const { code, data } = report.triplet;
   const line = (key: string, value: string): void => io.stdout(`${key.padEnd(12)}${value}\n`);
@@ -68,8 +71,8 @@ function printInspect(io: CliIo, report: InspectReport): void {
     line('since', 'no earlier run on this branch and target to compare with');
     return;
   }
-  line('since', `${shortId(report.changes.from)} (the previous run on this branch and target)`);
-  printChanges(io, report.changes);
+  line('since', `${abbreviate(report.changes.from)} (the previous run on this branch and target)`);
+  printChanges(io, report.changes, abbreviate);
 }
 
 /** The run's own failures lead: what broke is the first question about a failed run. */
