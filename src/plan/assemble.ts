@@ -1,3 +1,4 @@
+import { AtticError } from '../errors.js';
 import type { PlanFacts } from '../store/index.js';
 import { lineageOf } from './graph.js';
 import { applySelection } from './select.js';
@@ -47,7 +48,30 @@ export function countVerdicts(nodes: readonly NodeVerdict[]): PlanCounts {
  * Linux).
  */
 export function selectorWords(plan: PlanResult, verdict: 'build' | 'reuse'): string[] {
-  return plan.nodes.filter((v) => v.verdict === verdict).map((v) => v.selector);
+  const named = plan.nodes.filter((v) => v.verdict === verdict);
+  const unsafe = named.filter((v) => !isOneWord(v.selector));
+  if (unsafe.length > 0) throw unnameable(unsafe, verdict);
+  return named.map((v) => v.selector);
+}
+
+/**
+ * A word that reaches dbt as itself: the shell splits an unquoted $(…) on white space and
+ * expands `*`, `?` and `[`; dbt's --select splits on spaces, reads `,` as an intersection, `:`
+ * as a method and `+` or `@` at either end as graph operators.
+ */
+function isOneWord(word: string): boolean {
+  return !/[\s,:*?[\]]/.test(word) && !/^[+@]|^\d+\+|\+$/.test(word);
+}
+
+/** Printing the rest would have dbt build (or skip) other nodes than the plan says: nothing is printed. */
+function unnameable(nodes: readonly NodeVerdict[], verdict: 'build' | 'reuse'): AtticError {
+  const listed = nodes.slice(0, 5).map((v) => `${v.unique_id} ('${v.selector}')`).join(', ');
+  return new AtticError(
+    'usage',
+    `${nodes.length} node${nodes.length === 1 ? '' : 's'} to ${verdict} cannot be named to dbt in one word: ${listed}${nodes.length > 5 ? ', …' : ''}. ` +
+      "dbt's --select and the shell would split or expand the name (white space, ',', ':', '*', '?', '[', or '+'/'@' at its ends). " +
+      'Use --format json and select these nodes another way (tag:, path:).',
+  );
 }
 
 /** How dbt's --select names a node: its name, or its fqn when two nodes share the name. */
