@@ -2,6 +2,7 @@ import type { Json } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
 import type { Database } from './database.js';
 import { plainRows, type PlainResult } from './plain-rows.js';
+import { guardQuery } from './query-guard.js';
 
 /** Where a query's rows go as they arrive: a result is never held whole (60 M rows would not fit). */
 export interface QuerySink {
@@ -24,10 +25,12 @@ export interface QueryOutcome {
 
 /**
  * Runs user SQL on a read-only connection that also cannot reach files or the network, so a
- * query can neither change the store nor write elsewhere (COPY TO, ATTACH, INSTALL). Rows are
+ * query can neither change the store nor write elsewhere (COPY TO, ATTACH, INSTALL); what DuckDB
+ * would still allow (its own files) query-guard.ts refuses first. Rows are
  * fetched a chunk at a time and handed to the sink, which may wait for its output to drain.
  */
 export async function streamReadOnlyQuery(db: Database, sql: string, options: QueryOptions, sink: QuerySink): Promise<QueryOutcome> {
+  guardQuery(sql);
   await db.connection.run('SET enable_external_access = false');
   await db.connection.run('SET lock_configuration = true');
   let timedOut = false;

@@ -150,6 +150,13 @@ describe('query', () => {
       ['INSTALL httpfs'],
       ['LOAD httpfs'],
       ['SET enable_external_access = true'],
+      // DuckDB lets a database reach its own files, whatever enable_external_access says.
+      [`COPY (SELECT 'x' AS x) TO '${storeFile}' (FORMAT csv, USE_TMP_FILE false)`],
+      [`copy (select 'x' as x) to '${storeFile}.wal' (format csv, use_tmp_file false)`],
+      [`SELECT 1; /* a comment */ COPY (SELECT 'x' AS x) TO '${storeFile}' (FORMAT csv, USE_TMP_FILE false)`],
+      [`EXPLAIN ANALYZE COPY (SELECT 'x' AS x) TO '${storeFile}' (FORMAT csv, USE_TMP_FILE false)`],
+      [`SELECT E'\\'' AS a; COPY (SELECT 'x' AS x) TO '${storeFile}' (FORMAT csv, USE_TMP_FILE false); SELECT ''`],
+      [`CALL enable_logging(storage = 'file', storage_path = '${path.dirname(storeFile)}')`],
     ])('%s', async (sql) => {
       const result = await cli('query', sql);
       expect(result.exitCode).toBe(2);
