@@ -19,8 +19,14 @@ export interface ToolSpec {
   commands: (input: Record<string, unknown>, limits: QueryLimits) => Record<string, string[]>;
 }
 
-const ref = z.string().min(1).describe('an invocation id, a unique prefix of one, or @branch for its latest');
-const optional = (description: string) => z.string().min(1).optional().describe(description);
+/**
+ * A value the CLI is handed as an argument. One starting with '-' would be read as an option
+ * (`--store=/elsewhere` reads another store, `--help` answers with help): no id, name, branch,
+ * target or selector starts so.
+ */
+const word = () => z.string().min(1).regex(/^[^-]/, "may not start with '-'");
+const ref = word().describe('an invocation id, a unique prefix of one, or @branch for its latest');
+const optional = (description: string) => word().optional().describe(description);
 
 /** A literal for SQL the tools write themselves; the query runs in the read-only sandbox anyway. */
 export function sqlString(text: string): string {
@@ -98,7 +104,7 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'node_history',
     description: "One node's history, by unique_id or name: its distinct versions, its changes by kind between manifests, and every run with status and runtime.",
-    input: { node: z.string().min(1).describe('a unique_id (model.shop.orders) or a name (orders)') },
+    input: { node: word().describe('a unique_id (model.shop.orders) or a name (orders)') },
     commands: (i, limits) => Object.fromEntries(Object.entries(nodeHistorySql(String(i.node))).map(([key, text]) => [key, sql(text, limits)])),
   },
   {
@@ -120,8 +126,8 @@ export const TOOLS: ToolSpec[] = [
     description: 'For an archived manifest: which models, seeds, snapshots and tests can be reused and which must build, each with its reason (dbtattic plan, not recorded).',
     input: {
       ...planInput,
-      select: z.array(z.string().min(1)).optional().describe("dbt's simple selectors: names, tag:, path:, resource_type:, + and n+ operators"),
-      exclude: z.array(z.string().min(1)).optional().describe('the same forms, taken out'),
+      select: z.array(word()).optional().describe("dbt's simple selectors: names, tag:, path:, resource_type:, + and n+ operators"),
+      exclude: z.array(word()).optional().describe('the same forms, taken out'),
     },
     commands: (i) => ({
       plan: ['plan', '--json', '--no-record', ...planFlags(i), ...list('--select', i.select), ...list('--exclude', i.exclude)],
@@ -130,7 +136,7 @@ export const TOOLS: ToolSpec[] = [
   {
     name: 'explain',
     description: "One node's plan verdict with each check behind it: old value, new value, result (dbtattic explain).",
-    input: { node: z.string().min(1).describe('a name, selector or unique_id'), ...planInput },
+    input: { node: word().describe('a name, selector or unique_id'), ...planInput },
     commands: (i) => ({ explain: ['explain', String(i.node), '--json', ...planFlags(i)] }),
   },
   {

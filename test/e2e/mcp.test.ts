@@ -127,6 +127,15 @@ describe('dbtattic mcp', () => {
     expect(cli<unknown[]>(['history', '--json', '--limit', '50']).length).toBe(replay.steps.length);
   });
 
+  it('refuses an argument that the CLI would read as an option (another store, help)', async () => {
+    const other = { invocation: '--store=/elsewhere/store', at: '2030-01-01T00:00:00Z' };
+    for (const [name, args] of [['inspect_run', other], ['inspect_run', { invocation: '--help' }], ['diff_runs', { from: '-h', to: '@main' }], ['plan', { invocation: '@main', select: ['orders', '--store=/x'] }], ['explain', { node: '--version', invocation: '@main' }]] as const) {
+      const out = await callTool(name, args);
+      expect(out.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
+      expect(errorText(out)).toContain("may not start with '-'");
+    }
+  });
+
   it('gives the CLI\'s message for an unknown run id', async () => {
     const out = await callTool('inspect_run', { invocation: 'ffffffff' });
     expect(out.isError).toBe(true);
