@@ -59,6 +59,16 @@ describe.skipIf(!s3Available)('a store in S3', () => {
     expect(branches.find((b) => b.name === 'ci')?.head_capture_id).toBe([...captureIds].sort().at(-1));
   }, 240_000);
 
+  it('a bucket that does not exist: exit 6 naming the bucket, for a capture and a reading command alike', async () => {
+    const store = `s3://${bucket}-missing/analytics`;
+    const dir = project(randomUUID(), 1);
+    for (const args of [['capture'], ['history'], ['state', '--last-success']]) {
+      const result = await attic(args, dir, store, machine());
+      expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(6);
+      expect(result.stderr).toContain(`The bucket '${bucket}-missing' does not exist`);
+    }
+  }, 60_000);
+
   it('a fresh runner gets the exact bytes the first runner captured from state --last-success, without syncing a store', async () => {
     const store = `s3://${bucket}/fresh-${randomUUID().slice(0, 8)}`;
     const first = project(randomUUID(), 1);

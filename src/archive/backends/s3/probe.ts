@@ -24,7 +24,9 @@ export async function probeCapabilities(client: S3Client, where: S3Location, set
       return { etag: bareEtag(out.ETag ?? '') };
     } catch (error) {
       const status = statusOf(error);
-      if (status === 412 || status === 409 || status === 404) return { status };
+      // Only a condition's answer is an answer: a plain PUT refused (404: no such bucket) is the store's failure.
+      const conditional = Object.keys(condition).length > 0;
+      if (conditional && (status === 412 || status === 409 || status === 404)) return { status };
       throw remoteError(error, where, settings.endpoint, 'probe (PUT)');
     }
   };
