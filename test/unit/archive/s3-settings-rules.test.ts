@@ -57,6 +57,9 @@ describe('s3 settings', () => {
     [{ sse: 'rot13' }, "'sse' must be AES256 or aws:kms"],
     [{ endpoint: 'not a url' }, "endpoint 'not a url' is not a URL"],
     [{ endpoint: 'https://key:secret@s3.example' }, 'the endpoint carries credentials; they belong in the AWS credential chain (environment, profile, web identity)'],
+    [{ endpoint: 'http://127.0.0.1:7480/?token=SEKRIT' }, "the endpoint 'http://127.0.0.1:7480/?***' carries a query; an S3 endpoint takes none, and a token there would end up in messages and caches: credentials belong in the AWS credential chain"],
+    [{ endpoint: 'https://s3.example#token=SEKRIT' }, "the endpoint 'https://s3.example?***' carries a query; an S3 endpoint takes none, and a token there would end up in messages and caches: credentials belong in the AWS credential chain"],
+    [{ endpoint: 'not a url?token=SEKRIT' }, "endpoint 'not a url?***' is not a URL"],
     [{ endpoint: 'ftp://127.0.0.1' }, "endpoint 'ftp://127.0.0.1' is not HTTPS. Artifacts contain compiled SQL: use https:// (plain http is allowed only to a loopback address)"],
   ])('refuse %j: %s', (raw, why) => {
     expect(refusal(raw)).toBe(invalid(why));

@@ -49,16 +49,19 @@ export function resolveS3Settings(raw: unknown, env: Record<string, string | und
 
 /** Artifacts hold compiled SQL: never send them in clear text, except to this machine. */
 function checkEndpoint(endpoint: string): string {
+  // Shown without its query: whatever follows '?' may be a token.
+  const shown = endpoint.replace(/[?#].*$/s, '?***');
   let url: URL;
   try {
     url = new URL(endpoint);
   } catch {
-    throw bad(`endpoint '${endpoint}' is not a URL`);
+    throw bad(`endpoint '${shown}' is not a URL`);
   }
   if (url.username || url.password) throw bad('the endpoint carries credentials; they belong in the AWS credential chain (environment, profile, web identity)');
+  if (url.search || url.hash || endpoint.includes('?')) throw bad(`the endpoint '${shown}' carries a query; an S3 endpoint takes none, and a token there would end up in messages and caches: credentials belong in the AWS credential chain`);
   if (url.protocol === 'https:') return endpoint;
   if (url.protocol === 'http:' && isLoopback(url.hostname)) return endpoint;
-  throw bad(`endpoint '${endpoint}' is not HTTPS. Artifacts contain compiled SQL: use https:// (plain http is allowed only to a loopback address)`);
+  throw bad(`endpoint '${shown}' is not HTTPS. Artifacts contain compiled SQL: use https:// (plain http is allowed only to a loopback address)`);
 }
 
 export function isLoopback(hostname: string): boolean {
