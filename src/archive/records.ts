@@ -35,8 +35,11 @@ export interface ArtifactRecord {
   summary?: RunResultsSummary;
 }
 
-/** repaired: the archive recorded the artifact, but its bytes or record were damaged and were written again. */
-export type CaptureStatus = 'captured' | 'unchanged' | 'repaired' | 'absent' | 'error';
+/**
+ * repaired: the archive recorded the artifact, but its bytes or record were damaged and were
+ * written again. forgotten: its invocation was forgotten (`forget`), so it is not filed again.
+ */
+export type CaptureStatus = 'captured' | 'unchanged' | 'repaired' | 'absent' | 'error' | 'forgotten';
 
 export interface CapturedArtifact {
   artifact: ArtifactType;
@@ -77,7 +80,7 @@ export interface CaptureRecord {
 /** One output a capture saw: an invocation's SQL tree or log slice. */
 export interface CapturedOutput {
   output: 'sql' | 'log';
-  status: 'captured' | 'unchanged' | 'error';
+  status: 'captured' | 'unchanged' | 'error' | 'forgotten';
   invocation_id: string | null;
   sha256: ObjectId | null;
   size: number | null;

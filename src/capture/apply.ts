@@ -104,6 +104,8 @@ async function applyArtifact(backend: Backend, planned: CheckedArtifact, meta: C
       return planned.item.bytes ? repairArtifact(backend, planned.item, planned.item.bytes, meta) : entry(planned.item, 'unchanged', 0);
     case 'store':
       return storeArtifact(backend, planned.item, meta, onChunk);
+    case 'forgotten':
+      return entry(planned.item, 'forgotten', 0);
   }
 }
 
@@ -168,7 +170,7 @@ function artifactRecordOf(item: PresentArtifact, meta: CaptureMeta, summary: Run
   };
 }
 
-function entry(item: PresentArtifact, status: 'captured' | 'unchanged' | 'repaired', storedBytes: number): CapturedArtifact {
+function entry(item: PresentArtifact, status: 'captured' | 'unchanged' | 'repaired' | 'forgotten', storedBytes: number): CapturedArtifact {
   return {
     artifact: item.artifact,
     status,

@@ -1,9 +1,9 @@
 import { existsSync, statSync } from 'node:fs';
-import { checkBranchName, hasArtifactRecord, withWriterLease, type Backend, type CaptureRecord, type RunInfo } from '../archive/index.js';
+import { checkBranchName, forgottenInvocations, hasArtifactRecord, withWriterLease, type Backend, type CaptureRecord, type RunInfo } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { newTimeId, type ArtifactType, type CapturePhase } from '../vocab/index.js';
 import { applyCapture, type CaptureDescription } from './apply.js';
-import { planCapture, type CapturePlan } from './plan.js';
+import { planCapture, setAsideForgotten, type CapturePlan } from './plan.js';
 import { checkPlan } from './checked-plan.js';
 import { attributeOutputs } from './attribution.js';
 import { captureOutputs, type OutputOptions } from './outputs.js';
@@ -64,14 +64,15 @@ async function captureGuarded(backend: Backend, options: CaptureOptions): Promis
   const inspected = await inspectTarget(options.targetDir, options.artifacts, cache);
   const known = options.rememberArchived ? cache : undefined;
   const archived = await archivedSet(backend, inspected.filter((a): a is PresentArtifact => a.state === 'present'), known);
-  const plan = await checkPlan(planCapture(inspected, (item) => archived.has(item)));
+  const isForgotten = forgottenCheck(backend);
+  const plan = await checkPlan(await setAsideForgotten(planCapture(inspected, (item) => archived.has(item)), isForgotten));
   if (options.dryRun) return { plan, record: null };
   const capturedAt = options.now ?? new Date();
   const captureId = newTimeId(capturedAt);
   // Only artifacts known whole say whose the SQL and logs are: a truncated one's header may name an invocation long gone.
   const present = plan.artifacts.flatMap((p) => ('item' in p ? [p.item] : []));
   const outputs = options.outputs
-    ? await captureOutputs(backend, attributeOutputs(present, options.run ?? null), { ...options.outputs, targetDir: options.targetDir }, cache, { captureId, capturedAt, phase: options.phase })
+    ? await captureOutputs(backend, attributeOutputs(present, options.run ?? null), { ...options.outputs, targetDir: options.targetDir }, cache, { captureId, capturedAt, phase: options.phase, isForgotten })
     : [];
   await cache?.save();
   const outputsNew = outputs.some((o) => o.status === 'captured');
@@ -94,6 +95,12 @@ async function captureGuarded(backend: Backend, options: CaptureOptions): Promis
     await known.save();
   }
   return { plan, record };
+}
+
+/** Whether `forget` forgot an invocation: the forget records are read once, and only when asked. */
+function forgottenCheck(backend: Backend): (invocationId: string) => Promise<boolean> {
+  let forgotten: Promise<Set<string>> | undefined;
+  return async (invocationId) => (await (forgotten ??= forgottenInvocations(backend))).has(invocationId);
 }
 
 function recordName(invocationId: string, artifact: string, sha: string): string {

@@ -28,6 +28,8 @@ export interface OutputMeta {
   captureId: string;
   capturedAt: Date;
   phase: CapturePhase;
+  /** An invocation `forget` forgot gets no output filed again. */
+  isForgotten?: (invocationId: string) => Promise<boolean>;
 }
 
 interface SqlMemo {
@@ -72,6 +74,7 @@ async function captureSql(backend: Backend, attribution: Attribution, options: O
   // Once a tree was taken of the finished invocation, files that changed since are a later
   // command's: one that left no readable artifact (killed while writing them), or a hand edit.
   if (await hasFinishedTree(backend, attribution.invocationId)) return null;
+  if (await meta.isForgotten?.(attribution.invocationId)) return forgottenOutput('sql', attribution.invocationId);
   const since = attribution.startedAt.getTime();
   const listed = (await listSqlFiles(options.targetDir)).filter((f) => f.modifiedMs >= since);
   if (listed.length === 0) return null;
@@ -130,7 +133,9 @@ async function captureLog(backend: Backend, logDir: string, attribution: Attribu
   for (const slice of await readLogSlices(logDir)) {
     const id = sha256(slice.bytes);
     const row: CapturedOutput = { output: 'log', status: 'unchanged', invocation_id: slice.invocationId, sha256: id, size: slice.bytes.length, entries: slice.lines, stored_bytes: 0 };
-    if (!(await hasOutputRecord(backend, slice.invocationId, 'log', id))) {
+    const filed = await hasOutputRecord(backend, slice.invocationId, 'log', id);
+    if (!filed && (await meta.isForgotten?.(slice.invocationId))) row.status = 'forgotten';
+    else if (!filed) {
       row.stored_bytes = (await putBlob(backend, slice.bytes, id)).storedBytes;
       const record = outputRecord('log', slice.invocationId, id, slice.bytes.length, slice.lines, { log_format: slice.format }, meta);
       if (await putOutputRecord(backend, record)) row.status = 'captured';
@@ -143,6 +148,10 @@ async function captureLog(backend: Backend, logDir: string, attribution: Attribu
 
 function outputRecord(output: OutputRecord['output'], invocationId: string, id: string, size: number, entries: number, detail: OutputRecord['detail'], meta: OutputMeta): OutputRecord {
   return { kind: 'output', format: 1, output, invocation_id: invocationId, sha256: id, size, entries, detail, captured_at: meta.capturedAt.toISOString(), capture_id: meta.captureId, phase: meta.phase };
+}
+
+function forgottenOutput(output: CapturedOutput['output'], invocationId: string): CapturedOutput {
+  return { output, status: 'forgotten', invocation_id: invocationId, sha256: null, size: null, entries: 0, stored_bytes: 0 };
 }
 
 function outputError(output: CapturedOutput['output'], invocationId: string | null, error: string): CapturedOutput {

@@ -6,7 +6,9 @@ export type PlannedArtifact =
   | { action: 'absent'; artifact: ArtifactType; path: string }
   | { action: 'error'; artifact: ArtifactType; path: string; error: string }
   | { action: 'unchanged'; item: PresentArtifact }
-  | { action: 'store'; item: PresentArtifact };
+  | { action: 'store'; item: PresentArtifact }
+  /** Its invocation was forgotten: filing it again would undo `forget`. */
+  | { action: 'forgotten'; item: PresentArtifact };
 
 export interface CapturePlan {
   artifacts: PlannedArtifact[];
@@ -29,6 +31,14 @@ export function planCapture(inspected: InspectedArtifact[], archived: (item: Pre
         return archived(item) ? { action: 'unchanged', item } : { action: 'store', item };
     }
   });
+  return { artifacts, nothingNew: !artifacts.some((a) => a.action === 'store') };
+}
+
+/** The plan with what it would store of a forgotten invocation set aside; asks only when something would be stored. */
+export async function setAsideForgotten(plan: CapturePlan, isForgotten: (invocationId: string) => Promise<boolean>): Promise<CapturePlan> {
+  if (plan.nothingNew) return plan;
+  const artifacts: PlannedArtifact[] = [];
+  for (const p of plan.artifacts) artifacts.push(p.action === 'store' && (await isForgotten(p.item.invocationId)) ? { action: 'forgotten', item: p.item } : p);
   return { artifacts, nothingNew: !artifacts.some((a) => a.action === 'store') };
 }
 

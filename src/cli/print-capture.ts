@@ -61,7 +61,8 @@ function plannedRow(planned: CaptureOutcome['plan']['artifacts'][number]): Captu
   if (planned.action === 'absent') return { artifact: planned.artifact, status: 'absent', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0 };
   if (planned.action === 'error') return { artifact: planned.artifact, status: 'error', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0, error: planned.error };
   const item = planned.item;
-  return { artifact: item.artifact, status: planned.action === 'store' ? 'captured' : 'unchanged', path: item.path, invocation_id: item.invocationId, sha256: item.sha256, size: item.size, stored_bytes: 0 };
+  const status = planned.action === 'store' ? 'captured' : planned.action === 'forgotten' ? 'forgotten' : 'unchanged';
+  return { artifact: item.artifact, status, path: item.path, invocation_id: item.invocationId, sha256: item.sha256, size: item.size, stored_bytes: 0 };
 }
 
 function colourStatus(io: CliIo, status: CapturedArtifact['status']): string {
@@ -71,6 +72,7 @@ function colourStatus(io: CliIo, status: CapturedArtifact['status']): string {
     case 'repaired':
       return io.color.yellow(status);
     case 'unchanged':
+    case 'forgotten':
       return io.color.dim(status);
     case 'absent':
       return io.color.dim(status);
