@@ -1,6 +1,7 @@
 import type { Backend } from './backend.js';
 import { keySegment } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
+import { timeOfTimeId } from '../vocab/time-id.js';
 
 /**
  * A forget record, `records/forgotten/<forget_id>.json`, is written by `forget` before it
@@ -51,6 +52,29 @@ export function parseForgetRecord(bytes: Buffer | undefined): ForgetRecord | und
   } catch {
     return undefined;
   }
+}
+
+/** Clocks of the machine that forgot and the one that ran dbt may disagree by this much. */
+const CLOCK_MARGIN_MS = 60 * 60 * 1000;
+
+/**
+ * Asks whether some forget record names an invocation, reading as little as it can: the keys of
+ * the forget records once (a forget id is a time id), and the records themselves only for an
+ * invocation that ran before the newest forget (`ranAt` null: unknown). A forget names only
+ * invocations that were archived when it ran, so a run after it is in none: a capture of a new
+ * run costs one listing.
+ */
+export function forgottenCheck(backend: Backend): (invocationId: string, ranAt: Date | null) => Promise<boolean> {
+  let keys: Promise<string[]> | undefined;
+  let named: Promise<Set<string>> | undefined;
+  return async (invocationId, ranAt) => {
+    const listed = await (keys ??= backend.list(FORGOTTEN_PREFIX).then((found) => found.map((k) => k.key).filter((k) => k.endsWith('.json')).sort()));
+    if (listed.length === 0) return false;
+    const newest = timeOfTimeId(listed.at(-1)!.slice(FORGOTTEN_PREFIX.length));
+    if (ranAt && newest && ranAt.getTime() > newest.getTime() + CLOCK_MARGIN_MS) return false;
+    named ??= readForgetRecords(backend, listed).then((records) => new Set(records.flatMap((r) => r.invocations)));
+    return (await named).has(invocationId);
+  };
 }
 
 /** Every invocation some forget record names. */

@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { checkBranchName, forgottenInvocations, hasArtifactRecord, withWriterLease, type Backend, type CaptureRecord, type RunInfo } from '../archive/index.js';
+import { checkBranchName, forgottenCheck, hasArtifactRecord, withWriterLease, type Backend, type CaptureRecord, type RunInfo } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { newTimeId, type ArtifactType, type CapturePhase } from '../vocab/index.js';
 import { applyCapture, type CaptureDescription } from './apply.js';
@@ -8,7 +8,7 @@ import { checkPlan } from './checked-plan.js';
 import { attributeOutputs } from './attribution.js';
 import { captureOutputs, type OutputOptions } from './outputs.js';
 import { StatCache } from './stat-cache.js';
-import { inspectTarget, type PresentArtifact } from './target.js';
+import { inspectTarget, type InspectedArtifact, type PresentArtifact } from './target.js';
 
 export interface CaptureOptions {
   targetDir: string;
@@ -64,7 +64,7 @@ async function captureGuarded(backend: Backend, options: CaptureOptions): Promis
   const inspected = await inspectTarget(options.targetDir, options.artifacts, cache);
   const known = options.rememberArchived ? cache : undefined;
   const archived = await archivedSet(backend, inspected.filter((a): a is PresentArtifact => a.state === 'present'), known);
-  const isForgotten = forgottenCheck(backend);
+  const isForgotten = forgottenAmong(backend, inspected);
   const plan = await checkPlan(await setAsideForgotten(planCapture(inspected, (item) => archived.has(item)), isForgotten));
   if (options.dryRun) return { plan, record: null };
   const capturedAt = options.now ?? new Date();
@@ -97,10 +97,18 @@ async function captureGuarded(backend: Backend, options: CaptureOptions): Promis
   return { plan, record };
 }
 
-/** Whether `forget` forgot an invocation: the forget records are read once, and only when asked. */
-function forgottenCheck(backend: Backend): (invocationId: string) => Promise<boolean> {
-  let forgotten: Promise<Set<string>> | undefined;
-  return async (invocationId) => (await (forgotten ??= forgottenInvocations(backend))).has(invocationId);
+/** Whether `forget` forgot an invocation, told when the artifacts in target/ say it ran (a dbt.log slice of another: unknown). */
+function forgottenAmong(backend: Backend, inspected: readonly InspectedArtifact[]): (invocationId: string) => Promise<boolean> {
+  const check = forgottenCheck(backend);
+  const ranAt = new Map<string, Date>();
+  for (const a of inspected) {
+    if (a.state !== 'present' || !a.header.generatedAt) continue;
+    const at = new Date(a.header.generatedAt);
+    const held = ranAt.get(a.invocationId);
+    // The earliest of its artifacts: a forget during a long run may have seen its manifest.
+    if (!Number.isNaN(at.getTime()) && (!held || at < held)) ranAt.set(a.invocationId, at);
+  }
+  return (invocationId) => check(invocationId, ranAt.get(invocationId) ?? null);
 }
 
 function recordName(invocationId: string, artifact: string, sha: string): string {

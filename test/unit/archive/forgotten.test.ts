@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
 import {
   forgetRecordKey,
+  forgottenCheck,
   forgottenInvocations,
   invocationsPlannedSince,
   listForgetRecords,
@@ -92,5 +93,36 @@ describe('plans, for retention', () => {
     await putPlanRecord(backend, 'p3', timeId(T + 2), { plan_id: timeId(T + 2), nodes: [{ last_build: { invocation_id: 7 } }, {}] });
     expect([...(await invocationsPlannedSince(backend, T))].sort()).toEqual(['b1', 'p1', 'p2']);
     expect([...(await invocationsPlannedSince(backend, T - 1))].sort()).toEqual(['b1', 'old', 'old-build', 'p1', 'p2']);
+  });
+});
+
+describe('forgottenCheck', () => {
+  const counting = (backend: MemBackend): { gets: () => number } => {
+    let gets = 0;
+    const get = backend.get.bind(backend);
+    backend.get = (key: string) => ((gets += key.startsWith('records/forgotten/') ? 1 : 0), get(key));
+    return { gets: () => gets };
+  };
+
+  it('names what a forget record names, reading the records once', async () => {
+    const backend = new MemBackend();
+    await putForgetRecord(backend, { ...FORGET, forget_id: timeId(T) });
+    const reads = counting(backend);
+    const check = forgottenCheck(backend);
+    expect(await check('i1', null)).toBe(true);
+    expect(await check('i9', new Date(T - 1000))).toBe(false);
+    expect(reads.gets()).toBe(1);
+  });
+
+  it('reads no record for a run after the newest forget (with an hour for clocks), nor with none to read', async () => {
+    const backend = new MemBackend();
+    const reads = counting(backend);
+    expect(await forgottenCheck(backend)('i1', null)).toBe(false);
+    await putForgetRecord(backend, { ...FORGET, forget_id: timeId(T) });
+    expect(await forgottenCheck(backend)('new', new Date(T + 2 * 3600_000))).toBe(false);
+    expect(reads.gets()).toBe(0);
+    // Within the hour, the records are read.
+    expect(await forgottenCheck(backend)('i2', new Date(T + 1800_000))).toBe(true);
+    expect(reads.gets()).toBe(1);
   });
 });
