@@ -137,6 +137,35 @@ function embeddedData(html: string): ReportData {
   return JSON.parse(gunzipSync(Buffer.from(base64, 'base64')).toString('utf8')) as ReportData;
 }
 
+describe('report --last N', () => {
+  it("counts each test over those runs only, as the run results of the runs that build say", () => {
+    const out = path.join(replay.workDir, 'out', 'last3.html');
+    expect(replay.attic(['report', '--last', '3', '--out', out]).exitCode).toBe(0);
+    const data = embeddedData(readFileSync(out, 'utf8'));
+    const inScope = new Set(data.runs.map((r) => r.id));
+    expect(inScope.size).toBe(3);
+    const expected = new Map<string, Record<string, number>>();
+    for (const step of replay.steps.filter((s) => inScope.has(s.invocation_id) && commandBuilds(s.command))) {
+      for (const [id, status] of resultStatuses(runResults(step.step) ?? { results: [] })) {
+        if (!id.startsWith('test.')) continue;
+        const counts = expected.get(id) ?? { passes: 0, fails: 0, warns: 0 };
+        if (status === 'pass') counts.passes!++;
+        if (status === 'fail') counts.fails!++;
+        if (status === 'warn') counts.warns!++;
+        expected.set(id, counts);
+      }
+    }
+    expect(expected.size).toBeGreaterThan(0);
+    const shown = new Map(data.tests.map((t) => [data.nodes[t.node]!.id, { passes: t.passes, fails: t.fails, warns: t.warns }]));
+    expect(shown).toEqual(expected);
+  });
+});
+
+/** What the store counts as building (src/vocab/commands.ts), read from the step's own command line. */
+function commandBuilds(command: string): boolean {
+  return !/^dbt (compile|docs|show|clone|parse|list|ls|source)\b/.test(command);
+}
+
 describe('report: the size budget', () => {
   const small = async (name: string, dataBytes: number): Promise<{ data: ReportData; written: HtmlReportResult; limitBytes: number }> => {
     const db = await openDatabase(path.join(replay.project, '.dbtattic', 'store.duckdb'), 'read');
