@@ -27,6 +27,7 @@ export { MAX_TREE_DEPTH, planSqlTree, putSqlTree, readSqlTree, type SqlFile, typ
 export { outputRecordKey } from './layout.js';
 export { repairArchive, type RepairReport } from './repair.js';
 export { invocationsPlannedSince } from './plans.js';
+export { applyForget, recordsOf, replayForget, type ForgetOutcome, type RecordsToRemove } from './forget-records.js';
 export { FORGOTTEN_PREFIX, forgetRecordKey, forgottenCheck, forgottenInvocations, listForgetRecords, putForgetRecord, readForgetRecords, type ForgetRecord } from './forgotten.js';
 export { HANDOUTS_PREFIX, listHandoutsSince, putHandoutRecord, type HandoutRecord } from './handouts.js';
 export { beginSweep, GuardedBackend, LOCKS_PREFIX, removeDeadHolders, takeWriterLease, withWriterLease, type WaitNote } from './prune-guard.js';

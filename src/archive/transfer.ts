@@ -4,7 +4,9 @@ import { advanceBranch, listBranches, type Branch } from './branches.js';
 import { putJournalEntry } from './journal.js';
 import { CAPTURE_RECORDS_PREFIX, captureRecordKey, chunkKey, fileKey, INVOCATION_RECORDS_PREFIX, refKey } from './layout.js';
 import { chunkStoredFor, readFileIndex } from './objects.js';
-import { parseArtifactRecord, type ArtifactRecord } from './records.js';
+import { parseArtifactRecord, parseCaptureRecord, type ArtifactRecord } from './records.js';
+import { namesOnly, replayForget } from './forget-records.js';
+import { FORGOTTEN_PREFIX, forgottenInvocations, readForgetRecords } from './forgotten.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import { newTimeId } from '../vocab/index.js';
 
@@ -15,9 +17,13 @@ import { newTimeId } from '../vocab/index.js';
  * entry naming the records, so a copy cut short leaves a consistent archive that readers of
  * object storage still find. Branch heads are merged, never overwritten: a head moves forward
  * when the other side's newest capture on that branch is newer and nothing on the target's side
- * is unknown to the source; otherwise the branch has diverged, and is reported.
+ * is unknown to the source; otherwise the branch has diverged, and is reported. A forget made
+ * on the source is made on the target too, first; and nothing of an invocation either side
+ * forgot is copied, so a forget is never undone by a copy.
  */
 export interface TransferReport {
+  /** Forgets the source had made and the target had not, made there. */
+  forgets: number;
   artifactRecords: number;
   captures: number;
   objects: number;
@@ -32,8 +38,11 @@ export async function transferArchive(from: Backend, to: Backend, onProgress?: T
 }
 
 async function transferGuarded(from: Backend, to: Backend, onProgress: TransferProgress | undefined, now: Date): Promise<TransferReport> {
-  const [artifactKeys, captureKeys] = await Promise.all([missingKeys(from, to, INVOCATION_RECORDS_PREFIX), missingKeys(from, to, CAPTURE_RECORDS_PREFIX)]);
-  const records = await readRecords(from, artifactKeys);
+  const forgets = await replayForgets(from, to, now);
+  const forgotten = await forgottenInvocations(to);
+  const [artifactKeys, allCaptureKeys] = await Promise.all([missingKeys(from, to, INVOCATION_RECORDS_PREFIX), missingKeys(from, to, CAPTURE_RECORDS_PREFIX)]);
+  const records = (await readRecords(from, artifactKeys)).filter(({ record }) => !forgotten.has(record.invocation_id));
+  const captureKeys = await capturesToCopy(from, allCaptureKeys, forgotten);
   if (artifactKeys.length + captureKeys.length > 0) {
     await putJournalEntry(to, {
       journal_id: newTimeId(now),
@@ -55,7 +64,26 @@ async function transferGuarded(from: Backend, to: Backend, onProgress: TransferP
     onProgress?.(++done, total);
   });
   const branches = await mergeBranches(from, to, new Set(captureKeys), now);
-  return { artifactRecords: records.length, captures: captureKeys.length, objects, branches };
+  return { forgets, artifactRecords: records.length, captures: captureKeys.length, objects, branches };
+}
+
+/** Makes here the forgets the source made that this archive lacks, oldest first. */
+async function replayForgets(from: Backend, to: Backend, now: Date): Promise<number> {
+  const missing = await missingKeys(from, to, FORGOTTEN_PREFIX);
+  const records = await readForgetRecords(from, missing);
+  for (const record of records) await replayForget(to, record, now);
+  return records.length;
+}
+
+/** The capture records to copy: not one that names only invocations forgotten here (forget removes those). */
+async function capturesToCopy(from: Backend, keys: readonly string[], forgotten: ReadonlySet<string>): Promise<string[]> {
+  if (forgotten.size === 0) return [...keys];
+  const kept: string[] = [];
+  await forEachLimited(keys, 16, async (key) => {
+    const bytes = await from.get(key);
+    if (bytes && !namesOnlyForgotten(key, bytes, forgotten)) kept.push(key);
+  });
+  return kept.sort();
 }
 
 async function missingKeys(from: Backend, to: Backend, prefix: string): Promise<string[]> {
@@ -127,4 +155,13 @@ async function mergeBranch(from: Backend, to: Backend, branch: Branch, there: Br
 
 export function divergedBranches(report: TransferReport): TransferReport['branches'] {
   return report.branches.filter((b) => b.outcome === 'diverged');
+}
+
+/** A record that cannot be read is copied as it is, as before forgets were: verify on either side says so. */
+function namesOnlyForgotten(key: string, bytes: Buffer, forgotten: ReadonlySet<string>): boolean {
+  try {
+    return namesOnly(parseCaptureRecord(key, bytes), forgotten);
+  } catch {
+    return false;
+  }
 }

@@ -26,7 +26,7 @@ export async function runTransfer(io: CliIo, flags: TransferFlags, direction: 'p
 }
 
 function printReport(io: CliIo, direction: string, to: string, report: TransferReport): void {
-  io.stderr(`${direction}: ${report.artifactRecords} artifact record(s), ${report.captures} capture(s), ${report.objects} new object(s) to ${to}\n`);
+  io.stderr(`${direction}: ${report.artifactRecords} artifact record(s), ${report.captures} capture(s), ${report.objects} new object(s)${report.forgets > 0 ? `, ${report.forgets} forget(s) made there too` : ''} to ${to}\n`);
   for (const b of report.branches) {
     if (b.outcome === 'diverged') {
       io.stderr(`${io.color.yellow('diverged:')} branch ${b.name} moved on on both sides (here ${b.source}, there ${b.target}); its head there was left as it is, and every capture of both is in both archives.\n`);

@@ -12,7 +12,7 @@ export { applyPolicy, describePolicy, isEmptyPolicy, parseDuration, periodOf, EM
 export { hasConfiguredPolicy, resolvePolicy, resolvePruneGrace, RETENTION_KEYS, DEFAULT_PRUNE_GRACE_MS, type KeepFlags, type ResolvedPolicy } from './policy-config.js';
 export { readRetentionFacts, type InvocationFacts, type Protection, type RetentionFacts } from './facts.js';
 export { planForget, type Decision, type ForgetPlan, type KeepReason } from './decide.js';
-export { applyForget, type ForgetOutcome } from './forget.js';
+export { applyForget, type ForgetOutcome } from '../archive/index.js';
 export { pruneArchive, type PruneOptions, type PruneReport } from './prune.js';
 export { predictShrink, type Shrink } from './predict.js';
 export { handoutWindowMs } from './window.js';

@@ -1,5 +1,4 @@
-import type { Backend } from '../archive/index.js';
-import { recordsOf } from './forget.js';
+import { recordsOf, type Backend } from '../archive/index.js';
 import { LiveSet } from './mark.js';
 import { planSweep } from './prune.js';
 

@@ -37,6 +37,17 @@ describe('a capture after forget', () => {
     expect(replay.json<{ forget: unknown[] }>(['forget', '--keep-last', '1', '--dry-run', '--json']).forget).toEqual([]);
     expect(replay.attic(['verify']).exitCode).toBe(0);
   });
+
+  it('a pull into a new store carries the forget: it verifies, with the same history', () => {
+    const history = (store?: string): string[] => replay.json<{ invocation_id: string }[]>(['history', '--json', '--limit', '100', ...(store ? ['--store', store] : [])]).map((r) => r.invocation_id).sort();
+    const fresh = path.join(replay.workDir, 'pulled');
+    const pulled = replay.attic(['pull', path.join(replay.project, '.dbtattic'), '--store', fresh]);
+    expect(pulled.exitCode, pulled.stderr).toBe(0);
+    expect(pulled.stderr).toMatch(/1 forget\(s\) made there too/);
+    const verified = replay.attic(['verify', '--store', fresh]);
+    expect(verified.exitCode, verified.stdout).toBe(0);
+    expect(history(fresh)).toEqual(history());
+  });
 });
 
 /** The output records the archive holds for `ids`, by path. */

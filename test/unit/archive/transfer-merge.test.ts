@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { advanceBranch, createBranch, putCaptureRecord, readBranch, transferArchive, type Backend } from '../../../src/archive/index.js';
+import { advanceBranch, applyForget, createBranch, putCaptureRecord, readBranch, transferArchive, verifyArchive, type Backend } from '../../../src/archive/index.js';
 import { file } from '../../helpers/archive-builder.js';
 
 /**
@@ -164,5 +164,45 @@ describe('what a transfer copies and names', () => {
     await transferArchive(vanishing(a, ['refs/branches/other'], 1), b, undefined, now);
     expect(await head(b, 'main')).toBe('0000000000001-aaaaaaaaaaaa');
     expect(await head(b, 'other')).toBe('0000000000002-aaaaaaaaaaaa');
+  });
+});
+
+describe('forgets across a transfer', () => {
+  // An archive as `push` finds one: formatted (transfer copies records and objects, not the format file).
+  const formatted = async (): Promise<MemBackend> => {
+    const backend = new MemBackend();
+    await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 1\n'));
+    return backend;
+  };
+  const invocations = async (backend: Backend): Promise<string[]> => [...new Set((await backend.list('records/invocations/')).map((k) => k.key.split('/')[2]!))].sort();
+
+  it('makes on the target a forget the source made, and copies nothing of its invocations', async () => {
+    const [a, b] = [await formatted(), await formatted()];
+    for (const [i, id] of ['inv-1', 'inv-2', 'inv-3'].entries()) await file(a, { invocationId: id, capturedAt: `2026-01-02T0${i + 4}:00:00.000Z` });
+    await transferArchive(a, b, undefined, now);
+    await applyForget(a, ['inv-1'], 'test', now);
+    await file(a, { invocationId: 'inv-4', capturedAt: '2026-01-02T08:00:00.000Z' });
+    expect(await transferArchive(a, b, undefined, now)).toMatchObject({ forgets: 1, artifactRecords: 2 });
+    expect(await invocations(b)).toEqual(['inv-2', 'inv-3', 'inv-4']);
+    expect((await b.list('records/forgotten/')).map((k) => k.key)).toEqual((await a.list('records/forgotten/')).map((k) => k.key));
+    expect((await verifyArchive(b)).problems).toEqual([]);
+    // Once made, it is not made again.
+    expect(await transferArchive(a, b, undefined, now)).toMatchObject({ forgets: 0, artifactRecords: 0 });
+  });
+
+  it('never copies back what the target forgot, and a fresh copy of a source that forgot verifies', async () => {
+    const [a, b] = [await formatted(), await formatted()];
+    for (const [i, id] of ['inv-1', 'inv-2'].entries()) await file(a, { invocationId: id, capturedAt: `2026-01-02T0${i + 4}:00:00.000Z` });
+    await transferArchive(a, b, undefined, now);
+    await applyForget(b, ['inv-1'], 'test', now);
+    await transferArchive(a, b, undefined, now);
+    expect(await invocations(b)).toEqual(['inv-2']);
+    // The other way, the forget is made on a.
+    expect(await transferArchive(b, a, undefined, now)).toMatchObject({ forgets: 1 });
+    expect(await invocations(a)).toEqual(['inv-2']);
+    const fresh = await formatted();
+    await transferArchive(a, fresh, undefined, now);
+    expect(await invocations(fresh)).toEqual(['inv-2']);
+    expect((await verifyArchive(fresh)).problems).toEqual([]);
   });
 });

@@ -1,22 +1,18 @@
-import {
-  CAPTURE_RECORDS_PREFIX,
-  captureRecordKey,
-  INVOCATION_RECORDS_PREFIX,
-  listCaptureRecords,
-  OUTPUT_RECORDS_PREFIX,
-  PLAN_RECORDS_PREFIX,
-  putForgetRecord,
-  putJournalEntry,
-  type Backend,
-  type CaptureRecord,
-} from '../archive/index.js';
-import { forEachLimited, newTimeId } from '../vocab/index.js';
+import type { Backend } from './backend.js';
+import { putForgetRecord, type ForgetRecord } from './forgotten.js';
+import { putJournalEntry } from './journal.js';
+import { CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, OUTPUT_RECORDS_PREFIX } from './layout.js';
+import { PLAN_RECORDS_PREFIX } from './plans.js';
+import { listCaptureRecords, type CaptureRecord } from './records.js';
+import { forEachLimited } from '../vocab/parallel.js';
+import { newTimeId } from '../vocab/time-id.js';
 
 /**
  * Removes the records of forgotten invocations; their objects stay until `prune`. The forget
  * record goes first (forgotten.ts), then the records in the order that keeps every step
  * acceptable to `verify`: plans (which need their invocation's artifact records), outputs,
- * capture records that name no remaining invocation, and last the artifact records.
+ * capture records that name no remaining invocation, and last the artifact records. `forget`
+ * decides which invocations (retention/); push and pull replay a forget the other side made.
  */
 export interface ForgetOutcome {
   forgetId: string;
@@ -43,7 +39,7 @@ export async function recordsOf(backend: Backend, ids: ReadonlySet<string>): Pro
 }
 
 /** A capture record goes with the invocations it filed, once it names no invocation that stays. */
-function namesOnly(capture: CaptureRecord, ids: ReadonlySet<string>): boolean {
+export function namesOnly(capture: CaptureRecord, ids: ReadonlySet<string>): boolean {
   const named = [...capture.artifacts, ...(capture.outputs ?? [])].map((a) => a.invocation_id).filter((id): id is string => id !== null);
   return named.length > 0 && named.every((id) => ids.has(id));
 }
@@ -54,9 +50,26 @@ export async function applyForget(backend: Backend, ids: readonly string[], poli
   const removing = await recordsOf(backend, new Set(ids));
   await putForgetRecord(backend, { kind: 'forget', format: 1, forget_id: forgetId, forgotten_at: now.toISOString(), policy, invocations: [...ids].sort(), captures: removing.captures });
   await putJournalEntry(backend, { journal_id: forgetId, captures: [], artifact_records: [], forget_id: forgetId });
-  // In order, a stage at a time: a forget killed midway has removed only what later stages need not.
-  for (const stage of stagesOf(removing.keys)) await forEachLimited(stage, 16, (key) => backend.delete(key));
+  await removeRecords(backend, removing.keys);
   return { forgetId, records: removing.keys.length, bytes: removing.bytes };
+}
+
+/**
+ * A forget made in another archive, made here too (push, pull): its record as it is, a journal
+ * entry of now (a store reads the journal after what it has seen, so an entry under the forget's
+ * older id would go unread), then this archive's records of its invocations. Returns how many.
+ */
+export async function replayForget(backend: Backend, record: ForgetRecord, now: Date): Promise<number> {
+  const removing = await recordsOf(backend, new Set(record.invocations));
+  await putForgetRecord(backend, record);
+  await putJournalEntry(backend, { journal_id: newTimeId(now), captures: [], artifact_records: [], forget_id: record.forget_id });
+  await removeRecords(backend, removing.keys);
+  return removing.keys.length;
+}
+
+/** In order, a stage at a time: a forget killed midway has removed only what later stages need not. */
+async function removeRecords(backend: Backend, keys: readonly string[]): Promise<void> {
+  for (const stage of stagesOf(keys)) await forEachLimited(stage, 16, (key) => backend.delete(key));
 }
 
 function stagesOf(keys: readonly string[]): string[][] {
