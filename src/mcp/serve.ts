@@ -21,14 +21,29 @@ export function createMcpServer(options: McpOptions): McpServer {
   return server;
 }
 
-/** Serves until the client closes stdin. */
+/** Serves until the client closes stdin (the SDK's transport does not notice: the process ended with Node's exit 13). */
 export async function serveMcp(options: McpOptions): Promise<void> {
   const server = createMcpServer(options);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
   });
-  await server.connect(new StdioServerTransport());
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  answerParseErrors(transport);
+  process.stdin.once('end', () => void server.close());
   await closed;
+}
+
+/** A line that is not JSON-RPC gets JSON-RPC's parse error (-32700), not silence; the server goes on. */
+function answerParseErrors(transport: StdioServerTransport): void {
+  const reported = transport.onerror;
+  transport.onerror = (error) => {
+    if (error instanceof SyntaxError || error.name === 'ZodError') {
+      // Written as it is: the SDK's message type has no id null, which JSON-RPC gives a parse error.
+      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${error.message.split('\n')[0]}` } })}\n`);
+    }
+    reported?.(error);
+  };
 }
 
 function registerTool(server: McpServer, tool: ToolSpec, call: CliCaller, limits: QueryLimits): void {

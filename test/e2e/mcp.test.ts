@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -134,6 +135,16 @@ describe('dbtattic mcp', () => {
       expect(out.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
       expect(errorText(out)).toContain("may not start with '-'");
     }
+  });
+
+  it('answers a line that is not JSON with a parse error, goes on, and exits 0 when stdin closes', () => {
+    const ran = spawnSync(process.execPath, [BIN, 'mcp'], { cwd: replay.project, env: cleanEnv(), input: 'not json\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n', encoding: 'utf8', timeout: 30_000 });
+    expect(ran.status, ran.stderr).toBe(0);
+    const lines = ran.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([
+      { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: /) } },
+      { jsonrpc: '2.0', id: 1, result: {} },
+    ]);
   });
 
   it('gives the CLI\'s message for an unknown run id', async () => {
