@@ -1,4 +1,4 @@
-import { listCaptureRecords, readBranch, type Backend } from '../archive/index.js';
+import { captureRecordKey, listCaptureRecords, readBranch, readCaptureRecords, type Backend } from '../archive/index.js';
 import { AtticError, isAtticError } from '../errors.js';
 import { resolvePrefix } from '../vocab/index.js';
 import { listArchivedInvocations, readInvocation, recentInvocations, type ArchivedInvocation } from './invocations.js';
@@ -69,7 +69,22 @@ async function successOf(backend: Backend, invocation: ArchivedInvocation, query
   if (!summary || !isSuccess(summary)) return null;
   if (!(query.commands ?? DEPLOY_COMMANDS).includes(summary.command ?? '')) return null;
   if (query.target && summary.target !== query.target) return null;
+  if (!(await exitedCleanly(backend, invocation))) return null;
   return { invocation, summary };
+}
+
+/**
+ * A run `dbtattic run` saw end with a non-zero exit or a signal is no success, whatever its
+ * results say: dbt interrupted writes the results of the nodes it finished (all of them
+ * successes), and an on-run-end hook that fails leaves every result a success. The capture
+ * that filed its run results says how the run ended, when it was a `run`'s.
+ */
+async function exitedCleanly(backend: Backend, invocation: ArchivedInvocation): Promise<boolean> {
+  const results = invocation.artifacts.run_results;
+  if (!results) return true;
+  const [capture] = await readCaptureRecords(backend, [captureRecordKey(results.capture_id)], () => undefined);
+  const run = capture?.run;
+  return !run || (run.exit_code === 0 && run.signal === null);
 }
 
 function nothingMatched(query: StateQuery): AtticError {

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,6 +113,22 @@ for (const { name, needsCorpus, prepare } of sources) describe.skipIf(needsCorpu
     expect(postRecord(project.dir).run).toMatchObject({ argv: ['dbt', 'frobnicate'], exit_code: 2 });
   });
 
+  it('a run dbt ended with a non-zero exit is no last success, though all its results succeeded', async () => {
+    const project = makeProject();
+    writeSyntheticTarget({ invocationId: '44444444-aaaa-4bbb-8ccc-000000000004', command: 'build', statuses: ['success', 'pass'], generatedAt: '2020-01-02T03:04:05Z' }, project.target);
+    expect((await runCli(['capture'], { cwd: project.dir })).exitCode).toBe(0);
+    // As when an on-run-end hook fails: every result a success, dbt exits 1.
+    const hooked = await runDbt(project.dir, ['build'], replays.passing, { FAKE_DBT_EXIT: '1' });
+    expect(hooked.exitCode).toBe(1);
+    const state = JSON.parse((await runCli(['state', '--last-success', '--json'], { cwd: project.dir })).stdout) as { invocation_id: string };
+    expect(state.invocation_id).toBe('44444444-aaaa-4bbb-8ccc-000000000004');
+    // The same results from a run that exited 0 are a success.
+    const clean = makeProject();
+    expect((await runDbt(clean.dir, ['build'], replays.passing)).exitCode).toBe(0);
+    const chosen = JSON.parse((await runCli(['state', '--last-success', '--json'], { cwd: clean.dir })).stdout) as { invocation_id: string };
+    expect(chosen.invocation_id).toBe(invocationIdOf(path.join(replays.passing, 'run_results.json')));
+  });
+
   it('files what an earlier command left in target/ as a pre capture, then the new invocation as post', async () => {
     const project = makeProject();
     writeSyntheticTarget({ invocationId: '33333333-aaaa-4bbb-8ccc-000000000003', command: 'run' }, project.target);
@@ -122,6 +138,38 @@ for (const { name, needsCorpus, prepare } of sources) describe.skipIf(needsCorpu
     expect(records.map((r) => r.phase)).toEqual(['pre', 'post']);
     expect(entry(records[0]!, 'manifest')).toMatchObject({ status: 'captured', invocation_id: '33333333-aaaa-4bbb-8ccc-000000000003' });
     expect(entry(records[1]!, 'manifest').invocation_id).toBe(invocationIdOf(path.join(replays.passing, 'manifest.json')));
+  });
+});
+
+describe('dbtattic run where dbt is told where its project and target/ are', () => {
+  const passing = (): string => writeSyntheticTarget({ invocationId: '55555555-aaaa-4bbb-8ccc-000000000005', statuses: ['success'] });
+  /** A directory holding the project in transform/, as a repository with a dbt project inside does. */
+  function outer(): { dir: string; project: string } {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'attic-outer-'));
+    const project = path.join(dir, 'transform');
+    mkdirSync(project);
+    writeFileSync(path.join(project, 'dbt_project.yml'), 'name: shop\nversion: "1.0"\nprofile: shop\n');
+    return { dir, project };
+  }
+  const capturedIn = (project: string, target = 'target'): string[] =>
+    listArtifactRecordFiles(path.join(project, '.dbtattic', 'archive')).map((r) => r.artifact).sort().concat(existsSync(path.join(project, target, 'run_results.json')) ? ['(written)'] : []);
+
+  it('DBT_PROJECT_DIR and dbt\'s --project-dir, relative to where the user is: dbt finds its project, the run is captured', async () => {
+    for (const how of ['env', 'flag'] as const) {
+      const { dir, project } = outer();
+      const args = how === 'flag' ? ['build', '--project-dir', 'transform'] : ['build'];
+      const result = await runCli(['run', '--', 'dbt', ...args], { cwd: dir, env: fakeEnv(passing(), how === 'env' ? { DBT_PROJECT_DIR: 'transform' } : {}) });
+      expect(result.exitCode, `${how}: ${result.stderr}`).toBe(0);
+      expect(capturedIn(project), how).toEqual(['manifest', 'run_results', '(written)']);
+      expect(existsSync(path.join(project, 'transform')), `${how}: no transform/transform`).toBe(false);
+    }
+  });
+
+  it("dbt's --target-path: the run is captured from there", async () => {
+    const { project } = outer();
+    const result = await runCli(['run', '--', 'dbt', 'build', '--target-path', 'tgt2'], { cwd: project, env: fakeEnv(passing()) });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(capturedIn(project, 'tgt2')).toEqual(['manifest', 'run_results', '(written)']);
   });
 });
 
