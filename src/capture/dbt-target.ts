@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { readYamlMapping } from '../config/dbt-project.js';
+import { dbtFlag } from './dbt-flags.js';
 
 /**
  * The dbt target a command ran against, when its artifacts do not say (dbt records `target` in
@@ -23,35 +24,23 @@ export interface TargetInput {
 }
 
 export function resolveDbtTarget(input: TargetInput): DbtTarget | null {
-  const typed = flagValue(input.argv, ['--target', '-t']);
+  const typed = dbtFlag(input.argv, ['--target', '-t']);
   if (typed) return { name: typed, source: 'command line' };
   const fromEnv = input.env.DBT_TARGET?.trim();
   if (fromEnv) return { name: fromEnv, source: 'env:DBT_TARGET' };
   return profileDefaultTarget(input);
 }
 
-/** `--flag value` or `--flag=value`, the last one given, as dbt's parser takes it. */
-function flagValue(argv: readonly string[], names: string[]): string | null {
-  let found: string | null = null;
-  argv.forEach((arg, i) => {
-    for (const name of names) {
-      if (arg === name && argv[i + 1] !== undefined) found = argv[i + 1]!;
-      else if (arg.startsWith(`${name}=`)) found = arg.slice(name.length + 1);
-    }
-  });
-  return found;
-}
-
 /** dbt looks for profiles.yml in --profiles-dir, DBT_PROFILES_DIR, the project, then ~/.dbt. */
 function profilesFile(input: TargetInput): string | null {
-  const explicit = flagValue(input.argv, ['--profiles-dir']) ?? input.env.DBT_PROFILES_DIR;
+  const explicit = dbtFlag(input.argv, ['--profiles-dir']) ?? input.env.DBT_PROFILES_DIR;
   const home = input.env.HOME ?? input.env.USERPROFILE;
   const dirs = explicit ? [path.resolve(input.projectDir ?? '.', explicit)] : [input.projectDir, home ? path.join(home, '.dbt') : null];
   return dirs.map((dir) => (dir ? path.join(dir, 'profiles.yml') : null)).find((file): file is string => file !== null && existsSync(file)) ?? null;
 }
 
 function profileDefaultTarget(input: TargetInput): DbtTarget | null {
-  const profile = flagValue(input.argv, ['--profile']) ?? input.profile;
+  const profile = dbtFlag(input.argv, ['--profile']) ?? input.profile;
   const file = profilesFile(input);
   if (!profile || !file) return null;
   let profiles: Record<string, unknown> | null;

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import type { RunInfo } from '../archive/index.js';
 import { redactArgv } from '../vocab/index.js';
 import type { AtticConfig } from '../config/resolve.js';
+import { dbtPaths } from './dbt-flags.js';
 import { runCommand, type CommandOutcome } from './run-command.js';
 import { takeRunContext } from './run-context.js';
 import { captureProject } from './session.js';
@@ -32,7 +33,7 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
   };
   const targetExists = config.targetDir !== null && existsSync(config.targetDir.value);
   const pre = targetExists ? await attempt('pre-run', () => captureProject(config, { phase: 'pre', toolVersion, env })) : null;
-  const cwd = config.projectDir?.value ?? process.cwd();
+  const cwd = dbtWorkingDir(config, argv, env);
   // The context of the moment dbt starts, not of when it ends: the tree may change meanwhile.
   const context = await takeRunContext(config, env, 'run-start', argv);
   // Never fatal, but said now: otherwise a broken `catalog:` only shows in `info` and `inspect`.
@@ -48,4 +49,14 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
   };
   const post = await attempt('post-run', () => captureProject(config, { phase: 'post', toolVersion, run, context, env, onWriting: onPostWriting }));
   return { command, pre, post, warnings };
+}
+
+/**
+ * Where dbt runs: the project, so that `dbtattic run -- dbt build` works from below it as from
+ * it, unless dbt is told where its project is (its --project-dir, DBT_PROJECT_DIR): a relative
+ * path there is relative to where the user is, as it is for dbt run bare.
+ */
+function dbtWorkingDir(config: AtticConfig, argv: readonly string[], env: NodeJS.ProcessEnv): string {
+  if (dbtPaths(argv).projectDir !== null || env.DBT_PROJECT_DIR) return process.cwd();
+  return config.projectDir?.value ?? process.cwd();
 }

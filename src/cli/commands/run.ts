@@ -1,3 +1,4 @@
+import { dbtPaths } from '../../capture/dbt-flags.js';
 import { runWithCapture } from '../../capture/run.js';
 import { AtticError, ExitCode } from '../../errors.js';
 import { archiveAbbreviator } from '../abbreviate.js';
@@ -16,7 +17,9 @@ interface RunFlags extends GlobalFlags {
 export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
   const argv = flags.args ?? [];
   if (argv.length === 0) throw new AtticError('usage', 'Give the command to run after --, e.g. dbtattic run -- dbt build.');
-  const config = loadConfig(io, flags);
+  // Where dbt is told its project and target/ are is where to capture, unless dbtattic was told.
+  const told = dbtPaths(argv);
+  const config = loadConfig(io, { ...flags, projectDir: flags.projectDir ?? told.projectDir ?? undefined, targetPath: flags.targetPath ?? told.targetPath ?? undefined });
   const ahead = storeAhead(config);
   const outcome = await runWithCapture(config, argv, TOOL_VERSION, { ...io.env }, ahead?.onWriting).catch(async (error: unknown) => {
     await ahead?.release();
