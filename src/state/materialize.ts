@@ -3,7 +3,7 @@ import { promises as fs, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { readBlob, type Backend } from '../archive/index.js';
 import { AtticError, asDiskError } from '../errors.js';
-import { artifactFileName, type ArtifactType } from '../vocab/index.js';
+import { ARTIFACT_TYPES, artifactFileName, type ArtifactType } from '../vocab/index.js';
 import type { ArchivedInvocation } from './invocations.js';
 import { readWrittenFiles, stillHolds, writtenFile, type WrittenFiles } from './written-files.js';
 
@@ -45,12 +45,12 @@ export async function writeStateDir(backend: Backend, invocation: ArchivedInvoca
   await markStateDir(dir);
   const written: string[] = [];
   const now: WrittenFiles = {};
-  for (const artifact of artifacts) {
-    const record = invocation.artifacts[artifact];
+  for (const artifact of ARTIFACT_TYPES) {
+    const record = artifacts.includes(artifact) ? invocation.artifacts[artifact] : undefined;
     const name = artifactFileName(artifact);
     const file = path.join(dir, name);
     if (!record) {
-      // A stale file from another invocation would mislead dbt's selectors.
+      // A file of another invocation (an earlier state here) would mislead dbt's selectors.
       await fs.rm(file, { force: true });
       continue;
     }

@@ -41,4 +41,13 @@ describe('state --out into a directory that already exists', () => {
     }
     expect(readdirSync(out).sort()).toEqual(['.dbtattic-state', 'manifest.json', 'run_results.json']);
   });
+
+  it('holds one invocation only: asked for other artifacts, it drops those of the state before', async () => {
+    const out = path.join(dir, 'again');
+    onTestFinished(() => rmSync(out, { recursive: true, force: true }));
+    expect((await runCli(['state', '--invocation', id.slice(0, 8), '--out', 'again'], { cwd: dir })).exitCode).toBe(0);
+    const runResultsOnly = await runCli(['state', '--invocation', id.slice(0, 8), '--out', 'again', '--artifacts', 'run_results'], { cwd: dir });
+    expect(runResultsOnly.exitCode, runResultsOnly.stderr).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(['.dbtattic-state', 'run_results.json']);
+  });
 });
