@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { plainResult } from './plain-rows.js';
 import { readFacts, type FactRow, type ReportScope } from './report-facts.js';
+import { flakyOf, RAN, TEST_COUNTS } from './test-history.js';
 
 /**
  * The report's detail: one run's timeline and lineage, each node's changes with their code,
@@ -54,7 +55,7 @@ export function readTestHistory(connection: DuckDBConnection, scope: ReportScope
   // `report --last 3` showed a failure of run 5 from the end.
   return readFacts(connection, scope, `,
     result AS (
-      SELECT r.unique_id, r.status, sc.seq, r.status IN ${TEST_RAN} AS ran, st.definitions
+      SELECT r.unique_id, r.status, sc.seq, r.status IN ${RAN} AS ran, st.definitions
       FROM run_result AS r
       JOIN scope AS sc USING (invocation_id)
       JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id AND s.builds
@@ -62,26 +63,15 @@ export function readTestHistory(connection: DuckDBConnection, scope: ReportScope
       WHERE split_part(r.unique_id, '.', 1) IN ('test', 'unit_test')
     ),
     counted AS (
-      SELECT unique_id,
-             count(*) FILTER (WHERE ran) AS runs,
-             count(*) FILTER (WHERE status = 'pass') AS passes,
-             count(*) FILTER (WHERE status = 'warn') AS warns,
-             count(*) FILTER (WHERE status = 'fail') AS fails,
-             count(*) FILTER (WHERE status IN ('error', 'runtime error')) AS errors,
-             count(*) FILTER (WHERE status = 'skipped') AS skips,
-             max_by(status, seq) FILTER (WHERE ran) AS last_status,
+      SELECT unique_id,${TEST_COUNTS},
              max_by({passed: status = 'pass', definitions: definitions}, seq, 10) FILTER (WHERE ran) AS recent
       FROM result GROUP BY unique_id
     )
     SELECT c.unique_id, t.name, c.runs, c.passes, c.warns, c.fails, c.errors, c.skips, c.last_status,
-           coalesce(list_unique(list_transform(c.recent, x -> x.definitions || x.passed::VARCHAR)) > list_unique(list_transform(c.recent, x -> x.definitions)), false) AS flaky,
-           t.tested_node, t.column_name
+           coalesce(${flakyOf('c.recent')}, false) AS flaky, t.tested_node, t.column_name
     FROM counted AS c LEFT JOIN v_test_history AS t USING (unique_id)
     ORDER BY c.unique_id`);
 }
-
-/** The statuses of a test that ran (v_test_history: skipped and others did not). */
-const TEST_RAN = "('pass', 'warn', 'fail', 'error', 'runtime error')";
 
 /** Every freshness check in scope (v_source_freshness_history), oldest first. */
 export function readSourceChecks(connection: DuckDBConnection, scope: ReportScope): Promise<FactRow[]> {

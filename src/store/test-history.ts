@@ -14,7 +14,28 @@ import { refreshTestDefinitions } from './test-definitions.js';
  */
 
 /** The statuses of a test that ran (v_test_history: skipped and others did not). */
-const RAN = `('pass', 'warn', 'fail', 'error', 'runtime error')`;
+export const RAN = `('pass', 'warn', 'fail', 'error', 'runtime error')`;
+
+/**
+ * v_test_history's counts over rows with status, seq and ran: one rule for the table derived
+ * here and for a report's scope (report-details.ts).
+ */
+export const TEST_COUNTS = `
+  count(*) FILTER (WHERE ran) AS runs,
+  count(*) FILTER (WHERE status = 'pass') AS passes,
+  count(*) FILTER (WHERE status = 'warn') AS warns,
+  count(*) FILTER (WHERE status = 'fail') AS fails,
+  count(*) FILTER (WHERE status IN ('error', 'runtime error')) AS errors,
+  count(*) FILTER (WHERE status = 'skipped') AS skips,
+  max_by(status, seq) FILTER (WHERE ran) AS last_status`;
+
+/**
+ * flaky: two of the `recent` runs (structs of passed and definitions) with the same state, one
+ * passed and one not. list_unique counts distinct values but NULLs (runs whose manifest did not
+ * define the test); definitions are hex digests, so a suffix cannot make two of them one.
+ */
+export const flakyOf = (recent: string): string =>
+  `list_unique(list_transform(${recent}, r -> r.definitions || r.passed::VARCHAR)) > list_unique(list_transform(${recent}, r -> r.definitions))`;
 
 const IDS = `(SELECT unnest($1::VARCHAR[]))`;
 
@@ -84,14 +105,7 @@ const SCOPED_SUMMARY = `
 CREATE OR REPLACE TEMP TABLE test_scope_summary AS
 SELECT
   unique_id,
-  arg_max(name, seq) AS name,
-  count(*) FILTER (WHERE ran) AS runs,
-  count(*) FILTER (WHERE status = 'pass') AS passes,
-  count(*) FILTER (WHERE status = 'warn') AS warns,
-  count(*) FILTER (WHERE status = 'fail') AS fails,
-  count(*) FILTER (WHERE status IN ('error', 'runtime error')) AS errors,
-  count(*) FILTER (WHERE status = 'skipped') AS skips,
-  max_by(status, seq) FILTER (WHERE ran) AS last_status,
+  arg_max(name, seq) AS name,${TEST_COUNTS},
   max_by(invoked_at, seq) FILTER (WHERE ran) AS last_run_at,
   arg_max(invoked_at, seq) FILTER (WHERE status IN ('fail', 'error', 'runtime error')) AS last_failure_at,
   arg_max(invocation_id, seq) FILTER (WHERE status IN ('fail', 'error', 'runtime error')) AS last_failure_invocation_id,
@@ -125,10 +139,7 @@ WITH merged AS (
   FROM test_scope_summary AS p
   LEFT JOIN test_history AS h ON h.unique_id = p.unique_id
 )
-SELECT *,
-  -- list_unique counts distinct values but NULLs (runs whose manifest did not define the test);
-  -- definitions are hex digests, so a suffix cannot make two of them one
-  list_unique(list_transform(recent, r -> r.definitions || r.passed::VARCHAR)) > list_unique(list_transform(recent, r -> r.definitions)) AS flaky
+SELECT *, ${flakyOf('recent')} AS flaky
 FROM merged`;
 
 /** Derives the states of the test results of `ids` (ingested, re-ingested or forgotten), and the tests' definitions. */
