@@ -39,6 +39,8 @@ export function checkBranchName(name: string): string {
 }
 
 export async function readBranch(backend: Backend, name: string): Promise<Branch | null> {
+  // A name from the user (`@`, `@../x`): refused as a name, never read as a path.
+  checkBranchName(name);
   const [text, entry] = await Promise.all([readRef(backend, NAMESPACE, name), newestHeadEntry(backend, name)]);
   const branch = text ? parseBranch(text) : null;
   if (!entry) return branch;
@@ -107,6 +109,7 @@ export async function createBranch(backend: Backend, name: string, base: Branch[
  * does; a later capture filed on the name starts it again.
  */
 export async function deleteBranch(backend: Backend, name: string): Promise<Branch> {
+  checkBranchName(name);
   if (!backend.capabilities.compareAndSwap) {
     throw new AtticError('usage', `Branch heads in ${backend.location} are written once and never removed (no conditional writes), so branch '${name}' cannot be deleted there.`);
   }

@@ -34,7 +34,8 @@ export function processIo(): CliIo {
     env: process.env,
     // Artifacts' text may hold terminal commands: shown escaped, on a terminal and in a CI log alike.
     stdout: (text) => process.stdout.write(isTTY ? escapeForTerminal(text) : escapeControls(text)),
-    stderr: (text) => process.stderr.write(process.stderr.isTTY ? escapeForTerminal(text) : escapeControls(text)),
+    // Colour follows stdout (io.color): a terminal's stdout with stderr sent to a file would write its codes there, escaped as text.
+    stderr: (text) => process.stderr.write(process.stderr.isTTY ? escapeForTerminal(text) : escapeControls(withoutColour(text))),
     drain: () => (process.stdout.writableNeedDrain ? new Promise<void>((resolve) => process.stdout.once('drain', () => resolve())) : Promise.resolve()),
     isTTY,
     stderrIsTTY: Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0,
@@ -46,4 +47,10 @@ export function processIo(): CliIo {
 
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout(`${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** SGR sequences (colour, bold) only: anything else stays, to be shown escaped. */
+function withoutColour(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/\x1b\[[0-9;]*m/g, '');
 }

@@ -245,7 +245,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .command('mcp')
     .description('Serve the history to agents: a read-only Model Context Protocol server on stdio')
     .option('--max-rows <n>', 'the most rows a query tool may return', positiveInt, 1000)
-    .option('--max-seconds <n>', 'the longest a query tool may run before it is stopped (query --timeout)', positiveInt, 60)
+    .option('--max-seconds <n>', 'the longest a query tool may run before it is stopped (query --timeout)', positiveSeconds, 60)
     .action(run(() => import('./commands/mcp.js')));
 
   program
@@ -280,15 +280,26 @@ function commandLineOptions(command: Command): Record<string, unknown> {
   return merged;
 }
 
+/** Past 2^31 - 1 a count means nothing here, and DuckDB's BIGINT refused what Number still took. */
+const MAX_COUNT = 2_147_483_647;
+/** The longest timer Node keeps (2^31 - 1 ms, about 24.8 days); past it, a timer fires at once. */
+const MAX_SECONDS = 2_147_483;
+
 function positiveInt(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError('expected a whole number above 0.');
+  if (!Number.isInteger(n) || n <= 0 || n > MAX_COUNT) throw new InvalidArgumentError(`expected a whole number from 1 to ${MAX_COUNT}.`);
   return n;
 }
 
 function wholeSeconds(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number of seconds (0: no limit).');
+  if (!Number.isInteger(n) || n < 0 || n > MAX_SECONDS) throw new InvalidArgumentError(`expected a whole number of seconds up to ${MAX_SECONDS} (0: no limit).`);
+  return n;
+}
+
+function positiveSeconds(value: string): number {
+  const n = wholeSeconds(value);
+  if (n === 0) throw new InvalidArgumentError(`expected a whole number of seconds from 1 to ${MAX_SECONDS}.`);
   return n;
 }
 

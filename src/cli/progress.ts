@@ -7,10 +7,12 @@ export interface Progress {
 
 /**
  * A one-line counter on stderr, redrawn in place, only when stderr is a terminal with a width
- * (some CI wrappers report a TTY of 0 columns); silent in logs.
+ * (some CI wrappers report a TTY of 0 columns) and not in CI (CI set, as every CI service
+ * sets it: a runner may give its jobs a terminal whose every redraw lands in the log).
  */
 export function startProgress(io: CliIo, label: string): Progress {
-  if (!io.stderrIsTTY) return { update: () => undefined, stop: () => undefined };
+  const ci = io.env.CI !== undefined && io.env.CI !== '' && io.env.CI !== 'false' && io.env.CI !== '0';
+  if (!io.stderrIsTTY || ci) return { update: () => undefined, stop: () => undefined };
   let last = 0;
   let drawn = false;
   return {

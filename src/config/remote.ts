@@ -24,6 +24,8 @@ export function isRemoteUri(value: string): boolean {
 
 export function resolveRemote(uri: string, attic: Record<string, unknown>, env: Record<string, string | undefined>, cwd: string, projectDir: string | null): RemoteStore {
   if (!/^s3:\/\//i.test(uri)) throw new AtticError('config', `Store '${uri.replace(/\/\/[^/@]*@/, '//***@')}' uses a scheme dbtattic does not support. Use a directory or s3://bucket/prefix.`);
+  // `s3://` alone (an unset $BUCKET in a script) lost its slashes below and became a directory named s3:.
+  if (!/^s3:\/\/[^/]+/i.test(uri)) throw new AtticError('config', `Store '${uri}' names no bucket. Use s3://bucket/prefix.`);
   return { uri: uri.replace(/\/+$/, ''), s3: attic.s3, cacheDir: resolveCacheDir(uri, attic, env, cwd, projectDir), env };
 }
 

@@ -1,4 +1,5 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { makeProject, runCli } from '../helpers/cli.js';
@@ -92,3 +93,68 @@ describe('flags that contradict each other', () => {
     }
   });
 });
+
+describe('values a script can get wrong', () => {
+  const archiveFiles = (dir: string): string[] => listFiles(path.join(dir, '.dbtattic', 'archive')).map((f) => `${f}:${readFileSync(f).length}`);
+
+  it('report --out at a FIFO, a symlink or under a file: refused, and what is there stays', async () => {
+    const { dir } = capturedProject();
+    expect((await runCli(['capture'], { cwd: dir })).exitCode).toBe(0);
+    execFileSync('mkfifo', [path.join(dir, 'fifo')]);
+    symlinkSync(path.join(dir, 'elsewhere.html'), path.join(dir, 'link.html'));
+    writeFileSync(path.join(dir, 'afile'), 'x');
+    for (const out of ['fifo', 'link.html', 'afile/report.html']) {
+      const result = await runCli(['report', '--out', out], { cwd: dir });
+      expect(result.exitCode, `${out}: ${result.stderr}`).toBe(2);
+    }
+    expect(lstatSync(path.join(dir, 'fifo')).isFIFO()).toBe(true);
+    expect(lstatSync(path.join(dir, 'link.html')).isSymbolicLink()).toBe(true);
+  });
+
+  it('numbers past what a count or a timer can hold, an empty branch, a store URI with no bucket: usage errors (exit 2)', async () => {
+    const { dir } = capturedProject();
+    expect((await runCli(['capture'], { cwd: dir })).exitCode).toBe(0);
+    const before = archiveFiles(dir);
+    for (const args of [
+      ['history', '--limit', '99999999999999999999'],
+      ['report', '--last', '99999999999999999999', '--out', 'r.html'],
+      ['query', 'select 1', '--timeout', '2147484'],
+      ['mcp', '--max-seconds', '99999999999'],
+      ['inspect', '@'],
+      ['diff', '@', '@main'],
+      ['branch', 'delete', ''],
+      ['capture', '--store', 's3://'],
+    ]) {
+      const result = await runCli(args, { cwd: dir });
+      expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(2);
+      expect(result.stderr, args.join(' ')).not.toMatch(/internal error|TimeoutOverflowWarning/);
+    }
+    expect(existsSync(path.join(dir, 's3:'))).toBe(false);
+    expect(archiveFiles(dir)).toEqual(before);
+  });
+
+  it('plan --explain of a node the manifest lacks records no plan', async () => {
+    const { dir } = capturedProject();
+    expect((await runCli(['capture'], { cwd: dir })).exitCode).toBe(0);
+    const before = archiveFiles(dir);
+    expect((await runCli(['plan', '--explain', 'no_such_node'], { cwd: dir })).exitCode).toBe(3);
+    expect(archiveFiles(dir)).toEqual(before);
+  });
+
+  it('report --format markdown --json answers in JSON', async () => {
+    const { dir, target } = capturedProject();
+    expect((await runCli(['capture'], { cwd: dir })).exitCode).toBe(0);
+    // A comparison needs a run before: a second one, a minute later.
+    const second = '33333333-2222-4333-8444-555555555555';
+    writeFileSync(path.join(target, 'manifest.json'), syntheticManifest({ invocationId: second, generatedAt: '2026-01-02T03:05:05Z' }));
+    writeFileSync(path.join(target, 'run_results.json'), syntheticRunResults({ invocationId: second, generatedAt: '2026-01-02T03:05:05Z' }));
+    expect((await runCli(['capture'], { cwd: dir })).exitCode).toBe(0);
+    const result = await runCli(['report', '--format', 'markdown', '--json'], { cwd: dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ markdown: expect.stringContaining('33333333') });
+  });
+});
+
+function listFiles(root: string): string[] {
+  return readdirSync(root, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(path.join(root, e.name)) : [path.join(root, e.name)])).sort();
+}

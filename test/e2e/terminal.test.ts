@@ -59,6 +59,9 @@ describe('on a terminal', () => {
     await captureRun(RUNS);
     expect(onTerminal(['info', '--no-pager'], { rows: 100, cols: 200 })).toMatch(/catching up \d+\/\d+ \(\d+%\)/);
     await captureRun(RUNS + 1);
+    // A CI runner that gives its job a terminal: every redraw would land in the log.
+    expect(onTerminal(['info', '--no-pager'], { rows: 100, cols: 200 }, { CI: 'true' })).not.toContain('catching up');
+    await captureRun(RUNS + 2);
     const piped = await runCli(['info'], { cwd: project.dir });
     expect(piped.exitCode).toBe(0);
     expect(piped.stderr).not.toContain('catching up');

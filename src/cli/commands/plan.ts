@@ -15,7 +15,8 @@ interface PlanCommandFlags extends PlanFlags {
 
 /** Verdicts for the manifest in target/: reuse or build, with the reason. Recorded in the archive. */
 export default async function plan(io: CliIo, flags: PlanCommandFlags): Promise<number> {
-  const result = await planFromFlags(io, flags, { record: flags.record !== false });
+  // --explain is explain's reading (explain.ts): a plan shown whole is recorded, one node's checks are not.
+  const result = await planFromFlags(io, flags, { record: flags.record !== false && !flags.explain });
   // A typo in a selector plans nothing; dbt says "Nothing to do", and so must we.
   if (result.nodes.length === 0 && (flags.select?.length ?? 0) > 0) io.stderr(`note: --select ${flags.select!.join(' ')} matched no model, seed, snapshot or test of the manifest: nothing is planned.\n`);
   if (flags.explain) printExplain(io, findNode(result, flags.explain));

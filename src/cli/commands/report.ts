@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { lstatSync, statSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { AtticError, ExitCode } from '../../errors.js';
@@ -29,13 +29,13 @@ export default async function report(io: CliIo, flags: ReportFlags): Promise<num
   const config = loadConfig(io, flags);
   if (flags.format === 'markdown') {
     const text = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) => readMarkdownSummary(db, config, { from: flags.from, to: flags.to }), update));
-    io.stdout(text);
+    if (flags.json) printJson(io, { markdown: text });
+    else io.stdout(text);
     return ExitCode.ok;
   }
   if (flags.from !== undefined || flags.to !== undefined) throw new AtticError('usage', '--from and --to choose the runs of --format markdown; an HTML report covers a period: use --since or --last.');
   const scope = { target: flags.target, branch: flags.branch, since: flags.since === undefined ? undefined : spanStartIso(parseTimeArgument(flags.since)), last: flags.last };
-  const out = path.resolve(io.cwd, flags.out ?? 'report.html');
-  if (statSync(out, { throwIfNoEntry: false })?.isDirectory()) throw new AtticError('usage', `--out ${flags.out ?? 'report.html'} is a directory; name the file to write, e.g. --out ${path.join(flags.out ?? '.', 'report.html')}.`);
+  const out = checkedOut(io, flags.out ?? 'report.html');
   const written = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) =>
     writeHtmlReport(db, { out, scope, scopeText: scopeText(flags), toolVersion: TOOL_VERSION, now: new Date(), limitBytes: SIZE_BUDGET }), update));
   if (flags.json) printJson(io, written);
@@ -56,4 +56,18 @@ function openInBrowser(io: CliIo, file: string): void {
   const child = spawn(command, args as string[], { detached: true, stdio: 'ignore' });
   child.on('error', () => io.stderr(`warning: could not open ${file} (${command} failed); open it in a browser yourself\n`));
   child.unref();
+}
+
+/**
+ * The file to write: a new one, or a regular file to replace. The report is written beside it and
+ * renamed over it, so a device, a FIFO or a symlink there would be replaced, not written through.
+ */
+function checkedOut(io: CliIo, given: string): string {
+  const out = path.resolve(io.cwd, given);
+  const parent = statSync(path.dirname(out), { throwIfNoEntry: false });
+  if (parent && !parent.isDirectory()) throw new AtticError('usage', `--out ${given}: ${path.dirname(out)} is a file, not a directory.`);
+  const found = lstatSync(out, { throwIfNoEntry: false });
+  if (found?.isDirectory()) throw new AtticError('usage', `--out ${given} is a directory; name the file to write, e.g. --out ${path.join(given, 'report.html')}.`);
+  if (found && !found.isFile()) throw new AtticError('usage', `--out ${given} is not a regular file (a device, a FIFO or a symlink); name a new file or a regular one to replace.`);
+  return out;
 }
