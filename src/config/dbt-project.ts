@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { AtticError } from '../errors.js';
@@ -42,8 +42,9 @@ export function readDbtProject(projectDir: string): DbtProject {
 export function readYamlMapping(file: string): Record<string, unknown> | null {
   if (!existsSync(file)) return null;
   let parsed: unknown;
+  const text = readConfigText(file);
   try {
-    parsed = yaml.load(readFileSync(file, 'utf8'));
+    parsed = yaml.load(text);
   } catch (error) {
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new AtticError('config', `${file} is not valid YAML (${reason}). Fix the file and try again.`);
@@ -53,6 +54,17 @@ export function readYamlMapping(file: string): Record<string, unknown> | null {
     throw new AtticError('config', `${file} must hold a mapping of keys to values.`);
   }
   return parsed as Record<string, unknown>;
+}
+
+/** Far above any real project's: a config file this large is a mistake (a link to /dev/zero). */
+const MAX_CONFIG_BYTES = 8 * 1024 * 1024;
+
+/** A config file's text; a FIFO or a device is refused before it is opened, as it could block or never end. */
+function readConfigText(file: string): string {
+  const stats = statSync(file);
+  if (!stats.isFile()) throw new AtticError('config', `${file} is not a regular file (a device, a FIFO or a directory). Make it a YAML file.`);
+  if (stats.size > MAX_CONFIG_BYTES) throw new AtticError('config', `${file} is ${stats.size} bytes, more than a config file holds (${MAX_CONFIG_BYTES}). Is it the right file?`);
+  return readFileSync(file, 'utf8');
 }
 
 export function asMapping(value: unknown): Record<string, unknown> {

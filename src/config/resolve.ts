@@ -61,12 +61,31 @@ function refuseUnknownKeys(attic: Record<string, unknown>): void {
   );
 }
 
+/** Keys whose value is a path, a name or a URI: a number or a list there was taken as not set. */
+const TEXT_KEYS = ['store', 'branch', 'cache', 'remote'];
+/** Keys holding settings of their own. */
+const MAPPING_KEYS = ['s3', 'capture', 'catalog', 'retention'];
+
+function refuseWrongTypes(settings: Record<string, unknown>, where: string): void {
+  for (const [key, value] of Object.entries(settings)) {
+    if (value === null || value === undefined) continue;
+    if (TEXT_KEYS.includes(key) && (typeof value !== 'string' || value.trim() === '')) {
+      throw new AtticError('config', `'${key}' in ${where} must be a non-empty text (got ${JSON.stringify(value)}).`, { key });
+    }
+    if (MAPPING_KEYS.includes(key) && (typeof value !== 'object' || Array.isArray(value))) {
+      throw new AtticError('config', `'${key}' in ${where} must be a mapping of settings (got ${JSON.stringify(value)}).`, { key });
+    }
+  }
+}
+
 /** One function decides every value, highest precedence first; tests pass env and cwd in. */
 export function resolveConfig(input: ConfigInput): AtticConfig {
   const projectDir = resolveProjectDir(input);
   const project = projectDir ? readDbtProject(projectDir.value) : null;
   const attic = projectDir ? readYamlMapping(path.join(projectDir.value, ATTIC_CONFIG_FILE)) ?? {} : {};
   refuseUnknownKeys(attic);
+  refuseWrongTypes(attic, ATTIC_CONFIG_FILE);
+  refuseWrongTypes(project?.atticVars ?? {}, 'vars: dbtattic: of dbt_project.yml');
   const store = resolveStore(input, projectDir?.value ?? null, attic, project?.atticVars ?? {});
   const remote = isRemoteUri(store.value) ? resolveRemote(store.value, attic, input.env, input.cwd, projectDir?.value ?? null) : null;
   const localDir = remote ? remote.cacheDir.value : store.value;

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -81,6 +82,30 @@ describe('resolveConfig', () => {
     expect(() => resolveConfig({ flags: {}, env: {}, cwd: typo })).toThrow(expect.objectContaining({ code: 'config', message: expect.stringMatching(/'branh' in dbtattic\.yml is not a dbtattic setting; did you mean 'branch'\?/) }));
     const unlike = project({ 'dbtattic.yml': 'warehouse: x\n' });
     expect(() => resolveConfig({ flags: {}, env: {}, cwd: unlike })).toThrow(expect.objectContaining({ code: 'config', message: expect.not.stringContaining('did you mean') }));
+  });
+
+  it('refuses a setting of the wrong type, rather than take it as not set', () => {
+    for (const [file, text, key] of [
+      ['dbtattic.yml', 'store: 123\n', 'store'],
+      ['dbtattic.yml', 'store: [a]\n', 'store'],
+      ['dbtattic.yml', 'branch: 5\n', 'branch'],
+      ['dbtattic.yml', 'remote: 5\n', 'remote'],
+      ['dbtattic.yml', 'cache: {}\n', 'cache'],
+      ['dbtattic.yml', 's3: 3\n', 's3'],
+      ['dbt_project.yml', 'name: shop\nvars:\n  dbtattic:\n    store: 5\n', 'store'],
+    ] as const) {
+      const cwd = project({ [file]: text });
+      expect(() => resolveConfig({ flags: {}, env: {}, cwd }), text).toThrow(expect.objectContaining({ code: 'config', message: expect.stringContaining(`'${key}' in `) }));
+    }
+  });
+
+  it('refuses a config file that is a FIFO or a device, before reading it', () => {
+    const dir = project();
+    symlinkSync('/dev/zero', path.join(dir, 'dbtattic.yml'));
+    expect(() => resolveConfig({ flags: {}, env: {}, cwd: dir })).toThrow(/dbtattic\.yml is not a regular file/);
+    const fifo = mkdtempSync(path.join(os.tmpdir(), 'attic-fifo-'));
+    execFileSync('mkfifo', [path.join(fifo, 'dbt_project.yml')]);
+    expect(() => resolveConfig({ flags: {}, env: {}, cwd: fifo })).toThrow(/dbt_project\.yml is not a regular file/);
   });
 
   it('works outside a project when the store is given', () => {
