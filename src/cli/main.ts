@@ -271,13 +271,26 @@ function addGlobalOptions(command: Command): void {
   for (const sub of command.commands) addGlobalOptions(sub);
 }
 
-/** Options of the command and every command above it; the one nearest the action wins. */
+/**
+ * Options of the command and every command above it; the one nearest the action wins. An empty
+ * value (`--invocation "$ID"` with ID unset) is refused: read as not given, it chose something
+ * the script did not ask for (the last success instead of an invocation).
+ */
 function commandLineOptions(command: Command): Record<string, unknown> {
   const chain: Command[] = [];
   for (let c: Command | null = command; c; c = c.parent) chain.unshift(c);
   const merged: Record<string, unknown> = {};
-  for (const c of chain) for (const [key, value] of Object.entries(c.opts())) if (value !== undefined) merged[key] = value;
+  for (const c of chain) {
+    for (const [key, value] of Object.entries(c.opts())) {
+      if (value === '' || (Array.isArray(value) && value.includes(''))) throw new AtticError('usage', `--${kebab(key)} was given an empty value.`);
+      if (value !== undefined) merged[key] = value;
+    }
+  }
   return merged;
+}
+
+function kebab(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }
 
 /** Past 2^31 - 1 a count means nothing here, and DuckDB's BIGINT refused what Number still took. */

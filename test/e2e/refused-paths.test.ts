@@ -124,6 +124,11 @@ describe('values a script can get wrong', () => {
       ['diff', '@', '@main'],
       ['branch', 'delete', ''],
       ['capture', '--store', 's3://'],
+      // An unset $ID in a script: never read as not given.
+      ['state', '--invocation', ''],
+      ['plan', '--invocation', '', '--no-record'],
+      ['history', '--branch', ''],
+      ['--store', '', 'history'],
     ]) {
       const result = await runCli(args, { cwd: dir });
       expect(result.exitCode, `${args.join(' ')}: ${result.stderr}`).toBe(2);
