@@ -15,8 +15,11 @@ export interface CaptureOptions {
   artifacts: readonly ArtifactType[];
   phase: CapturePhase;
   toolVersion: string;
-  /** Taken only when something will be written: an unchanged target/ costs no git call. */
-  context?: () => Promise<Record<string, unknown>>;
+  /**
+   * Taken only when something will be written: an unchanged target/ costs no git call. `ranAt`:
+   * when the artifacts to store say dbt ran (the earliest), for a context taken after it.
+   */
+  context?: (ranAt: Date | null) => Promise<Record<string, unknown>>;
   /** The branch to file on when none is configured: the git branch of the context. */
   branch: string | null;
   run?: RunInfo | null;
@@ -78,7 +81,7 @@ async function captureGuarded(backend: Backend, options: CaptureOptions): Promis
   const outputsNew = outputs.some((o) => o.status === 'captured');
   const writing = !plan.nothingNew || outputsNew || options.run;
   if (writing) options.onWriting?.(plan);
-  const described = writing ? describeCapture(options) : Promise.resolve({ branch: options.branch, context: {} });
+  const described = writing ? describeCapture(options, ranAtOf(plan)) : Promise.resolve({ branch: options.branch, context: {} });
   // Awaited after the artifacts are written; until then a failure must not go unhandled.
   described.catch(() => undefined);
   const record = await applyCapture(backend, plan, {
@@ -123,8 +126,14 @@ async function archivedSet(backend: Backend, present: PresentArtifact[], known?:
   return found;
 }
 
-async function describeCapture(options: CaptureOptions): Promise<CaptureDescription> {
-  const context = (await options.context?.()) ?? {};
+/** The earliest generated_at of what the plan stores: dbt writes the manifest as it starts. */
+function ranAtOf(plan: CapturePlan): Date | null {
+  const times = plan.artifacts.flatMap((p) => (p.action === 'store' && p.item.header.generatedAt ? [Date.parse(p.item.header.generatedAt)] : [])).filter(Number.isFinite);
+  return times.length > 0 ? new Date(Math.min(...times)) : null;
+}
+
+async function describeCapture(options: CaptureOptions, ranAt: Date | null): Promise<CaptureDescription> {
+  const context = (await options.context?.(ranAt)) ?? {};
   return { context, branch: options.branch ?? branchOf(context) };
 }
 

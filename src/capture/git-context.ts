@@ -1,5 +1,6 @@
 import { readCiBranch } from './ci-branch.js';
 import { runGit } from './git-command.js';
+import { headAt } from './git-reflog.js';
 import { DEFAULT_DIFF_LIMITS, hashWorkingDiff, type DiffHashLimits } from './git-diff-hash.js';
 import { isDirty, parseGitStatus } from './git-status.js';
 import { stripUrlCredentials } from './url-credentials.js';
@@ -14,8 +15,11 @@ import { stripUrlCredentials } from './url-credentials.js';
 export interface GitContext {
   sha: string | null;
   branch: string | null;
-  /** Where `branch` came from: git itself, a CI variable (detached HEAD), or a value stamped into the artifact. */
-  branchSource: 'git' | 'ci' | 'artifact' | null;
+  /**
+   * Where `branch` came from: git itself, a CI variable (detached HEAD), a value stamped into the
+   * artifact, or git's reflog (HEAD moved after dbt ran and before the capture: git-reflog.ts).
+   */
+  branchSource: 'git' | 'ci' | 'artifact' | 'reflog' | null;
   dirty: boolean | null;
   /** sha256 of the uncommitted changes (see git-diff-hash.ts); null when clean or unknown. */
   diffHash: string | null;
@@ -33,6 +37,8 @@ export interface GitContextOptions {
    * of dirtiness and the diff hash, or every capture would make the next one "dirty".
    */
   exclude?: readonly string[];
+  /** When dbt ran, for a context taken after it: HEAD as it was then, when it moved since. */
+  asOf?: Date | null;
 }
 
 export const NO_GIT_CONTEXT: GitContext = {
@@ -58,6 +64,9 @@ export async function readGitContext(cwd: string, env: Record<string, string | u
   const dirty = isDirty(status);
   const limits = { ...DEFAULT_DIFF_LIMITS, timeoutMs, ...options.diffLimits };
   const base = status.sha ?? (await readEmptyTree(cwd, timeoutMs));
+  const then = options.asOf ? await headAt(cwd, options.asOf, status.branch, timeoutMs) : { moved: false as const };
+  // The working tree of then is gone: whether it was dirty is unknown.
+  if (then.moved) return { sha: then.sha, branch: then.branch, branchSource: 'reflog', dirty: null, diffHash: null, remoteUrl, isRepository: true };
   return {
     sha: status.sha,
     branch: status.branch ?? ciBranch,

@@ -37,7 +37,7 @@ export async function captureProject(config: AtticConfig, options: SessionOption
     branch: config.branch?.value ?? null,
     // Loaded only when something new is written: git and execa cost ~120 ms of start-up, which
     // a capture of an unchanged target/ (before every dbt command) must not pay.
-    context: async () => options.context ?? (await import('./run-context.js')).takeRunContext(config, options.env, 'capture'),
+    context: async (ranAt) => options.context ?? (await import('./run-context.js')).takeRunContext(config, options.env, 'capture', [], ranAt),
     run: options.run ?? null,
     dryRun: options.dryRun ?? false,
     statCacheFile: path.join(config.localDir, 'capture-cache.json'),

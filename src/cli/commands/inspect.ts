@@ -64,8 +64,8 @@ function printInspect(io: CliIo, report: InspectReport, abbreviate: (id: string)
   line('results', i.status_counts ? Object.entries(i.status_counts as Record<string, number>).map(([s, n]) => `${n} ${s}`).join(', ') : 'none');
   if (i.run_exit_code !== null && i.run_exit_code !== undefined) line('exit code', String(i.run_exit_code));
   printFailures(io, report.failures);
-  line('code', code.git_sha ? `git ${shortId(String(code.git_sha), 12)} on ${code.git_branch ?? '?'}${code.git_dirty ? ` (dirty, diff ${shortId(String(code.git_diff_hash ?? '?'), 12)})` : ' (clean)'}` : 'no git');
-  line('', `code fingerprint ${code.code_fingerprint ? shortId(String(code.code_fingerprint), 16) : 'unknown'}${code.context_taken === 'capture' ? io.color.dim('  (git read at capture time, not when dbt ran)') : ''}`);
+  line('code', code.git_sha ? `git ${shortId(String(code.git_sha), 12)} on ${code.git_branch ?? '?'}${treeState(code)}` : 'no git');
+  line('', `code fingerprint ${code.code_fingerprint ? shortId(String(code.code_fingerprint), 16) : 'unknown'}${contextNote(io, code)}`);
   line('data', data.catalog_provider ? `${data.catalog_provider} ${data.catalog_status === 'ok' ? `snapshot ${data.catalog_snapshot_id}${data.catalog_atomic === false ? ' (per table, not atomic)' : ''}` : `unknown${data.catalog_detail ? ` ${JSON.stringify(data.catalog_detail)}` : ''}`}` : 'no catalog configured');
   if (!report.changes) {
     line('since', 'no earlier run on this branch and target to compare with');
@@ -73,6 +73,16 @@ function printInspect(io: CliIo, report: InspectReport, abbreviate: (id: string)
   }
   line('since', `${abbreviate(report.changes.from)} (the previous run on this branch and target)`);
   printChanges(io, report.changes, abbreviate);
+}
+
+function treeState(code: InspectReport['triplet']['code']): string {
+  if (code.git_dirty === null || code.git_dirty === undefined) return ' (working tree then unknown)';
+  return code.git_dirty ? ` (dirty, diff ${shortId(String(code.git_diff_hash ?? '?'), 12)})` : ' (clean)';
+}
+
+function contextNote(io: CliIo, code: InspectReport['triplet']['code']): string {
+  if (code.git_source === 'reflog') return io.color.dim("  (HEAD from git's reflog as of when dbt ran: it moved before the capture)");
+  return code.context_taken === 'capture' ? io.color.dim('  (git read at capture time, not when dbt ran)') : '';
 }
 
 /** The run's own failures lead: what broke is the first question about a failed run. */

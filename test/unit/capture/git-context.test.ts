@@ -4,6 +4,7 @@ import path from 'node:path';
 import { execa } from 'execa';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readGitContext } from '../../../src/capture/git-context.js';
+import { parseEntries, rewind } from '../../../src/capture/git-reflog.js';
 
 const roots: string[] = [];
 afterAll(async () => {
@@ -131,5 +132,50 @@ describe('readGitContext', () => {
     expect(context.remoteUrl).toBe('https://github.com/acme/shop.git');
     await git(dir, 'remote', 'remove', 'origin');
     expect((await readGitContext(dir, {})).remoteUrl).toBe('git@github.com:acme/shop.git');
+  });
+});
+
+describe('readGitContext as of when dbt ran (asOf)', () => {
+  const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('reads HEAD from the reflog when a checkout came after the run: the branch and commit dbt ran on', async () => {
+    const dir = await makeRepo();
+    const mainSha = await git(dir, 'rev-parse', 'HEAD');
+    await wait(1100);
+    const ranAt = new Date();
+    await wait(1100);
+    await git(dir, 'checkout', '-q', '-b', 'feature');
+    await writeFile(path.join(dir, 'models', 'orders.sql'), 'select 2 as id\n');
+    await git(dir, 'commit', '-q', '-am', 'on feature');
+    expect(await readGitContext(dir, {}, { asOf: ranAt })).toEqual({ sha: mainSha, branch: 'main', branchSource: 'reflog', dirty: null, diffHash: null, remoteUrl: null, isRepository: true });
+  });
+
+  it('reads the present when nothing moved HEAD since, or the reflog does not reach back to the run', async () => {
+    const dir = await makeRepo();
+    const sha = await git(dir, 'rev-parse', 'HEAD');
+    await wait(1100);
+    expect(await readGitContext(dir, {}, { asOf: new Date() })).toMatchObject({ sha, branch: 'main', branchSource: 'git', dirty: false });
+    // Artifacts from before the repository had a history (another machine's): nothing to rewind to.
+    expect(await readGitContext(dir, {}, { asOf: new Date('2020-01-01T00:00:00Z') })).toMatchObject({ sha, branch: 'main', branchSource: 'git' });
+  });
+});
+
+describe('rewind', () => {
+  const entries = parseEntries([
+    'c3\tHEAD@{300}\tcommit: on feature',
+    'b2\tHEAD@{200}\tcheckout: moving from main to feature',
+    'a1\tHEAD@{100}\tcommit (initial): first',
+  ].join('\n'));
+
+  it('takes the branch the first checkout after the run left, and the commit HEAD was on', () => {
+    expect(rewind(entries, 150, 'feature')).toEqual({ moved: true, sha: 'a1', branch: 'main' });
+    expect(rewind(entries, 250, 'feature')).toEqual({ moved: true, sha: 'b2', branch: 'feature' });
+    expect(rewind(entries, 300, 'feature')).toEqual({ moved: false });
+    expect(rewind(entries, 50, 'feature')).toEqual({ moved: false });
+  });
+
+  it('gives no branch for a run on a detached HEAD', () => {
+    const detached = parseEntries([`d4\tHEAD@{200}\tcheckout: moving from ${'f'.repeat(40)} to main`, 'a1\tHEAD@{100}\tcheckout: moving from main to ' + 'f'.repeat(40)].join('\n'));
+    expect(rewind(detached, 150, 'main')).toEqual({ moved: true, sha: 'a1', branch: null });
   });
 });
