@@ -40,7 +40,7 @@ export function runCommand(argv: string[], options: RunCommandOptions): Promise<
       resolve(notStarted(file, error, startedAt));
       return;
     }
-    const stopForwarding = forwardSignals(child);
+    const stopForwarding = forwardSignals(child, options.env ?? process.env);
     let started = false;
     let startError: unknown;
     child.once('spawn', () => (started = true));
@@ -75,15 +75,33 @@ function notStarted(file: string, error: unknown, startedAt: Date): CommandOutco
  * While the child runs, our process must not die of SIGINT/SIGTERM (we still have to capture
  * target/ afterwards), so it listens and passes them on. Returns the function that stops this.
  */
-function forwardSignals(child: ChildProcess): () => void {
+function forwardSignals(child: ChildProcess, env: NodeJS.ProcessEnv): () => void {
+  const running = (): boolean => child.exitCode === null && child.signalCode === null;
+  let held: NodeJS.Timeout | undefined;
   const onSignal = (signal: NodeJS.Signals): void => {
     if (signal === 'SIGINT' && keyboardReachesChild()) return;
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    if (signal === 'SIGINT') {
+      held ??= setTimeout(() => running() && child.kill('SIGINT'), sigintGraceMs(env));
+      return;
+    }
+    if (running()) child.kill(signal);
   };
   for (const signal of FORWARDED_SIGNALS) process.on(signal, onSignal);
   return () => {
+    clearTimeout(held);
     for (const signal of FORWARDED_SIGNALS) process.off(signal, onSignal);
   };
+}
+
+/**
+ * Without a terminal, a SIGINT may have been sent to our whole process group (a CI runner
+ * cancelling the job), and dbt, in that group, has it already: passed on at once, it was dbt's
+ * second, which aborts the clean-up that writes its partial run_results.json. So it is passed on
+ * only if dbt is still running after a grace period (it came to us alone, from `kill`).
+ */
+function sigintGraceMs(env: NodeJS.ProcessEnv): number {
+  const given = Number(env.DBTATTIC_SIGINT_GRACE_MS);
+  return Number.isInteger(given) && given >= 0 ? given : 10_000;
 }
 
 /**

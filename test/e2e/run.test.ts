@@ -197,7 +197,8 @@ describe('dbtattic run interrupted', () => {
     // Its own session, so no terminal's Ctrl-C reaches dbt directly and dbtattic must forward ours.
     const watched = startWatched(process.execPath, [BIN, 'run', '--', 'dbt', 'build'], {
       cwd: project.dir,
-      env: { HOME: process.env.HOME ?? '', NO_COLOR: '1', ...fakeEnv(replay, { FAKE_DBT_HANG: '1' }) },
+      // To us alone: passed on after the grace a group's SIGINT needs (shortened here).
+      env: { HOME: process.env.HOME ?? '', NO_COLOR: '1', ...fakeEnv(replay, { FAKE_DBT_HANG: '1', DBTATTIC_SIGINT_GRACE_MS: '200' }) },
       detached: true,
     });
     try {
@@ -215,6 +216,29 @@ describe('dbtattic run interrupted', () => {
     expect(record.run).toMatchObject({ exit_code: 2, signal: null });
     expect(entry(record, 'run_results')).toMatchObject({ status: 'captured', sha256: sha256Of(partial) });
     expect(entry(record, 'manifest').sha256).toBe(sha256Of(path.join(replay, 'manifest.json')));
+  });
+});
+
+describe('dbtattic run interrupted with its process group (a CI runner cancelling, no terminal)', () => {
+  it('passes nothing on: dbt has the SIGINT already, and its clean-up writes the partial results', async () => {
+    const project = makeProject();
+    const replay = writeSyntheticTarget({ invocationId: '77777777-aaaa-4bbb-8ccc-000000000007', statuses: ['success', 'success'] });
+    const watched = startWatched(process.execPath, [BIN, 'run', '--', 'dbt', 'build'], {
+      cwd: project.dir,
+      env: { HOME: process.env.HOME ?? '', NO_COLOR: '1', ...fakeEnv(replay, { FAKE_DBT_HANG: '1', FAKE_DBT_CANCEL_MS: '500' }) },
+      detached: true,
+    });
+    try {
+      await watched.waitForOutput('START model.synthetic.m0');
+      process.kill(-watched.child.pid!, 'SIGINT');
+      const end = await watched.ended;
+      expect(end.code, end.stderr).toBe(2);
+    } finally {
+      if (watched.child.exitCode === null && watched.child.signalCode === null) process.kill(-watched.child.pid!, 'SIGKILL');
+    }
+    const partial = path.join(project.target, 'run_results.json');
+    expect((JSON.parse(readFileSync(partial, 'utf8')) as { metadata: { invocation_id: string } }).metadata.invocation_id).toBe('77777777-aaaa-4bbb-8ccc-000000000007');
+    expect(entry(postRecord(project.dir), 'run_results')).toMatchObject({ status: 'captured', sha256: sha256Of(partial) });
   });
 });
 

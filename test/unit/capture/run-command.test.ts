@@ -88,9 +88,11 @@ describe('runCommand in a process that receives signals', () => {
     runner = await writeRunner(work);
   });
 
+  // Each SIGINT here goes to the runner alone (its own session, no terminal): passed on after a
+  // grace that a SIGINT to the whole group needs (run-command.ts), shortened here.
   const startRunner = (env: NodeJS.ProcessEnv) =>
     startWatched(process.execPath, [runner, JSON.stringify(['dbt', 'test']), work], {
-      env: fake.env({ FAKE_DBT_DELAY_MS: '0', ...env }),
+      env: fake.env({ FAKE_DBT_DELAY_MS: '0', DBTATTIC_SIGINT_GRACE_MS: '100', ...env }),
       detached: true,
     });
 
