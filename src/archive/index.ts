@@ -12,6 +12,7 @@ export { backendFor, openArchive, openArchiveForCheck, openBackend, redactUrl, A
 export type { BackendCapabilities } from './backend.js';
 export { putBlob, readBlob, recallBlob, hasBlob, repairBlob, restoreChunks, type PutResult } from './objects.js';
 export { BlobsAhead } from './blobs-ahead.js';
+export { forgetWrittenBlobs } from './written-blobs.js';
 export * from './records.js';
 export { artifactRecordKey, captureRecordKey, invocationIdProblem, keySegment } from './layout.js';
 export { listJournalIds, putJournalEntry, readJournalEntries, type JournalEntry } from './journal.js';

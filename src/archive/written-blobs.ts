@@ -5,8 +5,9 @@ import type { ObjectId } from '../vocab/index.js';
  * same process (ingest, right after a capture) is handed them instead of reading the archive:
  * gunzipping and hashing every chunk of a 60 MB manifest it holds anyway cost about a tenth of
  * a capture. Content addressing makes that exact: an id names one sequence of bytes, whatever
- * archive holds it. Bounded, oldest out first, so a long-lived process (`run`, `mcp`) never
- * piles up what it captured.
+ * archive holds it. Bounded, oldest out first, and let go when a command ends, so a long-lived
+ * process (`mcp`, a test calling commands in-process) never piles up what it captured, nor hands a
+ * later command bytes that the archive has lost since.
  */
 const KEPT_BYTES = 1 << 30;
 
@@ -28,4 +29,10 @@ export function keepWrittenBlob(id: ObjectId, bytes: Uint8Array): void {
 /** The bytes of a blob this process wrote, if it still holds them. */
 export function writtenBlob(id: ObjectId): Uint8Array | undefined {
   return kept.get(id);
+}
+
+/** Lets go of every blob kept: the command that wrote them is over. */
+export function forgetWrittenBlobs(): void {
+  kept.clear();
+  keptBytes = 0;
 }

@@ -2,6 +2,7 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { AtticError, ExitCode, asDiskError, isAtticError } from '../errors.js';
 import { CAPTURE_PHASES } from '../vocab/index.js';
 import { printJson, processIo, type CliIo } from './io.js';
+import { forgetWrittenBlobs } from '../archive/written-blobs.js';
 import { startPaging } from './pager.js';
 import { TOOL_VERSION } from './version.js';
 
@@ -329,6 +330,7 @@ export async function main(argv: string[], terminalIo: CliIo = processIo()): Pro
   } catch (error) {
     return reportError(io, error, argv.includes('--json'));
   } finally {
+    forgetWrittenBlobs();
     await paging.finish();
   }
 }
