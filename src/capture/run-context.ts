@@ -24,7 +24,7 @@ export interface RunContext {
 
 /** `ranAt`: when dbt ran, for a context taken after it (a capture): git's HEAD is read as it was then. */
 export async function takeRunContext(config: AtticConfig, env: Record<string, string | undefined>, taken: RunContext['taken'], argv: readonly string[] = [], ranAt: Date | null = null): Promise<RunContext> {
-  const cwd = config.projectDir?.value ?? process.cwd();
+  const cwd = config.projectDir?.value ?? config.cwd;
   const [git, catalog] = await Promise.all([readGitContext(cwd, env, { exclude: outputPaths(config, cwd), asOf: ranAt }), readCatalog(config, env)]);
   const projectDir = config.projectDir?.value ?? null;
   const target = resolveDbtTarget({ argv, env, projectDir, profile: projectDir ? readDbtProject(projectDir).profile : null });

@@ -57,6 +57,6 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
  * path there is relative to where the user is, as it is for dbt run bare.
  */
 function dbtWorkingDir(config: AtticConfig, argv: readonly string[], env: NodeJS.ProcessEnv): string {
-  if (dbtPaths(argv).projectDir !== null || env.DBT_PROJECT_DIR) return process.cwd();
-  return config.projectDir?.value ?? process.cwd();
+  if (dbtPaths(argv).projectDir !== null || env.DBT_PROJECT_DIR) return config.cwd;
+  return config.projectDir?.value ?? config.cwd;
 }

@@ -1,4 +1,5 @@
 import chalk, { Chalk, type ChalkInstance } from 'chalk';
+import { readStdin } from './stdin.js';
 import { escapeControls, escapeForTerminal } from './terminal-text.js';
 
 /**
@@ -10,6 +11,8 @@ export interface CliIo {
   env: Record<string, string | undefined>;
   stdout: (text: string) => void;
   stderr: (text: string) => void;
+  /** All of what was piped in; '' when stdin is a terminal (nobody is piping anything in). */
+  readStdin: () => Promise<string>;
   /** Resolves once stdout has taken what was written (a pipe can be slower than a query). */
   drain?: () => Promise<void>;
   /** Colour, tables and progress only on a terminal. */
@@ -36,6 +39,7 @@ export function processIo(): CliIo {
     stdout: (text) => process.stdout.write(isTTY ? escapeForTerminal(text) : escapeControls(text)),
     // Colour follows stdout (io.color): a terminal's stdout with stderr sent to a file would write its codes there, escaped as text.
     stderr: (text) => process.stderr.write(process.stderr.isTTY ? escapeForTerminal(text) : escapeControls(withoutColour(text))),
+    readStdin,
     drain: () => (process.stdout.writableNeedDrain ? new Promise<void>((resolve) => process.stdout.once('drain', () => resolve())) : Promise.resolve()),
     isTTY,
     stderrIsTTY: Boolean(process.stderr.isTTY) && (process.stderr.columns ?? 0) > 0,

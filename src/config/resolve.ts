@@ -19,6 +19,8 @@ export interface ConfigInput {
 }
 
 export interface AtticConfig {
+  /** Where the command was run: what a relative path the user typed is relative to. */
+  cwd: string;
   projectDir: Resolved<string> | null;
   projectName: string | null;
   store: Resolved<string>;
@@ -90,6 +92,7 @@ export function resolveConfig(input: ConfigInput): AtticConfig {
   const remote = isRemoteUri(store.value) ? resolveRemote(store.value, attic, input.env, input.cwd, projectDir?.value ?? null) : null;
   const localDir = remote ? remote.cacheDir.value : store.value;
   return {
+    cwd: input.cwd,
     projectDir,
     projectName: project?.name ?? null,
     store,

@@ -35,6 +35,8 @@ async function runCollected(argv: string[], cwd: string, env: Record<string, str
     env,
     stdout: (text) => void out.push(text),
     stderr: (text) => void err.push(text),
+    // A tool call has no stdin of its own: the server's stdin is the JSON-RPC stream.
+    readStdin: async () => '',
     isTTY: false,
     stderrIsTTY: false,
     columns: 0,

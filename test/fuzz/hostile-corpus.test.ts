@@ -44,6 +44,7 @@ async function cli(cwd: string, args: string[]): Promise<Outcome> {
     env: { DBTATTIC_STORE_MEMORY_LIMIT: '64MB' },
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
+    readStdin: async () => '',
     isTTY: false,
     stderrIsTTY: false,
     columns: 0,

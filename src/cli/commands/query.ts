@@ -7,7 +7,6 @@ import { loadConfig, type GlobalFlags } from '../context.js';
 import type { CliIo } from '../io.js';
 import { querySink, type QueryFormat } from '../query-output.js';
 import { readNotices } from '../read-notice.js';
-import { readStdin } from '../stdin.js';
 import { withProgress } from '../progress.js';
 import { countOf } from '../../vocab/index.js';
 
@@ -20,7 +19,7 @@ interface QueryFlags extends GlobalFlags {
 }
 
 export default async function query(io: CliIo, flags: QueryFlags): Promise<number> {
-  const sql = flags.args?.join(' ').trim() || (await readStdin());
+  const sql = flags.args?.join(' ').trim() || (await io.readStdin());
   if (!sql.trim()) throw new AtticError('usage', 'Give SQL as an argument or on stdin, e.g. dbtattic query "select * from invocation".');
   const config = loadConfig(io, flags);
   const notices = readNotices(io, config);
