@@ -4,6 +4,8 @@ import SummaryReporter from './test/support/summary-reporter.js';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'vscode/test/unit/**/*.test.ts'],
+    // The smoke suite runs against the installed package: vitest.smoke.config.ts.
+    exclude: ['test/smoke/**', '**/node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores on CI: DuckDB and child-process tests fight for them.

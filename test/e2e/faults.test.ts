@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { archiveDirOf, listArchiveFiles, listArtifactRecordFiles, readCaptureRecords, sha256Of, type CaptureEntry } from '../helpers/archive-files.js';
-import { makeProject, runCli, spawnCli } from '../helpers/cli.js';
+import { makeProject, runCli, runCliProcess, spawnCli } from '../helpers/cli.js';
 import { CORPUS_DIR, hasCorpus } from '../helpers/corpus.js';
 import { writeScaledManifest } from '../helpers/scaled-manifest.js';
 import { syntheticRunResults, writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
@@ -96,7 +96,8 @@ describe('captures at the same time', () => {
   it('of one target/ into one archive: all succeed, each artifact is filed once, and it verifies', async () => {
     const project = tempProject();
     const present = await busyTarget(project.target, 'c0ffee00-0000-4000-8000-000000000003', 6_000_000);
-    const results = await Promise.all([0, 1, 2].map(() => runCli(['capture', '--json'], { cwd: project.dir })));
+    // Three processes: what is promised is that processes at once are safe.
+    const results = await Promise.all([0, 1, 2].map(() => runCliProcess(['capture', '--json'], { cwd: project.dir })));
     expect(results.map((r) => r.exitCode)).toEqual([0, 0, 0]);
 
     const archive = archiveDirOf(project.dir);
@@ -117,7 +118,7 @@ describe('captures at the same time', () => {
     const b = tempProject();
     await busyTarget(a.target, 'c0ffee00-0000-4000-8000-00000000000a', 4_000_000);
     await busyTarget(b.target, 'c0ffee00-0000-4000-8000-00000000000b', 4_000_000);
-    const results = await Promise.all([a, b].map((p) => runCli(['--store', store, 'capture', '--json'], { cwd: p.dir })));
+    const results = await Promise.all([a, b].map((p) => runCliProcess(['--store', store, 'capture', '--json'], { cwd: p.dir })));
     expect(results.map((r) => r.exitCode)).toEqual([0, 0]);
     const ours = (r: { invocation: string }): boolean => r.invocation.startsWith('c0ffee00-');
     const filed = listArtifactRecordFiles(path.join(store, 'archive')).filter(ours).map((r) => `${r.invocation.slice(-1)}/${r.artifact}`);

@@ -1,7 +1,7 @@
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReplay, type ReplayedHistory } from '../helpers/replay.js';
+import { replayedHistory, type ReplayedHistory } from '../helpers/replay.js';
 
 /**
  * The fixture history replayed, then all but the newest run forgotten and pruned. target/ still
@@ -11,42 +11,42 @@ import { startReplay, type ReplayedHistory } from '../helpers/replay.js';
  */
 describe('a capture after forget', () => {
   let replay: ReplayedHistory;
-  beforeAll(() => {
-    replay = startReplay();
-    for (const step of replay.steps) expect(replay.replayStep(step).exitCode).toBe(step.exit_code);
+  beforeAll(async () => {
+    replay = await replayedHistory();
+    expect([...replay.exitCodes]).toEqual(replay.steps.map((s) => [s.step, s.exit_code]));
   }, 180_000);
   afterAll(() => replay?.remove());
 
-  it('files nothing of a forgotten invocation again: artifacts in target/ or slices of dbt.log', () => {
-    const history = (): string[] => replay.json<{ invocation_id: string }[]>(['history', '--json', '--limit', '100']).map((r) => r.invocation_id).sort();
-    replay.json(['forget', '--keep-last', '1', '--json']);
-    expect(replay.attic(['prune', '--grace', '0']).exitCode).toBe(0);
-    const kept = history();
+  it('files nothing of a forgotten invocation again: artifacts in target/ or slices of dbt.log', async () => {
+    const history = async (): Promise<string[]> => (await replay.json<{ invocation_id: string }[]>(['history', '--json', '--limit', '100'])).map((r) => r.invocation_id).sort();
+    await replay.json(['forget', '--keep-last', '1', '--json']);
+    expect((await replay.cli(['prune', '--grace', '0'])).exitCode).toBe(0);
+    const kept = await history();
     const forgotten = replay.steps.map((s) => s.invocation_id).filter((id) => !kept.includes(id));
     expect(forgotten.length).toBeGreaterThan(0);
     const outputsBefore = outputRecordFiles(replay.project, forgotten);
 
-    const capture = replay.json<{ artifacts: { invocation_id: string | null; status: string }[] }>(['capture', '--json']);
+    const capture = await replay.json<{ artifacts: { invocation_id: string | null; status: string }[] }>(['capture', '--json']);
     // The catalog in target/ is the forgotten docs generate's: the last step to write one.
     const docs = replay.steps.findLast((s) => s.artifacts_written.includes('catalog.json'))!;
     expect(forgotten).toContain(docs.invocation_id);
     expect(capture.artifacts.find((a) => a.invocation_id === docs.invocation_id)?.status).toBe('forgotten');
     for (const a of capture.artifacts.filter((x) => x.invocation_id && forgotten.includes(x.invocation_id))) expect(a.status, JSON.stringify(a)).toBe('forgotten');
-    expect(history()).toEqual(kept);
+    expect(await history()).toEqual(kept);
     expect(outputRecordFiles(replay.project, forgotten)).toEqual(outputsBefore);
-    expect(replay.json<{ forget: unknown[] }>(['forget', '--keep-last', '1', '--dry-run', '--json']).forget).toEqual([]);
-    expect(replay.attic(['verify']).exitCode).toBe(0);
+    expect((await replay.json<{ forget: unknown[] }>(['forget', '--keep-last', '1', '--dry-run', '--json'])).forget).toEqual([]);
+    expect((await replay.cli(['verify'])).exitCode).toBe(0);
   });
 
-  it('a pull into a new store carries the forget: it verifies, with the same history', () => {
-    const history = (store?: string): string[] => replay.json<{ invocation_id: string }[]>(['history', '--json', '--limit', '100', ...(store ? ['--store', store] : [])]).map((r) => r.invocation_id).sort();
+  it('a pull into a new store carries the forget: it verifies, with the same history', async () => {
+    const history = async (store?: string): Promise<string[]> => (await replay.json<{ invocation_id: string }[]>(['history', '--json', '--limit', '100', ...(store ? ['--store', store] : [])])).map((r) => r.invocation_id).sort();
     const fresh = path.join(replay.workDir, 'pulled');
-    const pulled = replay.attic(['pull', path.join(replay.project, '.dbtattic'), '--store', fresh]);
+    const pulled = await replay.cli(['pull', path.join(replay.project, '.dbtattic'), '--store', fresh]);
     expect(pulled.exitCode, pulled.stderr).toBe(0);
     expect(pulled.stderr).toMatch(/1 forget\(s\) made there too/);
-    const verified = replay.attic(['verify', '--store', fresh]);
+    const verified = await replay.cli(['verify', '--store', fresh]);
     expect(verified.exitCode, verified.stdout).toBe(0);
-    expect(history(fresh)).toEqual(history());
+    expect(await history(fresh)).toEqual(await history());
   });
 });
 

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FsBackend } from '../../src/archive/backends/fs.js';
 import { file } from '../helpers/archive-builder.js';
-import { makeProject, runCli } from '../helpers/cli.js';
+import { makeProject, runCli, runCliProcess } from '../helpers/cli.js';
 import { announceS3Skip, makeBucket, s3Available, s3Env } from '../helpers/s3.js';
 import { writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
 
@@ -98,7 +98,7 @@ describe.skipIf(!s3Available)('forget and prune on a store in S3', () => {
     const remote = `s3://${await makeBucket()}/forget`;
     const cache = mkdtempSync(path.join(dir, 'cache-'));
     const p = makeProject({}, 'team');
-    const attic = (args: string[], extra: Record<string, string> = {}) => runCli(args, { cwd: p.dir, env: { ...s3Env(), DBTATTIC_STORE: remote, XDG_CACHE_HOME: cache, ...extra } });
+    const attic = (args: string[], extra: Record<string, string> = {}) => runCliProcess(args, { cwd: p.dir, env: { ...s3Env(), DBTATTIC_STORE: remote, XDG_CACHE_HOME: cache, ...extra } });
     const runs = ['11111111-0000-4000-8000-000000000001', '22222222-0000-4000-8000-000000000002', '33333333-0000-4000-8000-000000000003'];
     for (const [i, invocationId] of runs.entries()) {
       writeSyntheticTarget({ invocationId, command: 'build', generatedAt: `2026-03-01T10:0${i}:00.000000Z`, statuses: ['success'] }, p.target);

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { makeProject, runCli, type CliResult } from '../helpers/cli.js';
+import { makeProject, runCli, runCliProcess, type CliResult } from '../helpers/cli.js';
 import { syntheticManifest, syntheticRunResults } from '../helpers/synthetic-artifacts.js';
 import { archiveDirOf, listArchiveFiles } from '../helpers/archive-files.js';
 
@@ -93,19 +93,20 @@ describe('a string larger than the store writer can hold', () => {
     const { dir, target } = project();
     // 32 MB: with 8 MB the refresh of one run's derived tables does not fit, and 16 MB was not
     // always enough beside a test suite on two cores.
+    // Read once when the process starts: each command is a process of its own here.
     const env = { DBTATTIC_STORE_MEMORY_LIMIT: '32MB' };
     const huge = `select 1 -- ${'x'.repeat(96 * 1024 * 1024)}`;
     writeFileSync(path.join(target, 'manifest.json'), syntheticManifest({ invocationId: GOOD }).replace('"select 0 as id"', JSON.stringify(huge)));
-    const captured = await runCli(['capture', '--quiet'], { cwd: dir, env });
+    const captured = await runCliProcess(['capture', '--quiet'], { cwd: dir, env });
     expect(captured.exitCode, captured.stderr).toBe(0);
-    const history = await runCli(['history', '--json'], { cwd: dir, env });
+    const history = await runCliProcess(['history', '--json'], { cwd: dir, env });
     expect(history.exitCode, history.stderr).toBe(0);
     expect(history.stdout).toContain(GOOD);
-    const problems = await runCli(['query', 'select artifact_type, message from ingest_problem', '--json'], { cwd: dir, env });
+    const problems = await runCliProcess(['query', 'select artifact_type, message from ingest_problem', '--json'], { cwd: dir, env });
     expect(JSON.parse(problems.stdout)).toEqual([{ artifact_type: 'manifest', message: expect.stringContaining('DBTATTIC_STORE_MEMORY_LIMIT=32MB') }]);
-    const results = await runCli(['query', 'select count(*) as n, (select count(*) from v_run_history) as matched, (select count(*) from run_result_pending) as pending from run_result', '--json'], { cwd: dir, env });
+    const results = await runCliProcess(['query', 'select count(*) as n, (select count(*) from v_run_history) as matched, (select count(*) from run_result_pending) as pending from run_result', '--json'], { cwd: dir, env });
     expect(JSON.parse(results.stdout)).toEqual([{ n: 1, matched: 1, pending: 0 }]);
-    expect((await runCli(['verify'], { cwd: dir })).exitCode).toBe(0);
+    expect((await runCliProcess(['verify'], { cwd: dir })).exitCode).toBe(0);
   });
 });
 

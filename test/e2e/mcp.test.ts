@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nodeHistorySql } from '../../src/mcp/tools.js';
 import { archiveDirOf } from '../helpers/archive-files.js';
 import { BIN } from '../helpers/cli.js';
-import { cleanEnv, startReplay, type ReplayedHistory } from '../helpers/replay.js';
+import { cleanEnv, replayedHistory, type ReplayedHistory } from '../helpers/replay.js';
 
 /**
  * `dbtattic mcp` started as a child process and driven by the SDK's own client over stdio, on
@@ -25,8 +25,7 @@ async function startClient(extra: string[]): Promise<Client> {
 }
 
 beforeAll(async () => {
-  replay = startReplay();
-  for (const step of replay.steps) replay.replayStep(step);
+  replay = await replayedHistory();
   client = await startClient(['--max-rows', '50']);
 }, 300_000);
 
@@ -37,7 +36,7 @@ afterAll(async () => {
 
 type ToolOutput = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> };
 const callTool = async (name: string, args: Record<string, unknown> = {}): Promise<ToolOutput> => (await client.callTool({ name, arguments: args })) as ToolOutput;
-const cli = <T>(args: string[]): T => replay.json<T>(args);
+const cli = <T>(args: string[]): Promise<T> => replay.json<T>(args);
 const errorText = (out: ToolOutput): string => out.content.map((c) => c.text ?? '').join('');
 
 describe('dbtattic mcp', () => {
@@ -51,34 +50,34 @@ describe('dbtattic mcp', () => {
   });
 
   it('list_runs answers what history --json does, filters included', async () => {
-    expect((await callTool('list_runs', { limit: 50 })).structuredContent).toEqual({ runs: cli(['history', '--json', '--limit', '50']) });
+    expect((await callTool('list_runs', { limit: 50 })).structuredContent).toEqual({ runs: await cli(['history', '--json', '--limit', '50']) });
     const failed = await callTool('list_runs', { status: 'failed' });
-    expect(failed.structuredContent).toEqual({ runs: cli(['history', '--json', '--status', 'failed']) });
+    expect(failed.structuredContent).toEqual({ runs: await cli(['history', '--json', '--status', 'failed']) });
     expect((failed.structuredContent!.runs as unknown[]).length).toBeGreaterThan(0);
   });
 
   it('inspect_run and diff_runs answer what inspect and diff do', async () => {
     const [first, second] = [replay.steps[0]!.invocation_id, replay.steps[1]!.invocation_id];
-    expect((await callTool('inspect_run', { invocation: second })).structuredContent).toEqual({ inspect: cli(['inspect', second, '--json']) });
-    expect((await callTool('inspect_run', { invocation: '@main' })).structuredContent).toEqual({ inspect: cli(['inspect', '@main', '--json']) });
-    expect((await callTool('diff_runs', { from: first, to: second })).structuredContent).toEqual({ diff: cli(['diff', first, second, '--json']) });
+    expect((await callTool('inspect_run', { invocation: second })).structuredContent).toEqual({ inspect: await cli(['inspect', second, '--json']) });
+    expect((await callTool('inspect_run', { invocation: '@main' })).structuredContent).toEqual({ inspect: await cli(['inspect', '@main', '--json']) });
+    expect((await callTool('diff_runs', { from: first, to: second })).structuredContent).toEqual({ diff: await cli(['diff', first, second, '--json']) });
   });
 
   it('node_history, test_history and runtime_regressions answer what the same SQL gives through query', async () => {
     const history = await callTool('node_history', { node: 'orders' });
     const sql = nodeHistorySql('orders');
     for (const key of ['versions', 'changes', 'runs'] as const) {
-      expect(history.structuredContent![key]).toEqual(cli(['query', '--json', '--limit', '50', '--', sql[key]]));
+      expect(history.structuredContent![key]).toEqual(await cli(['query', '--json', '--limit', '50', '--', sql[key]]));
     }
     expect((history.structuredContent!.runs as unknown[]).length).toBeGreaterThan(0);
-    expect((await callTool('test_history')).structuredContent).toEqual({ tests: cli(['query', '--json', '--limit', '50', '--', 'SELECT * FROM v_test_history WHERE true ORDER BY unique_id']) });
-    expect((await callTool('runtime_regressions')).structuredContent).toEqual({ regressions: cli(['query', '--json', '--limit', '50', '--', 'SELECT * FROM v_runtime_regressions ORDER BY unique_id']) });
+    expect((await callTool('test_history')).structuredContent).toEqual({ tests: await cli(['query', '--json', '--limit', '50', '--', 'SELECT * FROM v_test_history WHERE true ORDER BY unique_id']) });
+    expect((await callTool('runtime_regressions')).structuredContent).toEqual({ regressions: await cli(['query', '--json', '--limit', '50', '--', 'SELECT * FROM v_runtime_regressions ORDER BY unique_id']) });
   });
 
   it('query answers what query --json does, within the server\'s row cap', async () => {
     const sql = 'select invocation_id, command from invocation order by invocation_id';
     // A list the limit cut says so: the CLI's stderr note, which an agent would not see.
-    expect((await callTool('query', { sql, limit: 3 })).structuredContent).toEqual({ rows: cli(['query', '--json', '--limit', '3', sql]), truncated: { rows: 'showing the first 3 rows; raise limit for more' } });
+    expect((await callTool('query', { sql, limit: 3 })).structuredContent).toEqual({ rows: await cli(['query', '--json', '--limit', '3', sql]), truncated: { rows: 'showing the first 3 rows; raise limit for more' } });
     expect((await callTool('query', { sql: 'select 1 as one' })).structuredContent).toEqual({ rows: [{ one: 1 }] });
     const capped = await callTool('query', { sql: 'select * from range(1000)', limit: 100_000 });
     expect((capped.structuredContent!.rows as unknown[]).length).toBe(50);
@@ -92,9 +91,9 @@ describe('dbtattic mcp', () => {
     // A plan's id and the moment it was made are its own; every verdict must be the CLI's.
     const made = ({ plan_id: _id, made_at: _at, ...rest }: Record<string, unknown>): Record<string, unknown> => rest;
     const plan = await callTool('plan', { invocation: '@main', select: ['orders+'] });
-    expect(made(plan.structuredContent!.plan as Record<string, unknown>)).toEqual(made(cli(['plan', '--json', '--no-record', '--invocation', '@main', '--select', 'orders+'])));
+    expect(made(plan.structuredContent!.plan as Record<string, unknown>)).toEqual(made(await cli(['plan', '--json', '--no-record', '--invocation', '@main', '--select', 'orders+'])));
     expect(((plan.structuredContent!.plan as { nodes: unknown[] }).nodes).length).toBeGreaterThan(0);
-    expect((await callTool('explain', { node: 'orders', invocation: '@main' })).structuredContent).toEqual({ explain: cli(['explain', 'orders', '--json', '--invocation', '@main']) });
+    expect((await callTool('explain', { node: 'orders', invocation: '@main' })).structuredContent).toEqual({ explain: await cli(['explain', 'orders', '--json', '--invocation', '@main']) });
     expect(recorded()).toEqual(before);
     const unknown = await callTool('explain', { node: 'no_such_model', invocation: '@main' });
     expect(unknown.isError).toBe(true);
@@ -112,7 +111,7 @@ describe('dbtattic mcp', () => {
       const out = (await capped.callTool({ name: 'query', arguments: { sql: long, timeout_s: 3600 } })) as ToolOutput;
       expect({ isError: out.isError, text: errorText(out) }).toEqual({ isError: true, text: stopped(1) });
       const after = (await capped.callTool({ name: 'list_runs', arguments: { limit: 50 } })) as ToolOutput;
-      expect(after.structuredContent).toEqual({ runs: cli(['history', '--json', '--limit', '50']) });
+      expect(after.structuredContent).toEqual({ runs: await cli(['history', '--json', '--limit', '50']) });
     } finally {
       await capped.close();
     }
@@ -125,7 +124,7 @@ describe('dbtattic mcp', () => {
     const cliError = replay.attic(['query', '--json', sql]);
     expect(cliError.exitCode).not.toBe(0);
     expect(errorText(out)).toBe((JSON.parse(cliError.stdout) as { error: { message: string } }).error.message);
-    expect(cli<unknown[]>(['history', '--json', '--limit', '50']).length).toBe(replay.steps.length);
+    expect((await cli<unknown[]>(['history', '--json', '--limit', '50'])).length).toBe(replay.steps.length);
   });
 
   it('refuses an argument that the CLI would read as an option (another store, help)', async () => {
@@ -156,7 +155,7 @@ describe('dbtattic mcp', () => {
 
   it('state_path writes the directory state --json names', async () => {
     const out = await callTool('state_path', {});
-    expect(out.structuredContent).toEqual({ state: cli(['state', '--json']) });
+    expect(out.structuredContent).toEqual({ state: await cli(['state', '--json']) });
   });
 
   it('describes every table and view with its columns and README\'s words', async () => {
@@ -168,7 +167,7 @@ describe('dbtattic mcp', () => {
     const doc = JSON.parse(String((read.contents[0] as { text: string }).text)) as { kind: string; description: string; columns: Array<{ name: string }> };
     expect(doc.kind).toBe('table');
     expect(doc.description).toMatch(/^dbt invocation/);
-    const columns = cli<Array<{ column_name: string }>>(['query', '--json', "select column_name from information_schema.columns where table_name = 'invocation' order by ordinal_position"]);
+    const columns = await cli<Array<{ column_name: string }>>(['query', '--json', "select column_name from information_schema.columns where table_name = 'invocation' order by ordinal_position"]);
     expect(doc.columns.map((c) => c.name)).toEqual(columns.map((c) => c.column_name));
   });
 });

@@ -7,7 +7,7 @@ import { archiveDirOf } from '../helpers/archive-files.js';
 import { onlyOutput, readOutputRecordFiles, restoreBlob, restoreTree } from '../helpers/archive-outputs.js';
 import { readJson, type Json } from '../helpers/artifact-facts.js';
 import { startReplay, type ReplayedHistory } from '../helpers/replay.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, runCliProcess } from '../helpers/cli.js';
 
 /** The SQL files a step's dbt command wrote, from its manifest: every compiled_path and build_path. */
 function sqlWrittenBy(replay: ReplayedHistory, step: Step): Map<string, Buffer> {
@@ -40,7 +40,7 @@ describe('compiled SQL, run SQL and dbt.log are captured per invocation', () => 
   }, 120_000);
   afterAll(() => replay?.remove());
 
-  it('restores each invocation\'s SQL byte for byte, and only the files it wrote', () => {
+  it('restores each invocation\'s SQL byte for byte, and only the files it wrote', async () => {
     const archive = archiveDirOf(replay.project);
     for (const step of replayed) {
       const expected = sqlWrittenBy(replay, step);
@@ -50,7 +50,7 @@ describe('compiled SQL, run SQL and dbt.log are captured per invocation', () => 
     }
   });
 
-  it('leaves out a file an older invocation wrote, though it is still in target/', () => {
+  it('leaves out a file an older invocation wrote, though it is still in target/', async () => {
     const archive = archiveDirOf(replay.project);
     const step5 = replay.step(5);
     // Step 05 skips customers: its compiled file on disk is step 01's.
@@ -61,7 +61,7 @@ describe('compiled SQL, run SQL and dbt.log are captured per invocation', () => 
     expect(tree.has(stale)).toBe(false);
   });
 
-  it('restores each invocation\'s slice of the rotating dbt.log byte for byte, text and JSON alike', () => {
+  it('restores each invocation\'s slice of the rotating dbt.log byte for byte, text and JSON alike', async () => {
     const archive = archiveDirOf(replay.project);
     const logs = readdirSync(path.join(replay.project, 'logs'));
     expect(logs).toContain('dbt.log.1');
@@ -74,23 +74,23 @@ describe('compiled SQL, run SQL and dbt.log are captured per invocation', () => 
     expect(json.startsWith('{')).toBe(true);
   });
 
-  it('show prints the SQL a failed model ran and its failure in the log', () => {
+  it('show prints the SQL a failed model ran and its failure in the log', async () => {
     const step = replay.step(10);
     const results = readJson(path.join(replay.history, step.dir, 'target', 'run_results.json')) as { results: { unique_id: string; status: string; message: string | null }[] };
     const failed = results.results.find((r) => r.unique_id.startsWith('model.') && r.status === 'error')!;
-    const shown = replay.attic(['show', failed.unique_id, '--invocation', step.invocation_id]);
+    const shown = await replay.cli(['show', failed.unique_id, '--invocation', step.invocation_id]);
     expect(shown.exitCode, shown.stderr).toBe(0);
     const runSql = readFileSync(path.join(replay.history, step.dir, 'target', 'run', 'attic_shop', 'models', 'marts', `${failed.unique_id.split('.')[2]}.sql`), 'utf8');
     expect(shown.stdout).toContain(runSql);
     expect(shown.stdout).toContain(`Failure in ${failed.unique_id}`);
     expect(shown.stdout).toContain(failed.message!);
-    const onlyRun = replay.attic(['show', failed.unique_id, '--invocation', step.invocation_id, '--run']);
+    const onlyRun = await replay.cli(['show', failed.unique_id, '--invocation', step.invocation_id, '--run']);
     expect(onlyRun.stdout).toBe(runSql);
   });
 
-  it('files SQL in node_sql under the node whose compiled_path it is', () => {
+  it('files SQL in node_sql under the node whose compiled_path it is', async () => {
     const step = replay.step(1);
-    const rows = replay.json<{ unique_id: string | null; kind: string; path: string }[]>(['query', '--json', `SELECT unique_id, kind, path FROM node_sql WHERE invocation_id = '${step.invocation_id}' ORDER BY path`]);
+    const rows = await replay.json<{ unique_id: string | null; kind: string; path: string }[]>(['query', '--json', `SELECT unique_id, kind, path FROM node_sql WHERE invocation_id = '${step.invocation_id}' ORDER BY path`]);
     const manifest = readJson(path.join(replay.history, step.dir, 'target', 'manifest.json')) as { nodes: Record<string, Record<string, unknown>> };
     const expected = Object.entries(manifest.nodes).flatMap(([id, node]) => [
       ...(typeof node.compiled_path === 'string' ? [{ unique_id: id, kind: 'compiled', path: node.compiled_path.replace(/^target\//, '') }] : []),
@@ -108,7 +108,7 @@ describe('capture: {sql: false, logs: false}', () => {
   }, 60_000);
   afterAll(() => replay?.remove());
 
-  it('keeps neither SQL nor logs', () => {
+  it('keeps neither SQL nor logs', async () => {
     const step = replay.step(1);
     expect(replay.replayStep(step).exitCode).toBe(0);
     expect(existsSync(path.join(replay.project, 'target', 'compiled'))).toBe(true);
@@ -133,7 +133,7 @@ describe('a dbt command that crashed while writing its manifest', () => {
     expect(written.has(customers)).toBe(true);
     // As dbt would leave it killed mid-write: new SQL, a manifest cut short after its header.
     const crash = `echo 'select 999 as crashed' > target/${customers}; head -c 4000 target/manifest.json > m; mv m target/manifest.json; exit 2`;
-    expect((await runCli(['run', '--', 'sh', '-c', crash], { cwd: replay.project })).exitCode).toBe(2);
+    expect((await runCliProcess(['run', '--', 'sh', '-c', crash], { cwd: replay.project })).exitCode).toBe(2);
     rmSync(path.join(replay.project, 'target', 'manifest.json'));
     expect((await runCli(['capture'], { cwd: replay.project })).exitCode).toBe(0);
     const records = readOutputRecordFiles(archive, step.invocation_id).filter((r) => r.output === 'sql');
@@ -165,7 +165,7 @@ describe('a var changed between two runs', () => {
   }, 60_000);
   afterAll(() => replay?.remove());
 
-  it('shows as compiled in v_node_changes for exactly the nodes whose compiled SQL it changed', () => {
+  it('shows as compiled in v_node_changes for exactly the nodes whose compiled SQL it changed', async () => {
     const [first, second] = replay.steps as [Step, Step];
     const compiled = (step: Step): Map<string, unknown> => {
       const manifest = readJson(path.join(replay.history, step.dir, 'target', 'manifest.json')) as { nodes: Record<string, Record<string, unknown>> };
@@ -174,9 +174,9 @@ describe('a var changed between two runs', () => {
     const before = compiled(first);
     const affected = [...compiled(second)].filter(([id, code]) => code !== undefined && before.get(id) !== undefined && code !== before.get(id)).map(([id]) => id);
     expect(affected).toEqual(['model.attic_shop.stg_payments']);
-    const rows = replay.json<{ unique_id: string; change_kind: string }[]>(['query', '--json', `SELECT unique_id, change_kind FROM v_node_changes WHERE to_invocation = '${second.invocation_id}' ORDER BY unique_id`]);
+    const rows = await replay.json<{ unique_id: string; change_kind: string }[]>(['query', '--json', `SELECT unique_id, change_kind FROM v_node_changes WHERE to_invocation = '${second.invocation_id}' ORDER BY unique_id`]);
     expect(rows).toEqual(affected.map((unique_id) => ({ unique_id, change_kind: 'compiled' })));
-    const diff = replay.json<{ nodes: { unique_id: string; change: string }[] }>(['diff', first.invocation_id, second.invocation_id, '--json']);
+    const diff = await replay.json<{ nodes: { unique_id: string; change: string }[] }>(['diff', first.invocation_id, second.invocation_id, '--json']);
     expect(diff.nodes.map((n) => [n.unique_id, n.change])).toEqual(affected.map((id) => [id, 'compiled']));
   });
 });

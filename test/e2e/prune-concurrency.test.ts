@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { listArtifactRecords, openArchive, readBlob, type Backend } from '../../src/archive/index.js';
-import { REPO_DIR, runCli } from '../helpers/cli.js';
+import { REPO_DIR, runCliProcess } from '../helpers/cli.js';
 import { announceS3Skip, makeBucket, s3Available, s3Env } from '../helpers/s3.js';
 
 /**
@@ -43,7 +43,7 @@ async function raceAndCheck(store: string, dir: string, captures: number, rounds
   expect(pruned.reduce((sum, p) => sum + (p.chunks ?? 0), 0)).toBeGreaterThan(0);
   expect(lines.filter((l) => (l.stored ?? 0) < (l.size ?? 0) / 2).length).toBeGreaterThan(0);
 
-  const verified = await runCli(['verify', '--json', '--store', store], { cwd: dir, env });
+  const verified = await runCliProcess(['verify', '--json', '--store', store], { cwd: dir, env });
   expect(JSON.parse(verified.stdout).problems).toEqual([]);
   expect(verified.exitCode).toBe(0);
   const archive = await backend();

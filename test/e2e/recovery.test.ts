@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { archiveDirOf, listArtifactRecordFiles, sha256Of } from '../helpers/archive-files.js';
 import { makeProject, runCli } from '../helpers/cli.js';
 import { writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
@@ -23,15 +23,27 @@ afterEach(() => {
   for (const cleanup of cleanups.splice(0)) cleanup();
 });
 
-/** A project whose archive holds three successful builds, newest last. */
+let template: Promise<string> | null = null;
+afterAll(async () => {
+  if (template) rmSync(await template, { recursive: true, force: true });
+});
+
+/** A project whose archive holds three successful builds, newest last: captured once, copied for each test. */
 async function projectWithHistory(): Promise<{ dir: string; target: string; archive: string; store: string }> {
+  template ??= captureHistory();
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'attic-project-'));
+  cpSync(await template, dir, { recursive: true });
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  return { dir, target: path.join(dir, 'target'), archive: archiveDirOf(dir), store: path.join(dir, '.dbtattic', 'store.duckdb') };
+}
+
+async function captureHistory(): Promise<string> {
   const project = makeProject();
-  cleanups.push(() => rmSync(project.dir, { recursive: true, force: true }));
   for (const [i, id] of IDS.entries()) {
     writeSyntheticTarget({ invocationId: id, generatedAt: `2026-03-0${i + 1}T10:00:00.000000Z` }, project.target);
     expect((await runCli(['capture', '--quiet'], { cwd: project.dir })).exitCode).toBe(0);
   }
-  return { ...project, archive: archiveDirOf(project.dir), store: path.join(project.dir, '.dbtattic', 'store.duckdb') };
+  return project.dir;
 }
 
 const objectFile = (archive: string, kind: 'chunks' | 'files', id: string): string => path.join(archive, kind, id.slice(0, 2), id.slice(2));

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countStatuses, resultStatuses, type Json } from '../helpers/artifact-facts.js';
 import { announceBrowserSkip, browserAvailable, openReport, rendered, type OpenReport } from '../helpers/browser.js';
 import { REPO_DIR } from '../helpers/cli.js';
-import { startReplay, type ReplayedHistory } from '../helpers/replay.js';
+import { replayedHistory, type ReplayedHistory } from '../helpers/replay.js';
 import { writeHtmlReport, type HtmlReportResult, type ReportData } from '../../src/report/index.js';
 import { shellSize } from '../../src/report/html.js';
 import { openDatabase } from '../../src/store/index.js';
@@ -25,10 +25,9 @@ let file: string;
 let browser: OpenReport | undefined;
 
 beforeAll(async () => {
-  replay = startReplay();
-  for (const step of replay.steps) replay.replayStep(step);
+  replay = await replayedHistory();
   file = path.join(replay.workDir, 'out', 'report.html');
-  const written = replay.attic(['report', '--out', file]);
+  const written = await replay.cli(['report', '--out', file]);
   if (written.exitCode !== 0) throw new Error(`report exited ${written.exitCode}: ${written.stderr}`);
   rmSync(SCREENSHOTS, { recursive: true, force: true });
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -40,11 +39,11 @@ afterAll(async () => {
 });
 
 const idOf = (n: number): string => replay.step(n).invocation_id;
-const queryOne = (sql: string): Record<string, unknown> => replay.json<Record<string, unknown>[]>(['query', '--json', sql])[0]!;
+const queryOne = async (sql: string): Promise<Record<string, unknown>> => (await replay.json<Record<string, unknown>[]>(['query', '--json', sql]))[0]!;
 const runResults = (n: number): Json | null => replay.artifactOf(replay.step(n), 'run_results.json');
 
 describe('report: the file', () => {
-  it('is one file that loads nothing: no src or href leaves it, and a policy forbids every fetch', () => {
+  it('is one file that loads nothing: no src or href leaves it, and a policy forbids every fetch', async () => {
     const html = readFileSync(file, 'utf8');
     expect(html).toContain("default-src 'none'");
     expect(html.match(/\s(src|href)="(?!#)[^"]*"/g) ?? []).toEqual([]);
@@ -79,8 +78,8 @@ describe.skipIf(!browserAvailable)('report: in Chromium', () => {
 
   it('the Overview counts runs and failed results as dbtattic query does, and as the artifacts say', async () => {
     await page().show('overview');
-    const runs = queryOne('SELECT count(*) AS n FROM invocation').n;
-    const failed = queryOne(`SELECT count(*) AS n FROM run_result WHERE status IN ('error', 'fail', 'runtime error', 'partial success')`).n;
+    const runs = (await queryOne('SELECT count(*) AS n FROM invocation')).n;
+    const failed = (await queryOne(`SELECT count(*) AS n FROM run_result WHERE status IN ('error', 'fail', 'runtime error', 'partial success')`)).n;
     expect(Number(await tile('runs'))).toBe(runs);
     expect(Number(await tile('failures'))).toBe(failed);
     // From the artifacts: one invocation per step, and the failed results their run_results hold.
@@ -94,7 +93,7 @@ describe.skipIf(!browserAvailable)('report: in Chromium', () => {
 
   it("a model's median and p95 are v_node_runtime's", async () => {
     await page().show('model/model.attic_shop.customers');
-    const row = queryOne("SELECT median_s, p95_s, runs FROM v_node_runtime WHERE unique_id = 'model.attic_shop.customers'");
+    const row = await queryOne("SELECT median_s, p95_s, runs FROM v_node_runtime WHERE unique_id = 'model.attic_shop.customers'");
     expect(Number(await tile('p50'))).toBeCloseTo(Number(row.median_s), 9);
     expect(Number(await tile('p95'))).toBeCloseTo(Number(row.p95_s), 9);
     expect(Number(await tile('node-runs'))).toBe(row.runs);
@@ -106,7 +105,7 @@ describe.skipIf(!browserAvailable)('report: in Chromium', () => {
     const statuses = resultStatuses(runResults(10)!);
     const expected = [...statuses].filter(([, s]) => FAILED.includes(s) || s === 'skipped' || s === 'warn').map(([id]) => id).sort();
     expect(listed.sort()).toEqual(expected);
-    const diff = replay.json<{ node_counts: Record<string, number> }>(['diff', idOf(9), idOf(10), '--json']);
+    const diff = await replay.json<{ node_counts: Record<string, number> }>(['diff', idOf(9), idOf(10), '--json']);
     const shown = await page().page.$$eval('[data-diff] [data-kind]', (badges) => Object.fromEntries(badges.map((b) => [b.getAttribute('data-kind'), Number(b.getAttribute('data-count'))])));
     expect(shown).toEqual(diff.node_counts);
   });
@@ -125,7 +124,7 @@ describe.skipIf(!browserAvailable)('report: in Chromium', () => {
     await rendered(page().page, 'model/model.attic_shop.order_totals');
   });
 
-  it('made no request and logged no error on any page', () => {
+  it('made no request and logged no error on any page', async () => {
     expect(page().requests).toEqual([]);
     expect(page().errors).toEqual([]);
   });
@@ -138,9 +137,9 @@ function embeddedData(html: string): ReportData {
 }
 
 describe('report --last N', () => {
-  it("counts each test over those runs only, as the run results of the runs that build say", () => {
+  it("counts each test over those runs only, as the run results of the runs that build say", async () => {
     const out = path.join(replay.workDir, 'out', 'last3.html');
-    expect(replay.attic(['report', '--last', '3', '--out', out]).exitCode).toBe(0);
+    expect((await replay.cli(['report', '--last', '3', '--out', out])).exitCode).toBe(0);
     const data = embeddedData(readFileSync(out, 'utf8'));
     const inScope = new Set(data.runs.map((r) => r.id));
     expect(inScope.size).toBe(3);
@@ -175,7 +174,7 @@ describe('report: the size budget', () => {
     return { data: embeddedData(readFileSync(out, 'utf8')), written, limitBytes };
   };
 
-  it('within it, every run is its own point and has its page', () => {
+  it('within it, every run is its own point and has its page', async () => {
     const full = embeddedData(readFileSync(file, 'utf8'));
     expect(full.meta.budget.note).toBeNull();
     expect(Object.keys(full.details)).toHaveLength(replay.steps.length);
@@ -205,13 +204,13 @@ describe('report: the size budget', () => {
 });
 
 describe('report --format markdown', () => {
-  it('between two steps, counts the nodes changed by kind as diff does, and lists the failures the artifacts hold', () => {
+  it('between two steps, counts the nodes changed by kind as diff does, and lists the failures the artifacts hold', async () => {
     const from = idOf(4);
     const to = idOf(5);
-    const result = replay.attic(['report', '--format', 'markdown', '--from', from, '--to', to]);
+    const result = await replay.cli(['report', '--format', 'markdown', '--from', from, '--to', to]);
     expect(result.exitCode).toBe(0);
     expect(result.stdout.startsWith('<!-- dbtattic-report -->\n')).toBe(true);
-    const diff = replay.json<{ node_counts: Record<string, number> }>(['diff', from, to, '--json']);
+    const diff = await replay.json<{ node_counts: Record<string, number> }>(['diff', from, to, '--json']);
     const rows = Object.fromEntries([...result.stdout.matchAll(/^\| (\w+) \| (\d+) \|$/gm)].map((m) => [m[1], Number(m[2])]));
     expect(rows).toEqual(diff.node_counts);
     expect(Object.keys(rows).length).toBeGreaterThan(0);
@@ -220,10 +219,10 @@ describe('report --format markdown', () => {
     expect([...result.stdout.matchAll(/^- `([^`]+)` (?:error|fail|runtime error|partial success)/gm)].map((m) => m[1])).toEqual(failed.sort());
   });
 
-  it('without --from, compares the newest run with the run before it', () => {
-    const result = replay.attic(['report', '--format', 'markdown']);
+  it('without --from, compares the newest run with the run before it', async () => {
+    const result = await replay.cli(['report', '--format', 'markdown']);
     expect(result.exitCode).toBe(0);
-    const diff = replay.json<{ node_counts: Record<string, number> }>(['diff', idOf(11), idOf(12), '--json']);
+    const diff = await replay.json<{ node_counts: Record<string, number> }>(['diff', idOf(11), idOf(12), '--json']);
     const rows = Object.fromEntries([...result.stdout.matchAll(/^\| (\w+) \| (\d+) \|$/gm)].map((m) => [m[1], Number(m[2])]));
     expect(rows).toEqual(diff.node_counts);
     expect(result.stdout).toContain(`\`${idOf(11).slice(0, 8)}\` → \`${idOf(12).slice(0, 8)}\``);

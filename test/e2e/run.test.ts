@@ -10,7 +10,7 @@ import {
   sha256Of,
   type CaptureRecordJson,
 } from '../helpers/archive-files.js';
-import { BIN, makeProject, runCli } from '../helpers/cli.js';
+import { BIN, makeProject, runCliProcess } from '../helpers/cli.js';
 import { CORPUS_DIR, hasCorpus } from '../helpers/corpus.js';
 import { installFakeDbt, type FakeDbt } from '../helpers/fake-dbt.js';
 import { writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
@@ -51,7 +51,7 @@ function fakeEnv(replay: string | undefined, extra: Record<string, string> = {})
 }
 
 function runDbt(cwd: string, dbtArgs: string[], replay: string | undefined, extra: Record<string, string> = {}) {
-  return runCli(['run', '--', 'dbt', ...dbtArgs], { cwd, env: fakeEnv(replay, extra) });
+  return runCliProcess(['run', '--', 'dbt', ...dbtArgs], { cwd, env: fakeEnv(replay, extra) });
 }
 
 /** The capture record `run` wrote after the command: exactly one per run. */
@@ -116,16 +116,16 @@ for (const { name, needsCorpus, prepare } of sources) describe.skipIf(needsCorpu
   it('a run dbt ended with a non-zero exit is no last success, though all its results succeeded', async () => {
     const project = makeProject();
     writeSyntheticTarget({ invocationId: '44444444-aaaa-4bbb-8ccc-000000000004', command: 'build', statuses: ['success', 'pass'], generatedAt: '2020-01-02T03:04:05Z' }, project.target);
-    expect((await runCli(['capture'], { cwd: project.dir })).exitCode).toBe(0);
+    expect((await runCliProcess(['capture'], { cwd: project.dir })).exitCode).toBe(0);
     // As when an on-run-end hook fails: every result a success, dbt exits 1.
     const hooked = await runDbt(project.dir, ['build'], replays.passing, { FAKE_DBT_EXIT: '1' });
     expect(hooked.exitCode).toBe(1);
-    const state = JSON.parse((await runCli(['state', '--last-success', '--json'], { cwd: project.dir })).stdout) as { invocation_id: string };
+    const state = JSON.parse((await runCliProcess(['state', '--last-success', '--json'], { cwd: project.dir })).stdout) as { invocation_id: string };
     expect(state.invocation_id).toBe('44444444-aaaa-4bbb-8ccc-000000000004');
     // The same results from a run that exited 0 are a success.
     const clean = makeProject();
     expect((await runDbt(clean.dir, ['build'], replays.passing)).exitCode).toBe(0);
-    const chosen = JSON.parse((await runCli(['state', '--last-success', '--json'], { cwd: clean.dir })).stdout) as { invocation_id: string };
+    const chosen = JSON.parse((await runCliProcess(['state', '--last-success', '--json'], { cwd: clean.dir })).stdout) as { invocation_id: string };
     expect(chosen.invocation_id).toBe(invocationIdOf(path.join(replays.passing, 'run_results.json')));
   });
 
@@ -158,7 +158,7 @@ describe('dbtattic run where dbt is told where its project and target/ are', () 
     for (const how of ['env', 'flag'] as const) {
       const { dir, project } = outer();
       const args = how === 'flag' ? ['build', '--project-dir', 'transform'] : ['build'];
-      const result = await runCli(['run', '--', 'dbt', ...args], { cwd: dir, env: fakeEnv(passing(), how === 'env' ? { DBT_PROJECT_DIR: 'transform' } : {}) });
+      const result = await runCliProcess(['run', '--', 'dbt', ...args], { cwd: dir, env: fakeEnv(passing(), how === 'env' ? { DBT_PROJECT_DIR: 'transform' } : {}) });
       expect(result.exitCode, `${how}: ${result.stderr}`).toBe(0);
       expect(capturedIn(project), how).toEqual(['manifest', 'run_results', '(written)']);
       expect(existsSync(path.join(project, 'transform')), `${how}: no transform/transform`).toBe(false);
@@ -167,7 +167,7 @@ describe('dbtattic run where dbt is told where its project and target/ are', () 
 
   it("dbt's --target-path: the run is captured from there", async () => {
     const { project } = outer();
-    const result = await runCli(['run', '--', 'dbt', 'build', '--target-path', 'tgt2'], { cwd: project, env: fakeEnv(passing()) });
+    const result = await runCliProcess(['run', '--', 'dbt', 'build', '--target-path', 'tgt2'], { cwd: project, env: fakeEnv(passing()) });
     expect(result.exitCode, result.stderr).toBe(0);
     expect(capturedIn(project, 'tgt2')).toEqual(['manifest', 'run_results', '(written)']);
   });
@@ -176,7 +176,7 @@ describe('dbtattic run where dbt is told where its project and target/ are', () 
 describe('dbtattic run when the command cannot run', () => {
   it('exits 127 for a command that is not installed, and says so on stderr', async () => {
     const project = makeProject();
-    const result = await runCli(['run', '--', 'dbt-not-installed-here', 'build'], { cwd: project.dir, env: fakeEnv(undefined) });
+    const result = await runCliProcess(['run', '--', 'dbt-not-installed-here', 'build'], { cwd: project.dir, env: fakeEnv(undefined) });
     expect(result.exitCode).toBe(127);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('dbt-not-installed-here: command not found');
@@ -185,7 +185,7 @@ describe('dbtattic run when the command cannot run', () => {
 
   it('exits 2 with a usage message when no command follows --', async () => {
     const project = makeProject();
-    const result = await runCli(['run'], { cwd: project.dir, env: fakeEnv(undefined) });
+    const result = await runCliProcess(['run'], { cwd: project.dir, env: fakeEnv(undefined) });
     expect(result.exitCode).toBe(2);
   });
 });
@@ -271,7 +271,7 @@ describe("capture problems during run are warnings that never change dbt's exit 
     const project = makeProject();
     const notADir = path.join(mkdtempSync(path.join(os.tmpdir(), 'attic-store-')), 'a-file');
     writeFileSync(notADir, 'not a directory');
-    const result = await runCli(['--store', notADir, 'run', '--', 'dbt', 'build'], { cwd: project.dir, env: fakeEnv(failing()) });
+    const result = await runCliProcess(['--store', notADir, 'run', '--', 'dbt', 'build'], { cwd: project.dir, env: fakeEnv(failing()) });
     expect(result.exitCode).toBe(1);
     expect(result.stdout).toContain('Completed with 1 error');
     expect(result.stderr).toContain('dbtattic warning: post-run capture failed:');

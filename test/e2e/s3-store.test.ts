@@ -5,7 +5,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { putArtifactRecord, putBlob, putJournalEntry } from '../../src/archive/index.js';
 import { newTimeId } from '../../src/vocab/index.js';
-import { makeProject, runCli, type CliResult } from '../helpers/cli.js';
+import { makeProject, runCliProcess, type CliResult } from '../helpers/cli.js';
 import { startCuttingRelay } from '../helpers/tcp-cut.js';
 import { announceS3Skip, makeBucket, openTestS3Backend, s3Available, s3Env } from '../helpers/s3.js';
 import { syntheticManifest, writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
@@ -24,7 +24,7 @@ beforeAll(async () => {
 const machine = (): string => mkdtempSync(path.join(os.tmpdir(), 'attic-machine-'));
 
 function attic(args: string[], cwd: string, store: string, cache: string, extra: Record<string, string> = {}): Promise<CliResult> {
-  return runCli(args, { cwd, env: { ...s3Env(), DBTATTIC_STORE: store, XDG_CACHE_HOME: cache, ...extra } });
+  return runCliProcess(args, { cwd, env: { ...s3Env(), DBTATTIC_STORE: store, XDG_CACHE_HOME: cache, ...extra } });
 }
 
 function project(invocationId: string, minute: number): string {
@@ -126,7 +126,7 @@ describe.skipIf(!s3Available)('a store in S3', () => {
 
   it('push then pull between two local stores through the bucket: both verify, identical histories and branches', async () => {
     const remote = `s3://${bucket}/team-${randomUUID().slice(0, 8)}`;
-    const local = (args: string[], cwd: string): Promise<CliResult> => runCli(args, { cwd, env: { ...s3Env(), XDG_CACHE_HOME: cwd } });
+    const local = (args: string[], cwd: string): Promise<CliResult> => runCliProcess(args, { cwd, env: { ...s3Env(), XDG_CACHE_HOME: cwd } });
     const [a, b] = [project(randomUUID(), 20), project(randomUUID(), 21)];
     expect((await local(['capture', '--branch', 'main'], a)).exitCode).toBe(0);
     expect((await local(['capture', '--branch', 'dev'], b)).exitCode).toBe(0);

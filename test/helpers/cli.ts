@@ -3,6 +3,9 @@ import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Chalk } from 'chalk';
+import type { CliIo } from '../../src/cli/io.js';
+import { escapeControls } from '../../src/cli/terminal-text.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_DIR = path.resolve(here, '../..');
@@ -14,8 +17,35 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI as a user would, in `cwd`, with a clean environment plus `env`. */
-export function runCli(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
+/**
+ * Calls the CLI's `main(argv, io)` in this process, as the process would with stdout and stderr
+ * piped (no terminal, no colour) and a clean environment plus `env`: what a command prints and
+ * its exit code, at no process start. A test where the process boundary is the point (an exit
+ * by a signal, kill -9, locks held by two processes, the S3 SDK reading its keys from the
+ * environment) uses `runCliProcess`.
+ */
+export async function runCli(args: string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<CliResult> {
+  const { main } = await import('../../src/cli/main.js');
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    cwd: options.cwd,
+    env: cliEnv(options.env),
+    stdout: (text) => void (stdout += escapeControls(text)),
+    stderr: (text) => void (stderr += escapeControls(text)),
+    readStdin: async () => options.input ?? '',
+    isTTY: false,
+    stderrIsTTY: false,
+    columns: 0,
+    rows: 0,
+    color: new Chalk({ level: 0 }),
+  };
+  const exitCode = await main(args, io);
+  return { exitCode, stdout, stderr };
+}
+
+/** Runs the built CLI in a process of its own, as a user would, in `cwd`, with a clean environment plus `env`. */
+export function runCliProcess(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
