@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import SlowestFirst from './test/support/slowest-first.js';
 import SummaryReporter from './test/support/summary-reporter.js';
 
 export default defineConfig({
@@ -8,9 +9,11 @@ export default defineConfig({
     exclude: ['test/smoke/**', '**/node_modules/**'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    // Two cores on CI: DuckDB and child-process tests fight for them.
-    maxWorkers: 2,
+    // Two cores, three workers: a third fills the time the others spend waiting on child
+    // processes, S3 and locks.
+    maxWorkers: 3,
     reporters: ['default', new SummaryReporter()],
+    sequence: { sequencer: SlowestFirst },
     globalSetup: ['test/support/temp-root.ts'],
   },
 });
