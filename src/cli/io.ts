@@ -49,6 +49,35 @@ export function processIo(): CliIo {
   };
 }
 
+/** What a command printed, kept by a `collectingIo`. */
+export interface Printed {
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * An io for a caller in this process (the MCP server, tests): what the command prints is kept,
+ * as a process with stdout and stderr piped would print it (no terminal, no colour), and
+ * `input` is its stdin.
+ */
+export function collectingIo(cwd: string, env: Record<string, string | undefined>, input = ''): { io: CliIo; printed: () => Printed } {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = {
+    cwd,
+    env,
+    stdout: (text) => void out.push(text),
+    stderr: (text) => void err.push(text),
+    readStdin: async () => input,
+    isTTY: false,
+    stderrIsTTY: false,
+    columns: 0,
+    rows: 0,
+    color: new Chalk({ level: 0 }),
+  };
+  return { io, printed: () => ({ stdout: out.join(''), stderr: err.join('') }) };
+}
+
 export function printJson(io: CliIo, value: unknown): void {
   io.stdout(`${JSON.stringify(value, null, 2)}\n`);
 }

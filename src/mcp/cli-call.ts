@@ -1,5 +1,4 @@
-import { Chalk } from 'chalk';
-import type { CliIo } from '../cli/io.js';
+import { collectingIo } from '../cli/io.js';
 import { main } from '../cli/main.js';
 
 export interface CliAnswer {
@@ -28,21 +27,8 @@ export function cliCaller(cwd: string, env: Record<string, string | undefined>, 
 }
 
 async function runCollected(argv: string[], cwd: string, env: Record<string, string | undefined>): Promise<CliAnswer> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: CliIo = {
-    cwd,
-    env,
-    stdout: (text) => void out.push(text),
-    stderr: (text) => void err.push(text),
-    // A tool call has no stdin of its own: the server's stdin is the JSON-RPC stream.
-    readStdin: async () => '',
-    isTTY: false,
-    stderrIsTTY: false,
-    columns: 0,
-    rows: 0,
-    color: new Chalk({ level: 0 }),
-  };
+  // A tool call has no stdin of its own: the server's stdin is the JSON-RPC stream.
+  const { io, printed } = collectingIo(cwd, env);
   const exitCode = await main(argv, io);
-  return { exitCode, stdout: out.join(''), stderr: err.join('') };
+  return { exitCode, ...printed() };
 }

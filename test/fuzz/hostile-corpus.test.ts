@@ -3,8 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/io.js';
-import { Chalk } from 'chalk';
+import { collectingIo } from '../../src/cli/io.js';
 import { corpusArtifacts, hasCorpus } from '../helpers/corpus.js';
 import { MUTATIONS, mutate, seededRandom } from './mutations.js';
 
@@ -37,27 +36,14 @@ interface Outcome {
 }
 
 async function cli(cwd: string, args: string[]): Promise<Outcome> {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    cwd,
-    env: { DBTATTIC_STORE_MEMORY_LIMIT: '64MB' },
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stderr += text),
-    readStdin: async () => '',
-    isTTY: false,
-    stderrIsTTY: false,
-    columns: 0,
-    rows: 0,
-    color: new Chalk({ level: 0 }),
-  };
+  const { io, printed } = collectingIo(cwd, { DBTATTIC_STORE_MEMORY_LIMIT: '64MB' });
   let timer: NodeJS.Timeout | undefined;
   const bound = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`dbtattic ${args.join(' ')} ran past ${COMMAND_BOUND_MS} ms`)), COMMAND_BOUND_MS);
   });
   try {
     const exitCode = await Promise.race([main(args, io), bound]);
-    return { exitCode, stdout, stderr };
+    return { exitCode, ...printed() };
   } finally {
     clearTimeout(timer);
   }

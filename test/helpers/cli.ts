@@ -3,8 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Chalk } from 'chalk';
-import type { CliIo } from '../../src/cli/io.js';
+import { collectingIo } from '../../src/cli/io.js';
 import { escapeControls } from '../../src/cli/terminal-text.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -26,22 +25,11 @@ export interface CliResult {
  */
 export async function runCli(args: string[], options: { cwd: string; env?: Record<string, string>; input?: string }): Promise<CliResult> {
   const { main } = await import('../../src/cli/main.js');
-  let stdout = '';
-  let stderr = '';
-  const io: CliIo = {
-    cwd: options.cwd,
-    env: cliEnv(options.env),
-    stdout: (text) => void (stdout += escapeControls(text)),
-    stderr: (text) => void (stderr += escapeControls(text)),
-    readStdin: async () => options.input ?? '',
-    isTTY: false,
-    stderrIsTTY: false,
-    columns: 0,
-    rows: 0,
-    color: new Chalk({ level: 0 }),
-  };
+  const { io, printed } = collectingIo(options.cwd, cliEnv(options.env), options.input);
   const exitCode = await main(args, io);
-  return { exitCode, stdout, stderr };
+  // As a process writing to a pipe shows them (processIo).
+  const { stdout, stderr } = printed();
+  return { exitCode, stdout: escapeControls(stdout), stderr: escapeControls(stderr) };
 }
 
 /** Runs the built CLI in a process of its own, as a user would, in `cwd`, with a clean environment plus `env`. */
