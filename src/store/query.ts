@@ -2,7 +2,7 @@ import type { Json } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
 import type { Database } from './database.js';
 import { plainRows, type PlainResult } from './plain-rows.js';
-import { guardQuery } from './query-guard.js';
+import { prepareReadStatements } from './read-statements.js';
 
 /** Where a query's rows go as they arrive: a result is never held whole (60 M rows would not fit). */
 export interface QuerySink {
@@ -24,13 +24,12 @@ export interface QueryOutcome {
 }
 
 /**
- * Runs user SQL on a read-only connection that also cannot reach files or the network, so a
- * query can neither change the store nor write elsewhere (COPY TO, ATTACH, INSTALL); what DuckDB
- * would still allow (its own files) query-guard.ts refuses first. Rows are
+ * Runs user SQL on a read-only connection that also cannot reach files or the network, and only
+ * the statements DuckDB's own parser calls queries (read-statements.ts), so a query can neither
+ * change the store nor write elsewhere (COPY TO, ATTACH, INSTALL). Rows of the last statement are
  * fetched a chunk at a time and handed to the sink, which may wait for its output to drain.
  */
 export async function streamReadOnlyQuery(db: Database, sql: string, options: QueryOptions, sink: QuerySink): Promise<QueryOutcome> {
-  guardQuery(sql);
   await db.connection.run('SET enable_external_access = false');
   await db.connection.run('SET lock_configuration = true');
   let timedOut = false;
@@ -49,7 +48,10 @@ export async function streamReadOnlyQuery(db: Database, sql: string, options: Qu
 }
 
 async function pump(db: Database, sql: string, limit: number | null, sink: QuerySink): Promise<QueryOutcome> {
-  const result = await db.connection.stream(sql);
+  const statements = await prepareReadStatements(db.connection, sql);
+  // As DuckDB answers a text of several statements: each runs, the last one's rows are the answer.
+  for (const statement of statements.slice(0, -1)) await statement.run();
+  const result = await statements.at(-1)!.stream();
   const plain = plainRows(result.columnNames(), result.columnTypes());
   sink.columns(plain.columns);
   let count = 0;

@@ -157,12 +157,68 @@ describe('query', () => {
       [`EXPLAIN ANALYZE COPY (SELECT 'x' AS x) TO '${storeFile}' (FORMAT csv, USE_TMP_FILE false)`],
       [`SELECT E'\\'' AS a; COPY (SELECT 'x' AS x) TO '${storeFile}' (FORMAT csv, USE_TMP_FILE false); SELECT ''`],
       [`CALL enable_logging(storage = 'file', storage_path = '${path.dirname(storeFile)}')`],
+      [`SELECT * FROM enable_logging(storage = 'file', storage_path = '${path.dirname(storeFile)}')`],
+      [`SELECT (SELECT count(*) FROM "Enable_Logging"()) AS n`],
+      // DuckDB ends a -- comment at a carriage return too: the COPY after it is a statement.
+      [`-- x\rCOPY (SELECT 'pwned' AS a) TO '${storeFile}' (FORMAT csv, USE_TMP_FILE false)`],
+      [`SET VARIABLE x = 1; COPY (SELECT 1) TO '${outside}'`],
+      [`SET VARIABLE x = (SELECT count(*) FROM enable_logging())`],
+      [`EXPORT DATABASE '${outside}'`],
+      ['CHECKPOINT'],
+      ['SELECT * FROM force_checkpoint()'],
     ])('%s', async (sql) => {
-      const result = await cli('query', sql);
+      const result = await cli('query', '--', sql);
       expect(result.exitCode).toBe(2);
       expect(result.stderr).toMatch(/^error: The store is read-only to queries; the statement was refused and nothing changed \(.+\)\.\n$/);
       expect(result.stdout).toBe('');
     });
+
+    it('refuses the carriage-return comment as the attack came: on stdin, to a process', async () => {
+      const result = await cliWithInput(['query'], `-- x\rCOPY (select 'pwned' as a) TO '${storeFile}' (FORMAT csv, USE_TMP_FILE false)`);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain('read-only to queries');
+    });
+
+    // Every comment, quote and white-space form before each statement that would write: DuckDB's
+    // own parser splits and types the text, so none gets through, whatever a reading of the text
+    // would make of it (afterEach: the store and the outside path are as they were).
+    const PREFIXES = ['', '-- x\r', '-- x\n', '-- x\r\n', '--\r', '/* x */', '/* /* */ */', '/* x \r */', 'SELECT 1;', "SELECT '\\';", "SELECT E'\\'';", 'SELECT $$;$$;', 'SELECT $t$ ; $t$;', 'SELECT "a;b" FROM (SELECT 1 AS "a;b");', '\t', '\f', '\v', '\u00a0', ';;', '(', 'WITH x AS (SELECT 1) '];
+    const WRITES = [
+      `COPY (SELECT 'x' AS x) TO '${storeFile}' (FORMAT csv, USE_TMP_FILE false)`,
+      `COPY invocation TO '${outside}'`,
+      `ATTACH '${outside}' AS other`,
+      `EXPORT DATABASE '${outside}'`,
+      `CALL enable_logging(storage = 'file', storage_path = '${outside}')`,
+    ];
+    it(`refuses or fails ${PREFIXES.length * WRITES.length} forms, and nothing is written`, async () => {
+      for (const prefix of PREFIXES) {
+        for (const write of WRITES) {
+          const result = await cli('query', '--', `${prefix}${write}`);
+          expect(result.exitCode, JSON.stringify(prefix + write)).toBe(2);
+          expect(result.stdout).toBe('');
+        }
+      }
+    }, 120_000);
+  });
+
+  it('answers queries whatever their strings, quoted names and comments say, and SHOW, DESCRIBE, SUMMARIZE, FROM, PRAGMA and SET VARIABLE', async () => {
+    for (const sql of [
+      "SELECT count(*) AS n FROM run_result WHERE message ILIKE '%copy%' OR message LIKE '%load%'",
+      'SELECT "copy", "load" FROM (SELECT 1 AS "copy", 2 AS "load")',
+      '-- copy this later\nSELECT count(*) AS n FROM source_freshness /* export? */',
+      "SELECT $$ copy $$ AS a, $tag$ attach $tag$ AS b, E'it''s \\' install' AS c",
+      "SELECT 'enable_logging()' AS a",
+      'SET VARIABLE regression_ratio = 2; SELECT count(*) AS n FROM v_runtime_regressions',
+      'SHOW TABLES',
+      'DESCRIBE invocation',
+      'SUMMARIZE invocation',
+      'FROM invocation SELECT count(*) AS n',
+      'PRAGMA show_tables',
+    ]) {
+      const result = await cli('query', '--json', '--', sql);
+      expect(result.exitCode, `${sql}: ${result.stderr}`).toBe(0);
+      expect(JSON.parse(result.stdout)).toEqual(expect.any(Array));
+    }
   });
 });
 
