@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { identityOf } from './stat-cache.js';
+import { isAtticError } from '../errors.js';
 import { readRegularFile } from './regular-file.js';
 import { sliceLog, type LogSlice } from './log-slices.js';
 
@@ -29,15 +30,29 @@ export async function logIdentity(logDir: string): Promise<string | null> {
   }
 }
 
-/** Every invocation's slice of the log, oldest rotated file first. */
-export async function readLogSlices(logDir: string): Promise<LogSlice[]> {
+/** A log file left out, and why. */
+export interface SkippedLogFile {
+  file: string;
+  reason: string;
+}
+
+/**
+ * Every invocation's slice of the log, oldest rotated file first. A file that is not a log to
+ * read (a link to /dev/null, which silences dbt's file log; a FIFO; a directory; one past the
+ * bound) is left out and named: the log is one output of a capture, never a reason to lose the
+ * artifacts beside it.
+ */
+export async function readLogSlices(logDir: string): Promise<{ slices: LogSlice[]; skipped: SkippedLogFile[] }> {
   const parts: Buffer[] = [];
+  const skipped: SkippedLogFile[] = [];
   for (const file of logFiles(logDir)) {
     try {
       parts.push(await readRegularFile(file, MAX_LOG_FILE_BYTES));
     } catch (error) {
-      if ((error as { code?: string }).code !== 'ENOENT') throw error;
+      if ((error as { code?: string }).code === 'ENOENT') continue;
+      if (!isAtticError(error)) throw error;
+      skipped.push({ file, reason: error.message });
     }
   }
-  return sliceLog(Buffer.concat(parts));
+  return { slices: sliceLog(Buffer.concat(parts)), skipped };
 }

@@ -129,8 +129,9 @@ async function readVouched(file: string, id: string): Promise<Buffer> {
 async function captureLog(backend: Backend, logDir: string, attribution: Attribution | null, memos: StatCache | undefined, meta: OutputMeta): Promise<CapturedOutput[]> {
   const identity = await logIdentity(logDir);
   if (identity === null || memos?.memo('log') === identity) return [];
-  const rows: CapturedOutput[] = [];
-  for (const slice of await readLogSlices(logDir)) {
+  const { slices, skipped } = await readLogSlices(logDir);
+  const rows: CapturedOutput[] = skipped.map(({ file, reason }) => outputError('log', attribution?.invocationId ?? null, `${file} was left out: ${reason}`));
+  for (const slice of slices) {
     const id = sha256(slice.bytes);
     const row: CapturedOutput = { output: 'log', status: 'unchanged', invocation_id: slice.invocationId, sha256: id, size: slice.bytes.length, entries: slice.lines, stored_bytes: 0 };
     const filed = await hasOutputRecord(backend, slice.invocationId, 'log', id);

@@ -31,7 +31,8 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
   }
   const othersKept = rows.some((r) => r.status === 'captured' || r.status === 'unchanged');
   for (const output of (outcome.record?.outputs ?? []).filter((o) => o.status === 'error')) {
-    io.stderr(`${io.color.yellow('warning:')} ${output.output} of invocation ${output.invocation_id}: ${output.error}\n`);
+    const whose = output.invocation_id ? ` of invocation ${output.invocation_id}` : '';
+    io.stderr(`${io.color.yellow('warning:')} ${output.output}${whose}: ${output.error}\n`);
   }
   for (const row of rows.filter((r) => r.status === 'error')) {
     io.stderr(`${io.color.red('error:')} ${row.path}: ${row.error} — left out${othersKept ? '; the other artifacts were captured' : ''}.\n`);
