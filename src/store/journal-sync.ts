@@ -36,7 +36,9 @@ export async function catchUpFromJournal(db: Database, backend: Backend, localDi
   };
   const report = await catchUp(db, backend, onProgress, scope);
   const complete = await completeEntries(db, entries);
-  const newest = ids.at(-1) ?? mark.newest;
+  // Only an entry that was read counts as a position: a stray key (records/journal/ffff….json)
+  // sorts after every entry to come, and taken as the newest it hid them all from this cache.
+  const newest = [mark.newest, ...entries.map((e) => e.id)].filter((id): id is string => id !== null).sort().at(-1) ?? null;
   const floor = newest ? lowerBound(newest) : '';
   await writeMark(localDir, { newest, done: [...done, ...complete].filter((id) => id > floor).sort() });
   return { ...report, journal: open.length };
@@ -60,11 +62,23 @@ function lowerBound(id: string): string {
 async function readMark(localDir: string): Promise<SyncMark> {
   try {
     const value = JSON.parse(await fs.readFile(path.join(localDir, SYNC_FILE), 'utf8')) as SyncMark;
-    return { newest: typeof value.newest === 'string' ? value.newest : null, done: Array.isArray(value.done) ? value.done.map(String) : [] };
+    return { newest: plausiblePosition(value.newest), done: Array.isArray(value.done) ? value.done.map(String) : [] };
   } catch {
     return { newest: null, done: [] };
   }
 }
+
+/**
+ * A position written before stray keys were ignored may be one (a cache blinded so stays
+ * blind): a position is a journal id of no later than a day from now, else the journal is
+ * listed whole once more.
+ */
+function plausiblePosition(newest: unknown): string | null {
+  if (typeof newest !== 'string' || !JOURNAL_ID.test(newest)) return null;
+  return Number.parseInt(newest.slice(0, 13), 16) <= Date.now() + LOOKBACK_MS ? newest : null;
+}
+
+const JOURNAL_ID = /^[0-9a-f]{13}-/;
 
 async function writeMark(localDir: string, mark: SyncMark): Promise<void> {
   const temp = path.join(localDir, `${SYNC_FILE}.${process.pid}.tmp`);
