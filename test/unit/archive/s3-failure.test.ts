@@ -22,6 +22,13 @@ describe('an S3 failure', () => {
     expect(statusOf(new Error('plain'))).toBeUndefined();
   });
 
+  it('names the clocks, not the credentials, when the server says this clock is too far from its own', () => {
+    const skewed = failure('RequestTimeTooSkewed', 403, { RequestTime: '20261210T120000Z', ServerTime: '2026-12-07T12:00:00Z' });
+    const error = remoteError(skewed, where, null, 'PUT records/x');
+    expect(error.message).toBe("The S3 server refused s3://team-bucket/dbt: this machine's clock is too far from the server's (this machine's 20261210T120000Z, the server's 2026-12-07T12:00:00Z). Set the clock right (NTP), then run the command again; the credentials are not the problem.");
+    expect(error.message).not.toMatch(/AWS_ACCESS_KEY_ID|grant them/);
+  });
+
   it('names a missing bucket, with the server it was asked', () => {
     const error = remoteError(failure('NoSuchBucket', 404), where, 'http://127.0.0.1:7480', 'GET FORMAT');
     expect(error).toMatchObject({

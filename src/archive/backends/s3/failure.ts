@@ -6,6 +6,9 @@ export interface SdkFailure {
   name?: string;
   code?: string;
   message?: string;
+  /** S3's RequestTimeTooSkewed names both clocks. */
+  RequestTime?: string;
+  ServerTime?: string;
   $metadata?: { httpStatusCode?: number; attempts?: number };
 }
 
@@ -30,6 +33,7 @@ export function remoteError(error: unknown, location: S3Location, endpoint: stri
   if (e.name === 'NoSuchBucket') {
     return new AtticError('remote', `The bucket '${location.bucket}' does not exist at ${server}. Create it, or fix the store URI (${where}) or the endpoint (AWS_ENDPOINT_URL).`, base);
   }
+  if (e.name === 'RequestTimeTooSkewed' || e.code === 'RequestTimeTooSkewed') return clockSkew(e, where, base);
   if (status === 403 || e.name === 'AccessDenied' || e.name === 'InvalidAccessKeyId' || e.name === 'SignatureDoesNotMatch') {
     return new AtticError(
       'remote',
@@ -49,4 +53,11 @@ export function remoteError(error: unknown, location: S3Location, endpoint: stri
     return new AtticError('remote', `Cannot reach ${server} for bucket '${location.bucket}' (${operation}: ${code ?? e.name}). Check the endpoint (AWS_ENDPOINT_URL, 's3: endpoint'), the network, and that the server is up; then run the command again.`, base);
   }
   return new AtticError('remote', `${server} failed ${operation} on ${where}: ${e.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(error)}. Try again; if it persists, check the server.`, base);
+}
+
+/** A clock far from the server's is refused with a 403 like bad keys: the message names the clocks, not the credentials. */
+function clockSkew(e: SdkFailure, where: string, base: Record<string, unknown>): AtticError {
+  const ours = e.RequestTime ?? new Date().toISOString();
+  const theirs = e.ServerTime ? `, the server's ${e.ServerTime}` : '';
+  return new AtticError('remote', `The S3 server refused ${where}: this machine's clock is too far from the server's (this machine's ${ours}${theirs}). Set the clock right (NTP), then run the command again; the credentials are not the problem.`, base);
 }
