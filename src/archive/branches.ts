@@ -31,8 +31,12 @@ const NAMESPACE = 'branches';
 // are filed on the git branch by default.
 const NAME = /^[^\s~^:?*[\\\x00-\x1f\x7f/-][^\s~^:?*[\\\x00-\x1f\x7f]{0,199}$/;
 
+function usableBranchName(name: string): boolean {
+  return NAME.test(name) && !name.includes('..') && !name.endsWith('/') && !name.endsWith('.lock');
+}
+
 export function checkBranchName(name: string): string {
-  if (!NAME.test(name) || name.includes('..') || name.endsWith('/') || name.endsWith('.lock')) {
+  if (!usableBranchName(name)) {
     throw new AtticError('usage', `'${name}' is not a usable branch name (no spaces, '..', '~^:?*[\\', no '-' or '/' first, no '.lock' last).`);
   }
   return name;
@@ -68,8 +72,7 @@ async function newestHeadEntry(backend: Backend, name: string): Promise<HeadEntr
 }
 
 export async function listBranches(backend: Backend): Promise<Branch[]> {
-  const entryNames = (await backend.list(HEAD_ENTRIES_PREFIX)).map((k) => decodeURIComponent(k.key.slice(HEAD_ENTRIES_PREFIX.length).split('/')[0]!));
-  const names = [...new Set([...(await listRefs(backend, NAMESPACE)), ...entryNames])];
+  const names = (await storedBranchKeys(backend)).filter((k) => k.name !== null).map((k) => k.name!);
   const branches = await Promise.all(names.map((name) => readBranch(backend, name)));
   return branches.filter((b): b is Branch => b !== null).sort((a, b) => a.name.localeCompare(b.name));
 }
@@ -123,10 +126,41 @@ export async function deleteBranch(backend: Backend, name: string): Promise<Bran
   return deleted!;
 }
 
+/**
+ * Every key under the branch refs and head entries, with the branch it names; null for a key
+ * dbtattic never writes (a name git refuses, or spelt other than refKey spells it, such as
+ * `refs/branches/evil%2F..%2F..`): such a key is skipped by every reader, reported by verify
+ * and removed by `verify --repair`. One such key stopped branch list, forget and pull.
+ */
+async function storedBranchKeys(backend: Backend): Promise<{ key: string; name: string | null }[]> {
+  const named = (key: string, name: string | undefined, canonical: (name: string) => boolean): { key: string; name: string | null } =>
+    ({ key, name: name !== undefined && usableBranchName(name) && canonical(name) ? name : null });
+  const decode = (text: string): string | undefined => {
+    try {
+      return decodeURIComponent(text);
+    } catch {
+      return undefined;
+    }
+  };
+  const refs = (await backend.list(refKey(NAMESPACE, ''))).map(({ key }) => named(key, decode(key.slice(refKey(NAMESPACE, '').length)), (name) => refKey(NAMESPACE, name) === key));
+  const entries = (await backend.list(HEAD_ENTRIES_PREFIX)).map(({ key }) => {
+    const segment = key.slice(HEAD_ENTRIES_PREFIX.length).split('/')[0]!;
+    return named(key, decode(segment), (name) => key.startsWith(headEntriesPrefix(name)));
+  });
+  const seen = new Set<string>();
+  return [...refs, ...entries].filter((k) => k.name === null || (!seen.has(k.name) && seen.add(k.name)));
+}
+
+/** Keys under the branch refs that name no branch dbtattic could have written. */
+export async function strayBranchKeys(backend: Backend): Promise<string[]> {
+  return (await storedBranchKeys(backend)).filter((k) => k.name === null).map((k) => k.key);
+}
+
 /** Branch refs that do not parse (disk damage, a hand edit): each blocks every capture on its branch. */
 export async function unreadableBranchRefs(backend: Backend): Promise<{ name: string; key: string }[]> {
   const out: { name: string; key: string }[] = [];
-  for (const name of await listRefs(backend, NAMESPACE)) {
+  const names = (await listRefs(backend, NAMESPACE)).filter((name) => usableBranchName(name));
+  for (const name of names) {
     const text = await readRef(backend, NAMESPACE, name);
     if (text !== undefined && tryParseBranch(text) === null) out.push({ name, key: refKey(NAMESPACE, name) });
   }

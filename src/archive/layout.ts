@@ -85,7 +85,13 @@ export function headEntryKey(branch: string, captureId: string): string {
 
 export function refNameOfKey(namespace: string, key: string): string | undefined {
   const prefix = `${REFS_PREFIX}${namespace}/`;
-  return key.startsWith(prefix) ? decodeURIComponent(key.slice(prefix.length)) : undefined;
+  if (!key.startsWith(prefix)) return undefined;
+  try {
+    return decodeURIComponent(key.slice(prefix.length));
+  } catch {
+    // Spelt as no ref is (a stray % in a bucket): no name.
+    return undefined;
+  }
 }
 
 /** The object id inside a chunk or file key, or undefined for any other key. */

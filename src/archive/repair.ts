@@ -1,6 +1,6 @@
 import { sha256 } from '../vocab/index.js';
 import type { Backend } from './backend.js';
-import { rewriteBranchRef, unreadableBranchRefs } from './branches.js';
+import { rewriteBranchRef, strayBranchKeys, unreadableBranchRefs } from './branches.js';
 import { FORMAT_KEY } from './layout.js';
 import { listCaptureRecords } from './records.js';
 import { repairBlob, restoreChunks } from './objects.js';
@@ -53,12 +53,16 @@ async function restoreFromCopies(
   }
 }
 
-/** Branch refs verify found unreadable, written again from the capture records. */
+/** Branch refs verify found unreadable, written again from the capture records; keys that name no branch, removed. */
 async function restoreBranchRefs(backend: Backend, report: VerifyReport): Promise<number> {
   const bad = report.problems.filter((p) => p.kind === 'bad-ref');
   if (bad.length === 0) return 0;
-  const [refs, captures] = await Promise.all([unreadableBranchRefs(backend), listCaptureRecords(backend, () => undefined)]);
+  const [refs, captures, stray] = await Promise.all([unreadableBranchRefs(backend), listCaptureRecords(backend, () => undefined), strayBranchKeys(backend)]);
   let written = 0;
+  for (const key of stray) {
+    await backend.delete(key);
+    written++;
+  }
   for (const { name } of refs) if (await rewriteBranchRef(backend, name, captures, new Date())) written++;
   return written;
 }

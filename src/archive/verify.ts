@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isAtticError } from '../errors.js';
 import type { Backend } from './backend.js';
-import { unreadableBranchRefs } from './branches.js';
+import { strayBranchKeys, unreadableBranchRefs } from './branches.js';
 import { ARCHIVE_FORMAT, archiveFormatOf } from './open.js';
 import {
   artifactRecordKey,
@@ -78,6 +78,9 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   await checkOutputRecords(backend, goodFiles, report, damaged.files);
   for (const ref of await unreadableBranchRefs(backend)) {
     report('bad-ref', ref.key, `branch '${ref.name}' is unreadable, and every capture on it stops; 'dbtattic verify --repair' writes it again from the capture records (a base from branch create is lost), or 'dbtattic branch delete ${ref.name}' removes it`);
+  }
+  for (const key of await strayBranchKeys(backend)) {
+    report('bad-ref', key, "names no branch dbtattic writes (a name git refuses, or spelt otherwise): every reader skips it; 'dbtattic verify --repair' removes it");
   }
   for (const { key } of chunks) {
     const id = idOfObjectKey(key, CHUNKS_PREFIX);

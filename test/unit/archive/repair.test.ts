@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { ARCHIVE_FORMAT, advanceBranch, deleteBranch, openArchiveForCheck, readBlob, readBranch, repairArchive, verifyArchive } from '../../../src/archive/index.js';
+import { ARCHIVE_FORMAT, advanceBranch, deleteBranch, listBranches, openArchiveForCheck, readBlob, readBranch, repairArchive, verifyArchive } from '../../../src/archive/index.js';
+import { EMPTY_POLICY, evaluatePolicy } from '../../../src/retention/index.js';
 import { openArchiveOn } from '../../../src/archive/open.js';
 import { file } from '../../helpers/archive-builder.js';
 
@@ -84,6 +85,28 @@ describe('an unreadable branch ref', () => {
     await backend.putIfAbsent('refs/branches/main', Buffer.from('not json'));
     expect(await deleteBranch(backend, 'main')).toMatchObject({ name: 'main' });
     expect(await backend.get('refs/branches/main')).toBeUndefined();
+  });
+});
+
+describe('a key under the branch refs that names no branch', () => {
+  it('is skipped by branch list and forget, named by verify and removed by repair', async () => {
+    const backend = new MemBackend();
+    await backend.putIfAbsent('FORMAT', Buffer.from(`${ARCHIVE_FORMAT}\n`));
+    await file(backend, { invocationId: 'inv-1', branch: 'main', capturedAt: '2026-01-02T04:00:00.000Z' });
+    await advanceBranch(backend, 'main', '0000000000001-aaaaaaaaaaaa', 'inv-1', new Date());
+    const main = (await backend.get('refs/branches/main'))!;
+    const stray = ['refs/branches/evil%2F..%2F..', 'refs/branches/a%2e', 'refs/branches/%E0%A4%A', 'refs/branch-heads/..%2Fx/0000000000001-aaaaaaaaaaaa'];
+    for (const key of stray) await backend.putIfAbsent(key, main);
+
+    expect((await listBranches(backend)).map((b) => b.name)).toEqual(['main']);
+    expect(await evaluatePolicy(backend, { ...EMPTY_POLICY, last: 1 }, { now: new Date() })).toMatchObject({ keep: ['inv-1'] });
+    const verified = await verifyArchive(backend);
+    expect(verified.problems.map((p) => [p.kind, p.key]).sort()).toEqual(stray.map((key) => ['bad-ref', key]).sort());
+    const report = await repairArchive(backend, copiesOf());
+    expect(report.restored.refs).toBe(stray.length);
+    expect(report.after.ok).toBe(true);
+    for (const key of stray) expect(await backend.get(key)).toBeUndefined();
+    expect(await readBranch(backend, 'main')).toMatchObject({ head_invocation_id: 'inv-1' });
   });
 });
 
