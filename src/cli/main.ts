@@ -108,6 +108,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .argument('[sql...]', 'the SQL; read from stdin when absent')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv', 'markdown']).default('table'))
     .option('--limit <n>', 'at most this many rows', positiveInt)
+    .option('--max-bytes <n>', 'at most this many bytes of rows, counted as JSON', positiveInt)
     .option('--timeout <seconds>', 'stop the query after this long (0: never)', wholeSeconds, 300)
     .option('--json', 'same as --format json')
     .action(run(() => import('./commands/query.js')));
@@ -246,6 +247,8 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .command('mcp')
     .description('Serve the history to agents: a read-only Model Context Protocol server on stdio')
     .option('--max-rows <n>', 'the most rows a query tool may return', positiveInt, 1000)
+    .option('--max-bytes <n>', 'the most bytes of rows (as JSON) one answer holds', positiveInt, 4_000_000)
+    .option('--max-request-bytes <n>', 'a request larger than this is refused with a JSON-RPC error', positiveInt, 1_000_000)
     .option('--max-seconds <n>', 'the longest a query tool may run before it is stopped (query --timeout)', positiveSeconds, 60)
     .action(run(() => import('./commands/mcp.js')));
 

@@ -28,8 +28,8 @@ export function readAnswers(answers: Record<string, CliAnswer>): ToolAnswer {
  * for more)"), which an agent never sees: without it, the first rows pass for all of them.
  */
 function limitNote(stderr: string): string | null {
-  const line = stderr.split('\n').find((l) => /^\(showing the .*--limit.*\)$/.test(l.trim()));
-  return line ? line.trim().slice(1, -1).replace('raise --limit', 'raise limit') : null;
+  const line = stderr.split('\n').find((l) => /^\(showing the .*(--limit|--max-bytes).*\)$/.test(l.trim()));
+  return line ? line.trim().slice(1, -1).replace('raise --limit', 'raise limit').replace('raise --max-bytes for more', 'the server answers no more at once: ask for fewer or shorter values') : null;
 }
 
 /**

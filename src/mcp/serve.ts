@@ -1,11 +1,14 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { readAnswers, type ToolAnswer } from './answer.js';
+import { boundedRequests } from './request-bound.js';
 import { cliCaller, type CliAnswer, type CliCaller } from './cli-call.js';
 import { COLUMNS_SQL, describeRelations, readReadme, type RelationDoc } from './resources.js';
 import { TOOLS, type QueryLimits, type ToolSpec } from './tools.js';
 
 export interface McpOptions extends QueryLimits {
+  /** A request line past this many bytes is refused (request-bound.ts). */
+  maxRequestBytes: number;
   cwd: string;
   env: Record<string, string | undefined>;
   /** --store, --project-dir, --target-path as given to `dbtattic mcp`: every tool call gets them. */
@@ -27,7 +30,8 @@ export async function serveMcp(options: McpOptions): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = resolve;
   });
-  const transport = new StdioServerTransport();
+  const write = (response: string): void => void process.stdout.write(response);
+  const transport = new StdioServerTransport(boundedRequests(process.stdin, options.maxRequestBytes, write), process.stdout);
   await server.connect(transport);
   answerParseErrors(transport);
   process.stdin.once('end', () => void server.close());

@@ -7,6 +7,8 @@ import { z } from 'zod';
  */
 export interface QueryLimits {
   maxRows: number;
+  /** The most bytes of rows (as JSON) one answer holds: 300 rows of 1 MB got no answer, the server at 2.7 GB. */
+  maxBytes: number;
   /** The longest a query may run, in seconds (`query --timeout`); an agent may ask for less. */
   maxSeconds: number;
 }
@@ -45,7 +47,7 @@ function flag(name: string, value: unknown): string[] {
 
 /** `query --json` with the rows and seconds asked for, never more than the server allows. */
 function sql(text: string, limits: QueryLimits, rows = limits.maxRows, seconds = limits.maxSeconds): string[] {
-  return ['query', '--json', '--limit', String(Math.min(rows, limits.maxRows)), '--timeout', String(Math.min(seconds, limits.maxSeconds)), '--', text];
+  return ['query', '--json', '--limit', String(Math.min(rows, limits.maxRows)), '--max-bytes', String(limits.maxBytes), '--timeout', String(Math.min(seconds, limits.maxSeconds)), '--', text];
 }
 
 /** The flags `plan` and `explain` share, from a tool's input. */

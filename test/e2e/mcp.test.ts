@@ -146,6 +146,32 @@ describe('dbtattic mcp', () => {
     ]);
   });
 
+  it('refuses a request over --max-request-bytes with -32600 as it streams in, and goes on', () => {
+    const huge = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'query', arguments: { sql: `select '${'x'.repeat(20 * 1024 * 1024)}'` } } });
+    const input = `${huge}\n{"jsonrpc":"2.0","id":8,"method":"ping"}\n`;
+    const ran = spawnSync(process.execPath, [BIN, 'mcp'], { cwd: replay.project, env: cleanEnv(), input, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 26 });
+    expect(ran.status, ran.stderr).toBe(0);
+    const lines = ran.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines).toEqual([
+      { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'Request too large: over 1000000 bytes (dbtattic mcp --max-request-bytes); it was not read.' } },
+      { jsonrpc: '2.0', id: 8, result: {} },
+    ]);
+  });
+
+  it('cuts a query answer at --max-bytes and says so in truncated', async () => {
+    const small = await startClient(['--max-bytes', '2000']);
+    try {
+      const out = (await small.callTool({ name: 'query', arguments: { sql: "select repeat('x', 500) AS v FROM range(100)" } })) as ToolOutput;
+      const rows = out.structuredContent!.rows as unknown[];
+      expect(rows.length).toBeGreaterThan(0);
+      expect(Buffer.byteLength(JSON.stringify(rows))).toBeLessThanOrEqual(2000 + rows.length + 2);
+      expect(rows.length).toBe(Math.floor(2000 / Buffer.byteLength(JSON.stringify({ v: 'x'.repeat(500) }))));
+      expect(out.structuredContent!.truncated).toEqual({ rows: `showing the first ${rows.length} rows, within 2000 bytes; the server answers no more at once: ask for fewer or shorter values` });
+    } finally {
+      await small.close();
+    }
+  });
+
   it('gives the CLI\'s message for an unknown run id', async () => {
     const out = await callTool('inspect_run', { invocation: 'ffffffff' });
     expect(out.isError).toBe(true);

@@ -7,7 +7,7 @@ import { openArchive } from '../../src/archive/index.js';
 import { captureTarget } from '../../src/capture/index.js';
 import { openDatabase } from '../../src/store/index.js';
 import { ARTIFACT_TYPES } from '../../src/vocab/index.js';
-import { BIN, makeProject, runCli, type CliResult } from '../helpers/cli.js';
+import { BIN, makeProject, runCli, runCliProcess, type CliResult } from '../helpers/cli.js';
 import { syntheticManifest, writeSyntheticTarget, type SyntheticInvocation } from '../helpers/synthetic-artifacts.js';
 
 /**
@@ -110,6 +110,20 @@ describe('query', () => {
     const all = await cli('query', '--json', '--limit', '5', 'SELECT invocation_id FROM invocation');
     expect(JSON.parse(all.stdout)).toHaveLength(5);
     expect(all.stderr).toBe('');
+  });
+
+  it('stops at --max-bytes of rows as JSON, and says so', async () => {
+    const cut = await cli('query', '--json', '--max-bytes', '100', "SELECT repeat('x', 30) AS v FROM range(10)");
+    // Each row is {"v":"x…x"}: 38 bytes as JSON, so two fit in 100.
+    expect(JSON.parse(cut.stdout)).toEqual([{ v: 'x'.repeat(30) }, { v: 'x'.repeat(30) }]);
+    expect(cut.stderr).toBe('(showing the first 2 rows, within 100 bytes; raise --max-bytes for more)\n');
+  });
+
+  it('bounds the memory a query may take (DBTATTIC_QUERY_MEMORY_LIMIT) and names the setting when it is hit', async () => {
+    // Read when the process starts: a process of its own.
+    const big = await runCliProcess(['query', "SELECT length(string_agg(repeat('x', 1000000), '')) AS n FROM range(300)"], { cwd: project.dir, env: { DBTATTIC_QUERY_MEMORY_LIMIT: '64MB' } });
+    expect(big.exitCode).toBe(2);
+    expect(big.stderr).toMatch(/^error: The query needed more memory than a query may take \(DBTATTIC_QUERY_MEMORY_LIMIT=64MB\): Out of Memory Error/);
   });
 
   it('says when a store of another schema was rebuilt from the archive before answering', async () => {

@@ -14,6 +14,7 @@ interface QueryFlags extends GlobalFlags {
   args?: string[];
   format?: QueryFormat;
   limit?: number;
+  maxBytes?: number;
   timeout?: number;
   json?: boolean;
 }
@@ -24,9 +25,10 @@ export default async function query(io: CliIo, flags: QueryFlags): Promise<numbe
   const config = loadConfig(io, flags);
   const notices = readNotices(io, config);
   const sink = querySink(io, flags.json ? 'json' : (flags.format ?? 'table'));
-  const options = { limit: flags.limit ?? null, timeoutMs: flags.timeout ? flags.timeout * 1000 : null };
+  const options = { limit: flags.limit ?? null, maxBytes: flags.maxBytes ?? null, timeoutMs: flags.timeout ? flags.timeout * 1000 : null };
   const outcome = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) => streamReadOnlyQuery(db, sql, options, sink), update, notices.collect));
   sink.end();
-  if (outcome.truncated) io.stderr(`(showing the first ${countOf(flags.limit ?? 0, 'row')}; raise --limit for more)\n`);
+  if (outcome.cutBy === 'bytes') io.stderr(`(showing the first ${countOf(outcome.rows, 'row')}, within ${countOf(flags.maxBytes ?? 0, 'byte')}; raise --max-bytes for more)\n`);
+  else if (outcome.truncated) io.stderr(`(showing the first ${countOf(flags.limit ?? 0, 'row')}; raise --limit for more)\n`);
   return notices.exitCode();
 }
