@@ -1,10 +1,10 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/store/index.js';
 import { archiveDirOf, listArtifactRecordFiles } from '../helpers/archive-files.js';
 import { makeProject, runCli } from '../helpers/cli.js';
 import { writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
+import { storedInvocations } from '../helpers/store-dump.js';
 import { holdStore } from '../helpers/store-holder.js';
 import type { WatchedProcess } from '../helpers/watched-process.js';
 
@@ -15,15 +15,6 @@ import type { WatchedProcess } from '../helpers/watched-process.js';
  */
 const FIRST = '0b5e55ed-0000-4000-8000-000000000001';
 const SECOND = '0b5e55ed-0000-4000-8000-000000000002';
-
-async function storedInvocations(file: string): Promise<string[]> {
-  const db = await openDatabase(file, 'read');
-  try {
-    return (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation ORDER BY 1')).getRows().map(([id]) => String(id));
-  } finally {
-    db.close();
-  }
-}
 
 describe('a store held by another process', () => {
   const project = makeProject();

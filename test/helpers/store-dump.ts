@@ -37,3 +37,13 @@ export function expectSameRows(actual: StoreDump, expected: StoreDump): void {
   expect(Object.keys(actual)).toEqual(Object.keys(expected));
   for (const table of Object.keys(expected)) expect(actual[table], `rows of ${table}`).toEqual(expected[table]);
 }
+
+/** The invocation ids a store holds, sorted. */
+export async function storedInvocations(file: string): Promise<string[]> {
+  const db = await openDatabase(file, 'read');
+  try {
+    return (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation ORDER BY 1')).getRows().map(([id]) => String(id));
+  } finally {
+    db.close();
+  }
+}

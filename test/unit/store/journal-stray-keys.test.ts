@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
 import { putJournalEntry, verifyArchive } from '../../../src/archive/index.js';
-import { openDatabase, syncStore } from '../../../src/store/index.js';
+import { syncStore } from '../../../src/store/index.js';
+import { storedInvocations } from '../../helpers/store-dump.js';
 import { file, type Filing } from '../../helpers/archive-builder.js';
 
 /**
@@ -24,15 +25,6 @@ async function fileWithEntry(backend: MemBackend, filing: Filing): Promise<void>
   await putJournalEntry(backend, { journal_id: captureId, captures: [captureId], artifact_records: [] });
 }
 
-async function storedIds(store: string): Promise<string[]> {
-  const db = await openDatabase(store, 'read');
-  try {
-    return (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation ORDER BY 1')).getRows().map(([id]) => String(id));
-  } finally {
-    db.close();
-  }
-}
-
 describe('stray keys in the journal', () => {
   it('are never taken as the newest position: later runs reach the cache, and a blinded cache mends', async () => {
     const backend = new MemBackend();
@@ -40,7 +32,7 @@ describe('stray keys in the journal', () => {
     const store = path.join(root, 'cache', 'store.duckdb');
     const sync = async (): Promise<string[]> => {
       expect(await syncStore(backend, store, 'wait', undefined, { journal: true })).toMatchObject({ problems: [] });
-      return storedIds(store);
+      return storedInvocations(store);
     };
     const ids = ['aaaaaaaa-0000-4000-8000-00000000000a', 'bbbbbbbb-0000-4000-8000-00000000000b', 'cccccccc-0000-4000-8000-00000000000c'];
     await fileWithEntry(backend, { invocationId: ids[0]!, generatedAt: hour(1), capturedAt: hour(1) });
