@@ -216,7 +216,7 @@ describe('report --format markdown', () => {
     expect(Object.keys(rows).length).toBeGreaterThan(0);
     const failed = [...resultStatuses(runResults(5)!)].filter(([, s]) => FAILED.includes(s)).map(([id]) => id);
     expect(failed.length).toBeGreaterThan(0);
-    expect([...result.stdout.matchAll(/^- `([^`]+)` (?:error|fail|runtime error|partial success)/gm)].map((m) => m[1])).toEqual(failed.sort());
+    expect([...result.stdout.matchAll(/^- `([^`]+)` `(?:error|fail|runtime error|partial success)`/gm)].map((m) => m[1])).toEqual(failed.sort());
   });
 
   it('without --from, compares the newest run with the run before it', async () => {
