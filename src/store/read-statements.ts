@@ -1,4 +1,5 @@
-import { StatementType, type DuckDBConnection, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBPreparedStatement } from '@duckdb/node-api';
+import { duckdb } from './duckdb.js';
 import { AtticError } from '../errors.js';
 
 /**
@@ -16,6 +17,9 @@ const REFUSED_FUNCTIONS = new Set(['enable_logging', 'disable_logging', 'truncat
  * read (README: views); a setting of DuckDB's own is refused by DuckDB, the configuration being
  * locked before the query runs.
  */
+// Through duckdb.js: importing the package's values directly loaded it a second time, uncached,
+// in every reading command (about 150 ms of each one's start).
+const { StatementType } = duckdb;
 const READING = new Set([StatementType.SELECT, StatementType.SET, StatementType.VARIABLE_SET]);
 
 /** The prepared statements of `sql`, in order; refuses the whole text when any does not only read. */

@@ -23,7 +23,7 @@ const KINDS: [string, (file: string) => void][] = [
     truncateSync(file, 600 * 1024 * 1024);
   }],
 ];
-const PLACES = ['dbt.log', 'dbt.log.1', 'dbt.log.5'];
+const PLACES = ['dbt.log', 'dbt.log.3'];
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -197,12 +197,11 @@ describe('query', () => {
     // own parser splits and types the text, so none gets through, whatever a reading of the text
     // would make of it (afterEach: the store and the outside path are as they were).
     const PREFIXES = ['', '-- x\r', '-- x\n', '-- x\r\n', '--\r', '/* x */', '/* /* */ */', '/* x \r */', 'SELECT 1;', "SELECT '\\';", "SELECT E'\\'';", 'SELECT $$;$$;', 'SELECT $t$ ; $t$;', 'SELECT "a;b" FROM (SELECT 1 AS "a;b");', '\t', '\f', '\v', '\u00a0', ';;', '(', 'WITH x AS (SELECT 1) '];
+    // The store's own file, which DuckDB lets a database reach whatever its settings, and a
+    // call of a function that acts (the list above has each other kind of statement once).
     const WRITES = [
       `COPY (SELECT 'x' AS x) TO '${storeFile}' (FORMAT csv, USE_TMP_FILE false)`,
-      `COPY invocation TO '${outside}'`,
-      `ATTACH '${outside}' AS other`,
-      `EXPORT DATABASE '${outside}'`,
-      `CALL enable_logging(storage = 'file', storage_path = '${outside}')`,
+      `SELECT * FROM enable_logging(storage = 'file', storage_path = '${outside}')`,
     ];
     it(`refuses or fails ${PREFIXES.length * WRITES.length} forms, and nothing is written`, async () => {
       for (const prefix of PREFIXES) {
