@@ -1,6 +1,6 @@
 import { AtticError } from '../errors.js';
 import type { Backend } from './backend.js';
-import { HEAD_ENTRIES_PREFIX, headEntriesPrefix, headEntryKey, refKey } from './layout.js';
+import { HEAD_ENTRIES_PREFIX, decodedSegment, headEntriesPrefix, headEntryKey, refKey, refNameOfKey } from './layout.js';
 import type { CapturedArtifact, CaptureRecord } from './records.js';
 import { listRefs, readRef, updateRef } from './refs.js';
 import { compareText } from '../vocab/index.js';
@@ -135,20 +135,17 @@ export async function deleteBranch(backend: Backend, name: string): Promise<Bran
 async function storedBranchKeys(backend: Backend): Promise<{ key: string; name: string | null }[]> {
   const named = (key: string, name: string | undefined, canonical: (name: string) => boolean): { key: string; name: string | null } =>
     ({ key, name: name !== undefined && usableBranchName(name) && canonical(name) ? name : null });
-  const decode = (text: string): string | undefined => {
-    try {
-      return decodeURIComponent(text);
-    } catch {
-      return undefined;
-    }
-  };
-  const refs = (await backend.list(refKey(NAMESPACE, ''))).map(({ key }) => named(key, decode(key.slice(refKey(NAMESPACE, '').length)), (name) => refKey(NAMESPACE, name) === key));
-  const entries = (await backend.list(HEAD_ENTRIES_PREFIX)).map(({ key }) => {
-    const segment = key.slice(HEAD_ENTRIES_PREFIX.length).split('/')[0]!;
-    return named(key, decode(segment), (name) => key.startsWith(headEntriesPrefix(name)));
-  });
+  const refs = (await backend.list(refKey(NAMESPACE, ''))).map(({ key }) => named(key, refNameOfKey(NAMESPACE, key), (name) => refKey(NAMESPACE, name) === key));
+  const entries = (await backend.list(HEAD_ENTRIES_PREFIX)).map(({ key }) =>
+    named(key, decodedSegment(key.slice(HEAD_ENTRIES_PREFIX.length).split('/')[0]!), (name) => key.startsWith(headEntriesPrefix(name))));
+  // A branch with a ref and head entries is one branch; every stray key is its own.
   const seen = new Set<string>();
-  return [...refs, ...entries].filter((k) => k.name === null || (!seen.has(k.name) && seen.add(k.name)));
+  return [...refs, ...entries].filter(({ name }) => {
+    if (name === null) return true;
+    if (seen.has(name)) return false;
+    seen.add(name);
+    return true;
+  });
 }
 
 /** Keys under the branch refs that name no branch dbtattic could have written. */

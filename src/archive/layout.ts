@@ -85,11 +85,14 @@ export function headEntryKey(branch: string, captureId: string): string {
 
 export function refNameOfKey(namespace: string, key: string): string | undefined {
   const prefix = `${REFS_PREFIX}${namespace}/`;
-  if (!key.startsWith(prefix)) return undefined;
+  return key.startsWith(prefix) ? decodedSegment(key.slice(prefix.length)) : undefined;
+}
+
+/** A key segment as refKey and headEntriesPrefix encode names; undefined for one spelt as none is (a stray % in a bucket). */
+export function decodedSegment(segment: string): string | undefined {
   try {
-    return decodeURIComponent(key.slice(prefix.length));
+    return decodeURIComponent(segment);
   } catch {
-    // Spelt as no ref is (a stray % in a bucket): no name.
     return undefined;
   }
 }

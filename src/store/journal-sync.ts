@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { captureRecordKey, forgetRecordKey, listJournalIds, readJournalEntries, type Backend } from '../archive/index.js';
+import { timeOfTimeId } from '../vocab/index.js';
 import { catchUp, type CatchUpReport, type ProgressFn } from './catch-up.js';
 import type { Database } from './database.js';
 import { asStoreWriteError } from './store-file.js';
@@ -74,11 +75,9 @@ async function readMark(localDir: string): Promise<SyncMark> {
  * listed whole once more.
  */
 function plausiblePosition(newest: unknown): string | null {
-  if (typeof newest !== 'string' || !JOURNAL_ID.test(newest)) return null;
-  return Number.parseInt(newest.slice(0, 13), 16) <= Date.now() + LOOKBACK_MS ? newest : null;
+  const at = typeof newest === 'string' ? timeOfTimeId(newest) : undefined;
+  return at !== undefined && at.getTime() <= Date.now() + LOOKBACK_MS ? (newest as string) : null;
 }
-
-const JOURNAL_ID = /^[0-9a-f]{13}-/;
 
 async function writeMark(localDir: string, mark: SyncMark): Promise<void> {
   const temp = path.join(localDir, `${SYNC_FILE}.${process.pid}.tmp`);

@@ -12,14 +12,15 @@ import { AtticError } from '../errors.js';
  */
 const REFUSED_FUNCTIONS = new Set(['enable_logging', 'disable_logging', 'truncate_duckdb_logs', 'checkpoint', 'force_checkpoint']);
 
+// Through duckdb.js: importing the package's values directly loaded it a second time, uncached,
+// in every reading command (about 150 ms of each one's start).
+const { StatementType } = duckdb;
+
 /**
  * Queries, and SET: `SET VARIABLE` sets a variable of the session, which the views' thresholds
  * read (README: views); a setting of DuckDB's own is refused by DuckDB, the configuration being
  * locked before the query runs.
  */
-// Through duckdb.js: importing the package's values directly loaded it a second time, uncached,
-// in every reading command (about 150 ms of each one's start).
-const { StatementType } = duckdb;
 const READING = new Set([StatementType.SELECT, StatementType.SET, StatementType.VARIABLE_SET]);
 
 /** The prepared statements of `sql`, in order; refuses the whole text when any does not only read. */
