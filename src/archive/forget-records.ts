@@ -1,7 +1,7 @@
 import type { Backend } from './backend.js';
 import { putForgetRecord, type ForgetRecord } from './forgotten.js';
 import { putJournalEntry } from './journal.js';
-import { CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, OUTPUT_RECORDS_PREFIX } from './layout.js';
+import { CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationOfRecordKey, OUTPUT_RECORDS_PREFIX } from './layout.js';
 import { PLAN_RECORDS_PREFIX } from './plans.js';
 import { listCaptureRecords, type CaptureRecord } from './records.js';
 import { forEachLimited } from '../vocab/parallel.js';
@@ -29,7 +29,7 @@ export interface RecordsToRemove {
 /** The record keys forgetting `ids` removes, in removal order (pure over the listings). */
 export async function recordsOf(backend: Backend, ids: ReadonlySet<string>): Promise<RecordsToRemove> {
   const ofForgotten = (prefix: string) => async (): Promise<{ key: string; size: number }[]> =>
-    (await backend.list(prefix)).filter((k) => ids.has(decodeURIComponent(k.key.slice(prefix.length).split('/')[0] ?? '')));
+    (await backend.list(prefix)).filter((k) => ids.has(invocationOfRecordKey(prefix, k.key)));
   const [plans, outputs, artifacts] = await Promise.all([ofForgotten(PLAN_RECORDS_PREFIX)(), ofForgotten(OUTPUT_RECORDS_PREFIX)(), ofForgotten(INVOCATION_RECORDS_PREFIX)()]);
   const captures = (await listCaptureRecords(backend)).filter((c) => namesOnly(c, ids));
   const sizes = new Map((await backend.list(CAPTURE_RECORDS_PREFIX)).map((k) => [k.key, k.size]));
@@ -40,8 +40,13 @@ export async function recordsOf(backend: Backend, ids: ReadonlySet<string>): Pro
 
 /** A capture record goes with the invocations it filed, once it names no invocation that stays. */
 export function namesOnly(capture: CaptureRecord, ids: ReadonlySet<string>): boolean {
-  const named = [...capture.artifacts, ...(capture.outputs ?? [])].map((a) => a.invocation_id).filter((id): id is string => id !== null);
+  const named = namedInvocations(capture);
   return named.length > 0 && named.every((id) => ids.has(id));
+}
+
+/** The invocations whose artifacts or outputs a capture record names. */
+export function namedInvocations(capture: CaptureRecord): string[] {
+  return [...new Set([...capture.artifacts, ...(capture.outputs ?? [])].map((a) => a.invocation_id).filter((id): id is string => id !== null))];
 }
 
 export async function applyForget(backend: Backend, ids: readonly string[], policy: string, now: Date): Promise<ForgetOutcome> {

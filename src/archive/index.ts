@@ -14,7 +14,7 @@ export { putBlob, readBlob, recallBlob, hasBlob, repairBlob, restoreChunks, type
 export { BlobsAhead } from './blobs-ahead.js';
 export { forgetWrittenBlobs } from './written-blobs.js';
 export * from './records.js';
-export { artifactRecordKey, captureRecordKey, invocationIdProblem, keySegment } from './layout.js';
+export { artifactRecordKey, captureRecordKey, invocationIdProblem, invocationOfRecordKey, keySegment } from './layout.js';
 export { listJournalIds, putJournalEntry, readJournalEntries, type JournalEntry } from './journal.js';
 export { readChangeStamp } from './change-stamp.js';
 export { readRef, updateRef, listRefs } from './refs.js';

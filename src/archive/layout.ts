@@ -88,6 +88,11 @@ export function refNameOfKey(namespace: string, key: string): string | undefined
   return key.startsWith(prefix) ? decodedSegment(key.slice(prefix.length)) : undefined;
 }
 
+/** The invocation a record key under `prefix` (records/invocations/, outputs/, plans/) is filed under; '' for a key spelt as none is. */
+export function invocationOfRecordKey(prefix: string, key: string): string {
+  return decodedSegment(key.slice(prefix.length).split('/')[0] ?? '') ?? '';
+}
+
 /** A key segment as refKey and headEntriesPrefix encode names; undefined for one spelt as none is (a stray % in a bucket). */
 export function decodedSegment(segment: string): string | undefined {
   try {

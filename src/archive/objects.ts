@@ -215,13 +215,22 @@ function chunkOffsets(index: FileIndex): number[] {
 }
 
 export async function readChunk(backend: Backend, id: ObjectId): Promise<Buffer> {
+  return (await readCheckedChunk(backend, id)).bytes;
+}
+
+/** A chunk as stored (compressed), once its content is checked: a copy carries no damage on. */
+export async function readStoredChunk(backend: Backend, id: ObjectId): Promise<Buffer> {
+  return (await readCheckedChunk(backend, id)).stored;
+}
+
+async function readCheckedChunk(backend: Backend, id: ObjectId): Promise<{ stored: Buffer; bytes: Buffer }> {
   const stored = await backend.get(chunkKey(id));
   if (!stored) throw damaged(`chunk ${id} is missing`);
   const bytes = await decompressChunk(stored).catch(() => {
     throw damaged(`chunk ${id} cannot be decompressed`);
   });
   if (sha256(bytes) !== id) throw damaged(`chunk ${id} does not match its hash`);
-  return bytes;
+  return { stored, bytes };
 }
 
 export async function readFileIndex(backend: Backend, id: ObjectId): Promise<FileIndex> {

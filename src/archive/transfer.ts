@@ -2,10 +2,9 @@ import type { Backend } from './backend.js';
 import { withWriterLease } from './prune-guard.js';
 import { advanceBranch, listBranches, type Branch } from './branches.js';
 import { putJournalEntry } from './journal.js';
-import { CAPTURE_RECORDS_PREFIX, captureRecordKey, chunkKey, fileKey, INVOCATION_RECORDS_PREFIX, refKey } from './layout.js';
-import { chunkStoredFor, readFileIndex } from './objects.js';
-import { parseArtifactRecord, parseCaptureRecord, type ArtifactRecord } from './records.js';
-import { namesOnly, replayForget } from './forget-records.js';
+import { CAPTURE_RECORDS_PREFIX, captureRecordKey, fileKey, INVOCATION_RECORDS_PREFIX, refKey } from './layout.js';
+import { namedInvocations, namesOnly, replayForget } from './forget-records.js';
+import { checkFileIndexes, copyBlob, readArtifactRecords, readCaptureRecords, SourceDamage, type DamagedInSource, type SourceCapture, type SourceRecord } from './transfer-source.js';
 import { FORGOTTEN_PREFIX, forgottenInvocations, readForgetRecords } from './forgotten.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import { newTimeId } from '../vocab/index.js';
@@ -19,7 +18,8 @@ import { newTimeId } from '../vocab/index.js';
  * when the other side's newest capture on that branch is newer and nothing on the target's side
  * is unknown to the source; otherwise the branch has diverged, and is reported. A forget made
  * on the source is made on the target too, first; and nothing of an invocation either side
- * forgot is copied, so a forget is never undone by a copy.
+ * forgot is copied, so a forget is never undone by a copy. Damage in the source leaves out what
+ * it touches, and only that (transfer-source.ts): the copy goes on and reports it.
  */
 export interface TransferReport {
   /** Forgets the source had made and the target had not, made there. */
@@ -28,6 +28,8 @@ export interface TransferReport {
   captures: number;
   objects: number;
   branches: { name: string; outcome: 'created' | 'advanced' | 'same' | 'behind' | 'diverged'; source: string | null; target: string | null }[];
+  /** What was left out because the source's copy of it is damaged (transfer-source.ts). */
+  damaged: DamagedInSource[];
 }
 
 export type TransferProgress = (done: number, total: number) => void;
@@ -40,31 +42,71 @@ export async function transferArchive(from: Backend, to: Backend, onProgress?: T
 async function transferGuarded(from: Backend, to: Backend, onProgress: TransferProgress | undefined, now: Date): Promise<TransferReport> {
   const forgets = await replayForgets(from, to, now);
   const forgotten = await forgottenInvocations(to);
+  const damage = new SourceDamage();
   const [artifactKeys, allCaptureKeys] = await Promise.all([missingKeys(from, to, INVOCATION_RECORDS_PREFIX), missingKeys(from, to, CAPTURE_RECORDS_PREFIX)]);
-  const records = (await readRecords(from, artifactKeys)).filter(({ record }) => !forgotten.has(record.invocation_id));
-  const captureKeys = await capturesToCopy(from, allCaptureKeys, forgotten);
-  if (artifactKeys.length + captureKeys.length > 0) {
+  const wanted = (await readArtifactRecords(from, artifactKeys, damage)).filter(({ record }) => !forgotten.has(record.invocation_id));
+  await checkFileIndexes(from, wanted, damage);
+  const captures = (await readCaptureRecords(from, allCaptureKeys, damage)).filter((c) => !namesOnly(c.capture, forgotten));
+  const intact = (): { records: SourceRecord[]; captures: SourceCapture[] } => ({
+    records: wanted.filter(({ record }) => !damage.has(record.invocation_id)),
+    captures: captures.filter((c) => !namedInvocations(c.capture).some((id) => damage.has(id))),
+  });
+  const planned = intact();
+  if (planned.records.length + planned.captures.length > 0) {
     await putJournalEntry(to, {
       journal_id: newTimeId(now),
-      captures: captureKeys.map((k) => decodeURIComponent(k.slice(CAPTURE_RECORDS_PREFIX.length, -'.json'.length))),
-      artifact_records: records.map(({ record: r }) => ({ invocation_id: r.invocation_id, artifact: r.artifact, sha256: r.sha256 })),
+      captures: planned.captures.map((c) => decodeURIComponent(c.key.slice(CAPTURE_RECORDS_PREFIX.length, -'.json'.length))),
+      artifact_records: planned.records.map(({ record: r }) => ({ invocation_id: r.invocation_id, artifact: r.artifact, sha256: r.sha256 })),
     });
   }
-  let objects = 0;
-  let done = 0;
-  const total = records.length + captureKeys.length;
-  for (const { key, bytes, record } of records) {
-    objects += await copyBlob(from, to, record.sha256);
+  const tick = progressOf(planned.records.length + planned.captures.length, onProgress);
+  const objects = await copyInvocations(from, to, planned.records, damage, tick);
+  // Damage found in a chunk while copying leaves out the captures naming that invocation too.
+  const copiedCaptures = intact().captures;
+  await forEachLimited(copiedCaptures, 8, async ({ key, bytes }) => {
     await to.putIfAbsent(key, bytes);
-    onProgress?.(++done, total);
-  }
-  await forEachLimited(captureKeys, 8, async (key) => {
-    const bytes = await from.get(key);
-    if (bytes) await to.putIfAbsent(key, bytes);
-    onProgress?.(++done, total);
+    tick();
   });
-  const branches = await mergeBranches(from, to, new Set(captureKeys), now);
-  return { forgets, artifactRecords: records.length, captures: captureKeys.length, objects, branches };
+  const copied = intact();
+  const branches = await mergeBranches(from, to, new Set(copiedCaptures.map((c) => c.key)), now);
+  return { forgets, artifactRecords: copied.records.length, captures: copiedCaptures.length, objects, branches, damaged: damage.list() };
+}
+
+/**
+ * Each invocation's objects, then its records, an invocation at a time: one whose chunk turns
+ * out damaged gets no record here (its objects already copied are garbage for prune).
+ */
+async function copyInvocations(from: Backend, to: Backend, records: readonly SourceRecord[], damage: SourceDamage, tick: () => void): Promise<number> {
+  let objects = 0;
+  for (const group of byInvocation(records)) {
+    let at = group[0]!.record;
+    try {
+      for (const { record } of group) {
+        at = record;
+        objects += await copyBlob(from, to, record.sha256);
+      }
+    } catch (error) {
+      damage.add(at.invocation_id, fileKey(at.sha256), error);
+      group.forEach(tick);
+      continue;
+    }
+    for (const { key, bytes } of group) {
+      await to.putIfAbsent(key, bytes);
+      tick();
+    }
+  }
+  return objects;
+}
+
+function byInvocation(records: readonly SourceRecord[]): SourceRecord[][] {
+  const groups = new Map<string, SourceRecord[]>();
+  for (const r of records) groups.set(r.record.invocation_id, [...(groups.get(r.record.invocation_id) ?? []), r]);
+  return [...groups.values()];
+}
+
+function progressOf(total: number, onProgress: TransferProgress | undefined): () => void {
+  let done = 0;
+  return () => onProgress?.(++done, total);
 }
 
 /** Makes here the forgets the source made that this archive lacks, oldest first. */
@@ -75,45 +117,10 @@ async function replayForgets(from: Backend, to: Backend, now: Date): Promise<num
   return records.length;
 }
 
-/** The capture records to copy: not one that names only invocations forgotten here (forget removes those). */
-async function capturesToCopy(from: Backend, keys: readonly string[], forgotten: ReadonlySet<string>): Promise<string[]> {
-  if (forgotten.size === 0) return [...keys];
-  const kept: string[] = [];
-  await forEachLimited(keys, 16, async (key) => {
-    const bytes = await from.get(key);
-    if (bytes && !namesOnlyForgotten(key, bytes, forgotten)) kept.push(key);
-  });
-  return kept.sort();
-}
-
 async function missingKeys(from: Backend, to: Backend, prefix: string): Promise<string[]> {
   const [source, target] = await Promise.all([from.list(prefix), to.list(prefix)]);
   const present = new Set(target.map((k) => k.key));
   return source.map((k) => k.key).filter((key) => key.endsWith('.json') && !present.has(key)).sort();
-}
-
-async function readRecords(from: Backend, keys: string[]): Promise<{ key: string; bytes: Buffer; record: ArtifactRecord }[]> {
-  const out: { key: string; bytes: Buffer; record: ArtifactRecord }[] = [];
-  await forEachLimited(keys, 16, async (key) => {
-    const bytes = await from.get(key);
-    if (bytes) out.push({ key, bytes, record: parseArtifactRecord(key, bytes) });
-  });
-  return out.sort((a, b) => a.key.localeCompare(b.key));
-}
-
-/** Copies an artifact's chunks, then its file index; returns how many objects were new there. */
-async function copyBlob(from: Backend, to: Backend, id: string): Promise<number> {
-  if (await to.has(fileKey(id))) return 0;
-  const index = await readFileIndex(from, id);
-  let copied = 0;
-  await forEachLimited([...new Set(index.chunks.map(([chunk]) => chunk))], 8, async (chunk) => {
-    if (await to.has(chunkKey(chunk))) return;
-    const bytes = await from.get(chunkKey(chunk));
-    if (bytes && (await to.putIfAbsent(chunkKey(chunk), await chunkStoredFor(to, bytes)))) copied++;
-  });
-  const indexBytes = await from.get(fileKey(id));
-  if (indexBytes && (await to.putIfAbsent(fileKey(id), indexBytes))) copied++;
-  return copied;
 }
 
 async function mergeBranches(from: Backend, to: Backend, copiedCaptures: Set<string>, now: Date): Promise<TransferReport['branches']> {
@@ -155,13 +162,4 @@ async function mergeBranch(from: Backend, to: Backend, branch: Branch, there: Br
 
 export function divergedBranches(report: TransferReport): TransferReport['branches'] {
   return report.branches.filter((b) => b.outcome === 'diverged');
-}
-
-/** A record that cannot be read is copied as it is, as before forgets were: verify on either side says so. */
-function namesOnlyForgotten(key: string, bytes: Buffer, forgotten: ReadonlySet<string>): boolean {
-  try {
-    return namesOnly(parseCaptureRecord(key, bytes), forgotten);
-  } catch {
-    return false;
-  }
 }

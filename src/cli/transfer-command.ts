@@ -22,6 +22,7 @@ export async function runTransfer(io: CliIo, flags: TransferFlags, direction: 'p
   const diverged = divergedBranches(report);
   if (flags.json) printJson(io, { direction, from: from.location, to: to.location, ...report });
   else printReport(io, direction, to.location, report);
+  if (report.damaged.length > 0) return ExitCode.damaged;
   return diverged.length > 0 ? ExitCode.partial : ExitCode.ok;
 }
 
@@ -32,4 +33,9 @@ function printReport(io: CliIo, direction: string, to: string, report: TransferR
       io.stderr(`${io.color.yellow('diverged:')} branch ${b.name} moved on on both sides (here ${b.source}, there ${b.target}); its head there was left as it is, and every capture of both is in both archives.\n`);
     } else if (b.outcome !== 'same') io.stderr(`branch ${b.name}: ${b.outcome}\n`);
   }
+  for (const d of report.damaged) {
+    const what = d.invocation_id === null ? 'a capture record' : `invocation ${d.invocation_id}`;
+    io.stderr(`${io.color.red('damaged:')} ${what} was left out: ${d.problem} (${d.key})\n`);
+  }
+  if (report.damaged.length > 0) io.stderr(`everything else was copied; run 'dbtattic verify' on the ${direction === 'push' ? 'store here' : 'store pulled from'} to see the damage, then ${direction} again\n`);
 }

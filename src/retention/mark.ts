@@ -1,6 +1,7 @@
 import { isAtticError } from '../errors.js';
 import {
   INVOCATION_RECORDS_PREFIX,
+  invocationOfRecordKey,
   OUTPUT_RECORDS_PREFIX,
   parseSqlTree,
   readBlob,
@@ -30,7 +31,7 @@ export class LiveSet {
   async markRecords(skip: (invocationId: string) => boolean = () => false): Promise<void> {
     for (const prefix of [INVOCATION_RECORDS_PREFIX, OUTPUT_RECORDS_PREFIX]) {
       const fresh = (await this.backend.list(prefix)).map((k) => k.key).filter((key) => key.endsWith('.json') && !this.records.has(key));
-      const mine = fresh.filter((key) => !skip(decodeURIComponent(key.slice(prefix.length).split('/')[0] ?? '')));
+      const mine = fresh.filter((key) => !skip(invocationOfRecordKey(prefix, key)));
       await forEachLimited(mine, 16, (key) => this.markRecord(key));
     }
   }
