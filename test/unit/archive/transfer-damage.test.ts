@@ -48,7 +48,7 @@ describe('a transfer from a damaged source', () => {
     ['a chunk whose bytes no longer match its hash', async (source, records) => {
       const [chunk] = (await readFileIndex(source, records[2]!.run_results!.sha256)).chunks[0]!;
       const stored = (await source.get(chunkKey(chunk)))!;
-      stored[stored.length - 1] ^= 0xff;
+      stored[stored.length - 1] = stored[stored.length - 1]! ^ 0xff;
       await overwrite(source, chunkKey(chunk), stored);
       return fileKey(records[2]!.run_results!.sha256);
     }],
