@@ -153,6 +153,24 @@ export async function strayBranchKeys(backend: Backend): Promise<string[]> {
   return (await storedBranchKeys(backend)).filter((k) => k.name === null).map((k) => k.key);
 }
 
+/**
+ * Branches whose base or head names an invocation the archive no longer has (`present`: the
+ * invocations with artifact records): `state --branch` and `inspect @name` then find nothing.
+ * Unreadable refs are left to unreadableBranchRefs.
+ */
+export async function branchesNamingGoneRuns(backend: Backend, present: ReadonlySet<string>): Promise<{ name: string; key: string; role: 'base' | 'head'; invocationId: string }[]> {
+  const out: { name: string; key: string; role: 'base' | 'head'; invocationId: string }[] = [];
+  for (const { name } of await storedBranchKeys(backend)) {
+    const branch = name === null ? null : await readBranch(backend, name).catch(() => null);
+    if (!branch) continue;
+    const base = branch.base?.invocation_id;
+    if (base && !present.has(base)) out.push({ name: branch.name, key: refKey(NAMESPACE, branch.name), role: 'base', invocationId: base });
+    const head = branch.head_invocation_id;
+    if (head && head !== base && !present.has(head)) out.push({ name: branch.name, key: refKey(NAMESPACE, branch.name), role: 'head', invocationId: head });
+  }
+  return out;
+}
+
 /** Branch refs that do not parse (disk damage, a hand edit): each blocks every capture on its branch. */
 export async function unreadableBranchRefs(backend: Backend): Promise<{ name: string; key: string }[]> {
   const out: { name: string; key: string }[] = [];

@@ -31,7 +31,7 @@ export { invocationsPlannedSince } from './plans.js';
 export { applyForget, recordsOf, replayForget, type ForgetOutcome, type RecordsToRemove } from './forget-records.js';
 export { FORGOTTEN_PREFIX, forgetRecordKey, forgottenCheck, forgottenInvocations, listForgetRecords, putForgetRecord, readForgetRecords, type ForgetRecord } from './forgotten.js';
 export { HANDOUTS_PREFIX, listHandoutsSince, putHandoutRecord, type HandoutRecord } from './handouts.js';
-export { beginSweep, GuardedBackend, LOCKS_PREFIX, removeDeadHolders, takeWriterLease, withWriterLease, type WaitNote } from './prune-guard.js';
+export { beginForget, beginSweep, GuardedBackend, LOCKS_PREFIX, removeDeadHolders, takeBaseLease, takeWriterLease, withWriterLease, type WaitNote } from './prune-guard.js';
 export { readFileIndex, type FileIndex } from './objects.js';
 export { CHUNKS_PREFIX, FILES_PREFIX, INVOCATION_RECORDS_PREFIX, CAPTURE_RECORDS_PREFIX, OUTPUT_RECORDS_PREFIX, chunkKey, fileKey, idOfObjectKey } from './layout.js';
 export { parseSqlTree } from './sql-tree.js';

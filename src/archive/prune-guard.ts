@@ -24,6 +24,15 @@ import { CHUNKS_PREFIX, FILES_PREFIX } from './layout.js';
 export const LOCKS_PREFIX = 'locks/';
 const WRITERS_PREFIX = `${LOCKS_PREFIX}writers/`;
 const SWEEPS_PREFIX = `${LOCKS_PREFIX}sweeps/`;
+/**
+ * The same discipline between forget and what makes an invocation a base (branch create): a
+ * base lease `locks/bases/<id>.json` against a forget marker `locks/forgets/<id>.json`. Either
+ * forget sees the lease, waits, and then reads the new branch (whose base it keeps), or branch
+ * create sees the marker, waits, and then finds its base forgotten and says so.
+ */
+const BASES_PREFIX = `${LOCKS_PREFIX}bases/`;
+const FORGETS_PREFIX = `${LOCKS_PREFIX}forgets/`;
+const HOLDER_PREFIXES = [SWEEPS_PREFIX, WRITERS_PREFIX, FORGETS_PREFIX, BASES_PREFIX];
 /** A writer lease of an older dbtattic, which does not renew it, is presumed dead after this long. */
 export const LEASE_MS = 60 * 60 * 1000;
 /** Leases and sweep markers are renewed this often, and one not renewed for STALE_MS is a dead holder's. */
@@ -49,22 +58,42 @@ interface Holder {
 export type WaitNote = (what: string) => void;
 
 /** Takes a writer lease, stepping back while a sweep runs; resolves to its release. */
-export async function takeWriterLease(backend: Backend, onWait?: WaitNote): Promise<() => Promise<void>> {
-  for (let noted = false; ; noted = true) {
-    const lease = await holdRenewedKey(backend, WRITERS_PREFIX);
-    if ((await liveHolders(backend, SWEEPS_PREFIX)).length === 0) return lease;
-    await lease();
-    if (!noted) onWait?.('a prune is deleting objects; waiting for it to finish');
-    await waitUntilNone(backend, SWEEPS_PREFIX);
-  }
+export function takeWriterLease(backend: Backend, onWait?: WaitNote): Promise<() => Promise<void>> {
+  return takeLease(backend, WRITERS_PREFIX, SWEEPS_PREFIX, () => onWait?.('a prune is deleting objects; waiting for it to finish'));
 }
 
 /** Marks the sweep, then waits until no writer that could have missed the mark is at work. */
-export async function beginSweep(backend: Backend, onWait?: WaitNote): Promise<() => Promise<void>> {
-  const release = await holdRenewedKey(backend, SWEEPS_PREFIX);
-  const writers = await liveHolders(backend, WRITERS_PREFIX);
-  if (writers.length > 0) onWait?.(`waiting for ${writers.length} capture(s) at work to finish`);
-  await waitUntilNone(backend, WRITERS_PREFIX);
+export function beginSweep(backend: Backend, onWait?: WaitNote): Promise<() => Promise<void>> {
+  return announce(backend, SWEEPS_PREFIX, WRITERS_PREFIX, (n) => onWait?.(`waiting for ${n} capture(s) at work to finish`));
+}
+
+/** Held while an invocation is made a base (branch create), stepping back while a forget runs. */
+export function takeBaseLease(backend: Backend, onWait?: WaitNote): Promise<() => Promise<void>> {
+  return takeLease(backend, BASES_PREFIX, FORGETS_PREFIX, () => onWait?.('a forget is removing invocations; waiting for it to finish'));
+}
+
+/** Marks a forget before it reads what protects invocations, then waits for bases being made. */
+export function beginForget(backend: Backend, onWait?: WaitNote): Promise<() => Promise<void>> {
+  return announce(backend, FORGETS_PREFIX, BASES_PREFIX, (n) => onWait?.(`waiting for ${n} branch create(s) at work to finish`));
+}
+
+/** The yielding side of a pair: its key first, then a look for the other side's; it steps back while one lives. */
+async function takeLease(backend: Backend, mine: string, theirs: string, onWait: () => void): Promise<() => Promise<void>> {
+  for (let noted = false; ; noted = true) {
+    const lease = await holdRenewedKey(backend, mine);
+    if ((await liveHolders(backend, theirs)).length === 0) return lease;
+    await lease();
+    if (!noted) onWait();
+    await waitUntilNone(backend, theirs);
+  }
+}
+
+/** The announcing side: its key first, then it waits until none of the other side's lives. */
+async function announce(backend: Backend, mine: string, theirs: string, onWait: (holders: number) => void): Promise<() => Promise<void>> {
+  const release = await holdRenewedKey(backend, mine);
+  const holders = await liveHolders(backend, theirs);
+  if (holders.length > 0) onWait(holders.length);
+  await waitUntilNone(backend, theirs);
   return release;
 }
 
@@ -89,12 +118,15 @@ async function holdRenewedKey(backend: Backend, prefix: string): Promise<() => P
   };
 }
 
-/** Keys left by a prune or a writer that was killed: harmless, and removed by the next prune. */
+/** Keys left by a holder that was killed (prune, a writer, forget, branch create): harmless, and removed by the next prune. */
 export async function removeDeadHolders(backend: Backend): Promise<number> {
-  const sweeps = (await readHolders(backend, SWEEPS_PREFIX)).filter((h) => !isLive(h.holder, SWEEPS_PREFIX));
-  const writers = (await readHolders(backend, WRITERS_PREFIX)).filter((h) => !isLive(h.holder, WRITERS_PREFIX));
-  for (const h of [...sweeps, ...writers]) await backend.delete(h.key);
-  return sweeps.length + writers.length;
+  let removed = 0;
+  for (const prefix of HOLDER_PREFIXES) {
+    const dead = (await readHolders(backend, prefix)).filter((h) => !isLive(h.holder, prefix));
+    for (const h of dead) await backend.delete(h.key);
+    removed += dead.length;
+  }
+  return removed;
 }
 
 async function waitUntilNone(backend: Backend, prefix: string): Promise<void> {

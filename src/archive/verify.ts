@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isAtticError } from '../errors.js';
 import type { Backend } from './backend.js';
-import { strayBranchKeys, unreadableBranchRefs } from './branches.js';
+import { branchesNamingGoneRuns, strayBranchKeys, unreadableBranchRefs } from './branches.js';
 import { ARCHIVE_FORMAT, archiveFormatOf } from './open.js';
 import {
   artifactRecordKey,
@@ -11,6 +11,7 @@ import {
   FORMAT_KEY,
   idOfObjectKey,
   INVOCATION_RECORDS_PREFIX,
+  invocationOfRecordKey,
   JOURNAL_PREFIX,
   journalKey,
   OUTPUT_RECORDS_PREFIX,
@@ -78,6 +79,11 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   await checkOutputRecords(backend, goodFiles, report, damaged.files);
   for (const ref of await unreadableBranchRefs(backend)) {
     report('bad-ref', ref.key, `branch '${ref.name}' is unreadable, and every capture on it stops; 'dbtattic verify --repair' writes it again from the capture records (a base from branch create is lost), or 'dbtattic branch delete ${ref.name}' removes it`);
+  }
+  const present = new Set([...artifactKeys].map((key) => invocationOfRecordKey(INVOCATION_RECORDS_PREFIX, key)));
+  for (const gone of await branchesNamingGoneRuns(backend, present)) {
+    const why = forgets.forgotten.has(gone.invocationId) ? 'was forgotten' : 'is not in the archive';
+    report('bad-ref', gone.key, `branch '${gone.name}' ${gone.role === 'base' ? 'starts from' : 'has as its head'} invocation ${gone.invocationId}, which ${why}: 'state --branch ${gone.name}' and 'inspect @${gone.name}' find nothing there; 'dbtattic branch delete ${gone.name}' removes the branch`);
   }
   for (const key of await strayBranchKeys(backend)) {
     report('bad-ref', key, "names no branch dbtattic writes (a name git refuses, or spelt otherwise): every reader skips it; 'dbtattic verify --repair' removes it");

@@ -16,4 +16,4 @@ export { applyForget, type ForgetOutcome } from '../archive/index.js';
 export { pruneArchive, type PruneOptions, type PruneReport } from './prune.js';
 export { predictShrink, type Shrink } from './predict.js';
 export { handoutWindowMs } from './window.js';
-export { evaluatePolicy } from './evaluate.js';
+export { evaluatePolicy, forgetByPolicy } from './evaluate.js';

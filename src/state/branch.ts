@@ -1,4 +1,4 @@
-import { createBranch, listCaptureRecords, readBranch, type Backend, type Branch } from '../archive/index.js';
+import { createBranch, listCaptureRecords, readBranch, takeBaseLease, type Backend, type Branch, type WaitNote } from '../archive/index.js';
 import { AtticError } from '../errors.js';
 import { countOf, resolvePrefix } from '../vocab/index.js';
 import { listArchivedInvocations } from './invocations.js';
@@ -10,7 +10,18 @@ import { readRunSummary } from './run-summary.js';
  * results) is refused unless asked for: a base is what `state` falls back to, and deferring to
  * a failed deployment is rarely what anyone wants.
  */
-export async function createBranchFrom(backend: Backend, name: string, from: string, allowFailed: boolean, now: Date = new Date()): Promise<Branch> {
+export async function createBranchFrom(backend: Backend, name: string, from: string, allowFailed: boolean, now: Date = new Date(), onWait?: WaitNote): Promise<Branch> {
+  // Under a base lease, so that a forget at work either sees this branch or has finished before
+  // its base is looked for (archive/prune-guard.ts): a base is never forgotten.
+  const release = await takeBaseLease(backend, onWait);
+  try {
+    return await createFromBase(backend, name, from, allowFailed, now);
+  } finally {
+    await release();
+  }
+}
+
+async function createFromBase(backend: Backend, name: string, from: string, allowFailed: boolean, now: Date): Promise<Branch> {
   const invocations = await listArchivedInvocations(backend);
   const id = from.startsWith('@') ? await headOf(backend, from.slice(1)) : resolvePrefix(from, invocations.map((inv) => inv.invocationId), 'invocation');
   const invocation = invocations.find((inv) => inv.invocationId === id);

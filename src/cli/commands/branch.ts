@@ -33,7 +33,7 @@ export async function create(io: CliIo, flags: BranchFlags): Promise<number> {
   const name = flags.args?.[0] ?? '';
   const config = loadConfig(io, flags);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
-  const branch = await createBranchFrom(backend, name, flags.from ?? '', flags.allowFailed ?? false);
+  const branch = await createBranchFrom(backend, name, flags.from ?? '', flags.allowFailed ?? false, new Date(), (what) => io.stderr(`branch: ${what}\n`));
   if (flags.json) printJson(io, branch);
   else io.stderr(`created branch ${branch.name} from invocation ${uniquePrefixes(await listInvocationIds(backend))(branch.base?.invocation_id ?? '')}\n`);
   return ExitCode.ok;

@@ -1,6 +1,6 @@
 import { openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
-import { applyForget, describePolicy, evaluatePolicy, predictShrink, resolvePolicy, type Decision, type KeepFlags } from '../../retention/index.js';
+import { describePolicy, evaluatePolicy, forgetByPolicy, predictShrink, resolvePolicy, type Decision, type KeepFlags } from '../../retention/index.js';
 import { countOf, uniquePrefixes } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes, formatTime, printTable } from '../format.js';
@@ -17,9 +17,11 @@ export default async function forget(io: CliIo, flags: ForgetFlags): Promise<num
   const { policy, source } = resolvePolicy(flags, config.retention?.value);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   const now = new Date();
-  const plan = await evaluatePolicy(backend, policy, { now, branch: flags.branch });
+  const onWait = (what: string): void => io.stderr(`forget: ${what}\n`);
+  const { plan, outcome } = flags.dryRun
+    ? { plan: await evaluatePolicy(backend, policy, { now, branch: flags.branch }), outcome: null }
+    : await forgetByPolicy(backend, policy, { now, branch: flags.branch, describe: describePolicy(policy), onWait });
   const shrink = flags.dryRun ? await predictShrink(backend, plan.forget) : null;
-  const outcome = flags.dryRun ? null : await applyForget(backend, plan.forget, describePolicy(policy), now);
   if (flags.json) {
     printJson(io, {
       dry_run: Boolean(flags.dryRun),
