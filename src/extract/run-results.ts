@@ -2,7 +2,7 @@ import { openArtifact, type ArtifactHeader, type ReadOptions } from './detect.js
 import { asArray, asObject, bool, int, json, num, str, text, timestamp, type JsonObject } from './fields.js';
 import { metadataFacts, timingFacts } from './invocation.js';
 import type { InvocationFacts, RunResultRow } from './rows.js';
-import { redactCommandLine, redactNested } from '../vocab/index.js';
+import { maskedText, redactCommandLine, redactNested } from '../vocab/index.js';
 import { scanResults } from './results-file.js';
 import { BytesMemo } from '../json/bytes-memo.js';
 import { commandName } from './command-name.js';
@@ -50,7 +50,7 @@ function resultRow(result: JsonObject, invocationId: string, schemaVersion: numb
     invocation_id: invocationId,
     unique_id: uniqueId,
     status: outcome.status,
-    message: outcome.message,
+    message: maskedText(outcome.message),
     failures: outcome.failures,
     execution_time: num(result.execution_time),
     thread_id: str(result.thread_id),

@@ -4,6 +4,7 @@ import { metadataFacts, timingFacts } from './invocation.js';
 import { scanResults } from './results-file.js';
 import type { InvocationFacts, SourceFreshnessRow } from './rows.js';
 import { countStatuses, normaliseStatus } from './status.js';
+import { maskedText } from '../vocab/index.js';
 
 /**
  * sources.json (`dbt source freshness`) → one row per source checked. v1–v3 share a flat shape;
@@ -44,7 +45,8 @@ function freshnessRow(result: JsonObject, invocationId: string, legacy: boolean)
   const uniqueId = str(result.unique_id) ?? str(node?.unique_id);
   if (uniqueId === null) return null;
   const criteria = asObject(result.criteria) ?? (legacy ? asObject(node?.freshness) : null);
-  const message = str(result.error) ?? str(result.message);
+  // dbt's message may quote a connection string or a token: masked by shape (vocab/secret-shapes.ts).
+  const message = maskedText(str(result.error) ?? str(result.message));
   const warnAfter = asObject(criteria?.warn_after);
   const errorAfter = asObject(criteria?.error_after);
   return {

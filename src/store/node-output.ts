@@ -1,6 +1,7 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readBlob, type Backend } from '../archive/index.js';
 import { AtticError } from '../errors.js';
+import { maskSecretShapes } from '../vocab/index.js';
 import { resolveInvocationRef } from './compare.js';
 
 /**
@@ -71,7 +72,7 @@ async function nodeLogLines(connection: DuckDBConnection, backend: Backend, invo
   for (const line of lines) {
     if (RECORD_START.test(line)) following = line.includes(uniqueId);
     else if (line === '') following = false;
-    if (following) out.push(line);
+    if (following) out.push(maskSecretShapes(line));
   }
   return out;
 }

@@ -12,6 +12,7 @@ export * from './short-id.js';
 export * from './time-id.js';
 export * from './parallel.js';
 export * from './secret-words.js';
+export { isCredentialKey, maskedText, maskSecretShapes } from './secret-shapes.js';
 export * from './commands.js';
 export * from './time-argument.js';
 export * from './count.js';

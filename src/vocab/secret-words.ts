@@ -4,7 +4,9 @@
  * erring towards redacting: a redacted path costs little, a stored password a lot.
  */
 
-export const REDACTED = '***';
+import { maskSecretShapes, REDACTED } from './secret-shapes.js';
+
+export { REDACTED };
 
 /** A name part that marks a credential: DBT_PASSWORD, api-key, DBT_ENV_SECRET_X, --token. */
 const SECRET_PART = /^(pass|password|passwd|passphrase|pwd|secret|secrets|token|apikey|key|credential|credentials|auth|authorization|session|cookie|sig|signature|private|privatekey)$/i;
@@ -14,8 +16,11 @@ export function isSecretName(name: string): boolean {
   return name
     .replace(/^-+/, '')
     .split(/[_\-.]+|(?<=[a-z])(?=[A-Z])/)
-    .some((part) => SECRET_PART.test(part));
+    .some((part) => SECRET_PART.test(part) || SECRET_SUFFIX.test(part));
 }
+
+/** A part ending in a credential's word: PGPASSWORD, MYSQLPWD, APITOKEN. */
+const SECRET_SUFFIX = /.(password|passwd|pwd|secret|token)$/i;
 
 /** Token formats of well-known services, and JSON Web Tokens. */
 const TOKEN_PREFIX = /^(ghp_|gho_|ghs_|ghu_|ghr_|github_pat_|glpat-|xox[abprs]-|sk-|sk_live_|AKIA|ASIA|eyJ)/;
@@ -33,24 +38,35 @@ export function looksLikeSecretValue(text: string): boolean {
 
 /** Flags whose value is data that may hold credentials whatever it is called. */
 const VALUE_FLAGS = new Set(['--vars']);
+/** Short flags whose value is a password in the clients dbt users run (psql, mysql, sqlcmd's -P). */
+const PASSWORD_SHORT_FLAGS = new Set(['-p', '-P']);
+/** Flags whose value is `user:password` (curl's -u). */
+const USER_FLAGS = new Set(['-u', '--user', '--username']);
 
 /**
  * A command line as it may be stored: the value after `--vars`, after a flag named like a
- * credential (`--password x`, `--token=x`), and of `KEY=value` where KEY is named like one,
- * replaced by ***.
+ * credential (`--password x`, `--token=x`) or a password's short flag (`-p x`), and of
+ * `KEY=value` where KEY is named like one, replaced by ***; the password of `-u user:password`;
+ * and every credential recognised by its shape anywhere (secret-shapes.ts).
  */
 export function redactArgv(argv: readonly string[]): string[] {
   const out: string[] = [];
-  let redactNext = false;
+  let next: 'redact' | 'user' | null = null;
   for (const arg of argv) {
-    if (redactNext && !arg.startsWith('--')) {
+    const redactThis = next;
+    next = null;
+    if (redactThis === 'redact' && !arg.startsWith('--')) {
       out.push(REDACTED);
-      redactNext = false;
       continue;
     }
-    redactNext = false;
-    out.push(redactArg(arg));
-    if (arg.startsWith('-') && !arg.includes('=') && (VALUE_FLAGS.has(arg) || isSecretName(arg))) redactNext = true;
+    if (redactThis === 'user') {
+      out.push(maskSecretShapes(arg.replace(/:.*$/s, `:${REDACTED}`)));
+      continue;
+    }
+    out.push(maskSecretShapes(redactArg(arg)));
+    if (!arg.startsWith('-') || arg.includes('=')) continue;
+    if (VALUE_FLAGS.has(arg) || isSecretName(arg) || PASSWORD_SHORT_FLAGS.has(arg)) next = 'redact';
+    else if (USER_FLAGS.has(arg)) next = 'user';
   }
   return out;
 }
@@ -62,19 +78,22 @@ function redactArg(arg: string): string {
   return VALUE_FLAGS.has(name) || isSecretName(name) ? `${name}=${REDACTED}` : arg;
 }
 
-
 /**
  * A command line kept as one string (dbt's `args.invocation_command`): the rest of a `--vars`
- * value up to the next flag, and the value of a flag named like a credential, replaced by ***.
+ * value up to the next flag, the value of a flag named like a credential, and every credential
+ * recognised by its shape, replaced by ***.
  */
 export function redactCommandLine(text: string): string {
-  return text
-    .replace(/(--vars(?:=|\s+))(.*?)(?=\s--[A-Za-z]|$)/gs, `$1${REDACTED}`)
-    .replace(/(\s--?([A-Za-z][\w-]*)(?:=|\s+))(\S+)/g, (whole: string, flag: string, name: string) => (isSecretName(name) ? `${flag}${REDACTED}` : whole));
+  return maskSecretShapes(
+    text
+      .replace(/(--vars(?:=|\s+))(.*?)(?=\s--[A-Za-z]|$)/gs, `$1${REDACTED}`)
+      .replace(/(\s--?([A-Za-z][\w-]*)(?:=|\s+))(\S+)/g, (whole: string, flag: string, name: string) => (isSecretName(name) ? `${flag}${REDACTED}` : whole)),
+  );
 }
 
-/** Values of credential-named keys at any depth of a JSON value (dbt vars nest). */
+/** Values of credential-like keys at any depth of a JSON value (dbt vars nest), and credentials by shape in every string. */
 export function redactNested(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return maskSecretShapes(value);
   if (depth > 32 || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item) => redactNested(item, depth + 1));
   return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, isSecretName(key) ? REDACTED : redactNested(item, depth + 1)]));
