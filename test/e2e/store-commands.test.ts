@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { seededRandom } from '../fuzz/mutations.js';
 import { openArchive } from '../../src/archive/index.js';
 import { captureTarget } from '../../src/capture/index.js';
 import { openDatabase } from '../../src/store/index.js';
@@ -48,7 +49,10 @@ async function snapshotStore(): Promise<{ counts: Record<string, number>; invoca
   try {
     const tables = (await db.connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_catalog = current_database() ORDER BY 1")).getRows();
     const counts: Record<string, number> = {};
-    for (const [table] of tables) counts[String(table)] = Number((await db.connection.runAndReadAll(`SELECT count(*) FROM "${String(table)}"`)).getRows()[0]![0]);
+    // The archive stamp is the store's own bookkeeping, kept by the first read that catches up
+    // fully (store/archive-stamp.ts): whether it is there yet depends on which tests ran before.
+    const where = (table: string): string => (table === 'store_meta' ? " WHERE key <> 'archive_stamp'" : '');
+    for (const [table] of tables) counts[String(table)] = Number((await db.connection.runAndReadAll(`SELECT count(*) FROM "${String(table)}"${where(String(table))}`)).getRows()[0]![0]);
     const rows = (await db.connection.runAndReadAll('SELECT * FROM invocation ORDER BY ALL')).getRowsJson();
     return { counts, invocationHash: createHash('sha256').update(JSON.stringify(rows)).digest('hex') };
   } finally {
@@ -210,6 +214,36 @@ describe('query', () => {
           expect(result.exitCode, JSON.stringify(prefix + write)).toBe(2);
           expect(result.stdout).toBe('');
         }
+      }
+    }, 120_000);
+
+    // A property over the same kinds: seeded random compositions of comments (every end a
+    // comment can have), quoted text holding ';' and comment marks, white space DuckDB reads as
+    // such or not, and statement separators, around a write in random letter case.
+    const SEED = Number(process.env.DBTATTIC_FUZZ_SEED ?? 42);
+    const FORMS = 120;
+    it(`refuses ${FORMS} seeded random compositions around a write (seed ${SEED}), and nothing is written`, async () => {
+      const random = seededRandom(SEED);
+      const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+      const FRAGMENTS = [
+        '-- x\n', '-- x\r', '--\r\n', '-- ; copy\n', '/* x */', '/* ; */', '/* /* */ */', '/*\r*/', '/* -- */',
+        ' ', '\t', '\r', '\n', '\f', '\v', '\u00a0', '\u2028', '\ufeff',
+        "SELECT ';';", "SELECT '--';", "SELECT '/*';", "SELECT E'\\'';", 'SELECT $$;$$;', 'SELECT $q$ -- $q$;', 'SELECT "a;--" FROM (SELECT 1 AS "a;--");', ';', 'SELECT 1;',
+      ];
+      const randomCase = (text: string): string => [...text].map((c) => (random() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
+      const writes = [
+        (): string => `${randomCase('copy')} (SELECT 'x' AS x) ${randomCase('to')} '${storeFile}' (FORMAT csv, USE_TMP_FILE false)`,
+        (): string => `${randomCase('select')} * ${randomCase('from')} ${randomCase('enable_logging')}(storage = 'file', storage_path = '${outside}')`,
+        (): string => `${randomCase('attach')} '${outside}' AS other`,
+        (): string => `${randomCase('create table')} scratch (a INTEGER)`,
+        (): string => `${randomCase('checkpoint')}`,
+      ];
+      for (let form = 0; form < FORMS; form++) {
+        const around = (): string => Array.from({ length: Math.floor(random() * 4) }, () => pick(FRAGMENTS)).join('');
+        const sql = `${around()}${pick(writes)()}${random() < 0.5 ? '' : `;${around()}`}`;
+        const result = await cli('query', '--', sql);
+        expect(result.exitCode, JSON.stringify(sql)).toBe(2);
+        expect(result.stdout).toBe('');
       }
     }, 120_000);
   });
