@@ -6,7 +6,7 @@ import { FsBackend } from '../../src/archive/backends/fs.js';
 import { MemBackend } from '../../src/archive/backends/mem.js';
 import type { Backend } from '../../src/archive/index.js';
 import { openDatabase, syncStore } from '../../src/store/index.js';
-import { countArtifactRows, type RowCounts } from '../helpers/artifact-row-counts.js';
+import { countArtifactRows, STORE_COUNTS, type RowCounts } from '../helpers/artifact-row-counts.js';
 import { hasCorpus } from '../helpers/corpus.js';
 import { captureWholeCorpus } from '../helpers/corpus-capture.js';
 
@@ -36,18 +36,6 @@ function generatedAtOf(doc: Record<string, unknown>): string {
   const at = metadata.generated_at ?? doc.generated_at;
   return typeof at === 'string' ? at : '';
 }
-
-const STORE_COUNTS = `
-  SELECT invocation_id, 'node ' || coalesce(v.resource_type, '(no version row)') || CASE WHEN v.disabled THEN ' disabled' ELSE '' END AS key, count(*) AS n
-    FROM node_invocation i LEFT JOIN node_version v USING (node_version_id) GROUP BY ALL
-  UNION ALL SELECT invocation_id, 'edge ' || kind, count(*) FROM node_depends_on GROUP BY ALL
-  UNION ALL SELECT invocation_id, CASE WHEN v.macro_version_id IS NULL THEN 'macro (no version row)' ELSE 'macro' END, count(*)
-    FROM macro_invocation i LEFT JOIN macro_version v USING (macro_version_id) GROUP BY ALL
-  UNION ALL SELECT invocation_id, 'result ' || coalesce(status, 'null'), count(*) FROM run_result GROUP BY ALL
-  UNION ALL SELECT invocation_id, 'freshness ' || coalesce(status, 'null'), count(*) FROM source_freshness GROUP BY ALL
-  UNION ALL SELECT invocation_id, 'catalog table', count(*) FROM catalog_table GROUP BY ALL
-  UNION ALL SELECT invocation_id, 'catalog column', count(*) FROM catalog_column GROUP BY ALL
-  UNION ALL SELECT invocation_id, 'semantic ' || kind, count(*) FROM semantic_definition GROUP BY ALL`;
 
 /** The keys schema/001-tables.sql states for tables that do not declare them. */
 const GRAINS: Record<string, string> = {

@@ -12,6 +12,19 @@
  */
 export type RowCounts = Record<string, number>;
 
+/** The same counts read from a store, per invocation, under the same keys. */
+export const STORE_COUNTS = `
+  SELECT invocation_id, 'node ' || coalesce(v.resource_type, '(no version row)') || CASE WHEN v.disabled THEN ' disabled' ELSE '' END AS key, count(*) AS n
+    FROM node_invocation i LEFT JOIN node_version v USING (node_version_id) GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'edge ' || kind, count(*) FROM node_depends_on GROUP BY ALL
+  UNION ALL SELECT invocation_id, CASE WHEN v.macro_version_id IS NULL THEN 'macro (no version row)' ELSE 'macro' END, count(*)
+    FROM macro_invocation i LEFT JOIN macro_version v USING (macro_version_id) GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'result ' || coalesce(status, 'null'), count(*) FROM run_result GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'freshness ' || coalesce(status, 'null'), count(*) FROM source_freshness GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'catalog table', count(*) FROM catalog_table GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'catalog column', count(*) FROM catalog_column GROUP BY ALL
+  UNION ALL SELECT invocation_id, 'semantic ' || kind, count(*) FROM semantic_definition GROUP BY ALL`;
+
 type Json = Record<string, unknown>;
 
 /** Top-level manifest maps that are not maps of nodes. */
