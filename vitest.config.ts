@@ -14,6 +14,6 @@ export default defineConfig({
     maxWorkers: 3,
     reporters: ['default', new SummaryReporter()],
     sequence: { sequencer: SlowestFirst },
-    globalSetup: ['test/support/temp-root.ts'],
+    globalSetup: ['test/support/temp-root.ts', 'test/support/real-dbt-venv.ts'],
   },
 });
