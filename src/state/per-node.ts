@@ -3,6 +3,7 @@ import { AtticError } from '../errors.js';
 import { commandName, normaliseStatus } from '../extract/index.js';
 import { BUILD_SUCCESS_STATUSES, isBuildingCommand } from '../vocab/index.js';
 import { listArchivedInvocations, type ArchivedInvocation } from './invocations.js';
+import { InlinedInputs, isEphemeral } from './inlined-inputs.js';
 import { branchFilter } from './last-success.js';
 
 /**
@@ -13,7 +14,12 @@ import { branchFilter } from './last-success.js';
  * - A node whose newest successful build has no manifest of its own in the archive, or one of
  *   another schema version than the newest manifest, is left out: dbt then sees it as new and
  *   builds it, which is safe, where an older definition could hide a change.
- * - Nodes dbt never builds (analyses, operations) keep the newest manifest's entry.
+ * - A node built with other macros, ephemeral models or sources than the newest manifest holds
+ *   is left out too (inlined-inputs.ts): the state has one copy of those, the newest, and dbt
+ *   comparing against it would miss a change made since the node's build.
+ * - Nodes dbt never builds (analyses, operations, ephemeral models) keep the newest manifest's
+ *   entry: an ephemeral model has no result of its own, and taken from nowhere it would be new
+ *   to dbt, and everything downstream of it with it.
  */
 export type Doc = Record<string, unknown>;
 
@@ -35,7 +41,12 @@ export interface PerNodeSelection {
 }
 
 const SUCCESS: ReadonlySet<string> = new Set(BUILD_SUCCESS_STATUSES);
-export const BUILT_TYPES = new Set(['model', 'seed', 'snapshot', 'test', 'unit_test']);
+const BUILT_TYPES = new Set(['model', 'seed', 'snapshot', 'test', 'unit_test']);
+
+/** A node a build gives a result of its own. */
+export function isBuiltNode(node: Doc): boolean {
+  return BUILT_TYPES.has(String(node.resource_type)) && !isEphemeral(node);
+}
 
 export async function selectPerNode(backend: Backend, query: { target?: string; branch?: string }): Promise<PerNodeSelection> {
   const onBranch = query.branch ? await branchFilter(backend, query.branch) : () => true;
@@ -44,7 +55,7 @@ export async function selectPerNode(backend: Backend, query: { target?: string; 
   if (!base) throw new AtticError('not-found', `No manifest in the archive${query.branch ? ` on branch ${query.branch}` : ''}. Capture a dbt parse or build first.`);
   const baseManifest = await readDoc(backend, base, 'manifest');
   const version = schemaOf(baseManifest);
-  const wanted = new Set(Object.entries(nodesOf(baseManifest)).filter(([, n]) => BUILT_TYPES.has(String(n.resource_type))).map(([id]) => id));
+  const wanted = new Set(Object.entries(nodesOf(baseManifest)).filter(([, n]) => isBuiltNode(n)).map(([id]) => id));
   const selection: PerNodeSelection = { base, baseManifest, nodes: new Map(), leftOut: [], runResults: [] };
   const decided = new Set<string>();
   for (const invocation of invocations) {
@@ -57,11 +68,12 @@ export async function selectPerNode(backend: Backend, query: { target?: string; 
     if (succeeded.length === 0) continue;
     selection.runResults.push({ invocationId: invocation.invocationId, doc });
     const manifest = invocation.artifacts.manifest ? await readDoc(backend, invocation, 'manifest') : null;
+    const inputs = manifest && new InlinedInputs(manifest, baseManifest);
     for (const result of succeeded) {
       const id = String(result.unique_id);
       decided.add(id);
       const entry = manifest && schemaOf(manifest) === version ? nodesOf(manifest)[id] : undefined;
-      if (entry) selection.nodes.set(id, { invocationId: invocation.invocationId, entry, result, resultsVersion: schemaOf(doc) });
+      if (entry && !inputs!.changedSinceBuild(id)) selection.nodes.set(id, { invocationId: invocation.invocationId, entry, result, resultsVersion: schemaOf(doc) });
       else selection.leftOut.push(id);
     }
   }

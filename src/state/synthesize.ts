@@ -4,7 +4,7 @@ import type { Backend } from '../archive/index.js';
 import { listArchivedInvocations } from './invocations.js';
 import { branchFilter } from './last-success.js';
 import { markStateDir, writeAtomically } from './materialize.js';
-import { BUILT_TYPES, nodesOf, readDoc, resultsOf, schemaOf, selectPerNode, type Doc, type PerNodeSelection } from './per-node.js';
+import { isBuiltNode, nodesOf, readDoc, resultsOf, schemaOf, selectPerNode, type Doc, type PerNodeSelection } from './per-node.js';
 
 /**
  * A --state directory made of each node's own newest successful build (per-node.ts): the
@@ -55,7 +55,7 @@ function synthesizeManifest(selection: PerNodeSelection, stamp: Record<string, s
   for (const [id, node] of Object.entries(nodesOf(selection.baseManifest))) {
     const built = selection.nodes.get(id);
     if (built) nodes[id] = built.entry;
-    else if (!BUILT_TYPES.has(String(node.resource_type))) nodes[id] = node;
+    else if (!isBuiltNode(node)) nodes[id] = node;
   }
   return { ...selection.baseManifest, metadata: stamped(selection.baseManifest.metadata, stamp), nodes };
 }
