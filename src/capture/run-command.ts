@@ -8,6 +8,8 @@ export type CommandOutcome = {
   exitCode: number;
   /** The signal that killed the command, if one did. */
   signal: string | null;
+  /** The first SIGINT or SIGTERM that interrupted the run (received or delivered by the terminal). */
+  interruptedBy: NodeJS.Signals | null;
   startedAt: Date;
   endedAt: Date;
   /** Why the command could not be started; exitCode is then 127. */
@@ -21,9 +23,17 @@ const EXIT_NOT_STARTED = 127;
 const FORWARDED_SIGNALS = ['SIGINT', 'SIGTERM'] as const;
 
 /**
- * Runs argv (no shell) with the terminal passed straight through, forwarding SIGINT and SIGTERM,
- * and resolves with the command's own exit status. It never rejects once the command is given:
- * a command that cannot start resolves with exit code 127 and the reason.
+ * Runs argv (no shell) with the terminal passed straight through and resolves with the
+ * command's own exit status, or 128+signal (130, 143) when an interrupt made it fail. It never
+ * rejects once the command is given: a command that cannot start resolves with exit code 127.
+ *
+ * dbt must get exactly one interrupt, whoever sends it: a second one aborts the clean-up in
+ * which dbt writes the partial run_results.json we are here to capture. So:
+ * - in the foreground of a terminal, dbt stays in our process group, where Ctrl-C reaches it
+ *   directly from the terminal; a SIGINT is then never passed on (SIGTERM is);
+ * - anywhere else (CI, a script, a background job), dbt gets a process group of its own, which a
+ *   signal to our group (a CI runner cancelling the job) does not reach, and each SIGINT or
+ *   SIGTERM we receive, to us alone or to our group, is passed on at once.
  */
 export function runCommand(argv: string[], options: RunCommandOptions): Promise<CommandOutcome> {
   const [file, ...args] = argv;
@@ -31,16 +41,17 @@ export function runCommand(argv: string[], options: RunCommandOptions): Promise<
     throw new AtticError('usage', 'No command to run: put the dbt command after `--`, e.g. `dbtattic run -- dbt build`.');
   }
   const startedAt = new Date();
+  const foreground = keyboardReachesChild();
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(file, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: 'inherit' });
+      child = spawn(file, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: 'inherit', detached: !foreground });
     } catch (error) {
       // Node throws synchronously for some arguments it refuses (e.g. EINVAL on Windows .cmd files).
       resolve(notStarted(file, error, startedAt));
       return;
     }
-    const stopForwarding = forwardSignals(child, options.env ?? process.env);
+    const forwarding = forwardSignals(child, foreground);
     let started = false;
     let startError: unknown;
     child.once('spawn', () => (started = true));
@@ -49,11 +60,21 @@ export function runCommand(argv: string[], options: RunCommandOptions): Promise<
     });
     // 'close' follows 'error' too, so the listeners are removed on every path.
     child.once('close', (code, signal) => {
-      stopForwarding();
+      const interruptedBy = forwarding.stop();
       if (startError !== undefined) resolve(notStarted(file, startError, startedAt));
-      else resolve({ exitCode: exitCodeOf(code, signal), signal, startedAt, endedAt: new Date() });
+      else resolve({ exitCode: interruptedExit(exitCodeOf(code, signal), interruptedBy), signal, interruptedBy, startedAt, endedAt: new Date() });
     });
   });
+}
+
+/**
+ * An interrupted run that failed exits as a shell reports an interrupted command, 128+signal
+ * (dbt itself exits 2 after a Ctrl-C), so CI tells a cancelled job from a failed one; one that
+ * finished cleanly despite the interrupt keeps its 0.
+ */
+function interruptedExit(exitCode: number, interruptedBy: NodeJS.Signals | null): number {
+  if (interruptedBy === null || exitCode === 0 || exitCode > 128) return exitCode;
+  return 128 + (constants.signals[interruptedBy] ?? 0);
 }
 
 /** A child killed by a signal exits as a shell reports it: 128 + the signal number. */
@@ -68,47 +89,41 @@ function notStarted(file: string, error: unknown, startedAt: Date): CommandOutco
     code === 'ENOENT' ? `${file}: command not found (is it installed and on PATH?)`
     : code === 'EACCES' ? `${file}: permission denied (is it executable?)`
     : `${file}: ${error instanceof Error ? error.message : String(error)}`;
-  return { exitCode: EXIT_NOT_STARTED, signal: null, startedAt, endedAt: new Date(), spawnError: reason };
+  return { exitCode: EXIT_NOT_STARTED, signal: null, interruptedBy: null, startedAt, endedAt: new Date(), spawnError: reason };
 }
 
 /**
  * While the child runs, our process must not die of SIGINT/SIGTERM (we still have to capture
- * target/ afterwards), so it listens and passes them on. Returns the function that stops this.
+ * target/ afterwards), so it listens, and passes them on as runCommand says. Should our process
+ * exit while the child still runs, the child, in a group of its own, gets a SIGTERM rather than
+ * outliving us unseen (a SIGKILL to us alone cannot be seen: README says so).
  */
-function forwardSignals(child: ChildProcess, env: NodeJS.ProcessEnv): () => void {
+function forwardSignals(child: ChildProcess, foreground: boolean): { stop: () => NodeJS.Signals | null } {
   const running = (): boolean => child.exitCode === null && child.signalCode === null;
-  let held: NodeJS.Timeout | undefined;
+  let interruptedBy: NodeJS.Signals | null = null;
   const onSignal = (signal: NodeJS.Signals): void => {
-    if (signal === 'SIGINT' && keyboardReachesChild()) return;
-    if (signal === 'SIGINT') {
-      held ??= setTimeout(() => running() && child.kill('SIGINT'), sigintGraceMs(env));
-      return;
-    }
+    interruptedBy ??= signal;
+    if (signal === 'SIGINT' && foreground) return;
     if (running()) child.kill(signal);
   };
+  const onExit = (): void => {
+    if (!foreground && running()) child.kill('SIGTERM');
+  };
   for (const signal of FORWARDED_SIGNALS) process.on(signal, onSignal);
-  return () => {
-    clearTimeout(held);
-    for (const signal of FORWARDED_SIGNALS) process.off(signal, onSignal);
+  process.once('exit', onExit);
+  return {
+    stop: () => {
+      for (const signal of FORWARDED_SIGNALS) process.off(signal, onSignal);
+      process.off('exit', onExit);
+      return interruptedBy;
+    },
   };
 }
 
 /**
- * Without a terminal, a SIGINT may have been sent to our whole process group (a CI runner
- * cancelling the job), and dbt, in that group, has it already: passed on at once, it was dbt's
- * second, which aborts the clean-up that writes its partial run_results.json. So it is passed on
- * only if dbt is still running after a grace period (it came to us alone, from `kill`).
- */
-function sigintGraceMs(env: NodeJS.ProcessEnv): number {
-  const given = Number(env.DBTATTIC_SIGINT_GRACE_MS);
-  return Number.isInteger(given) && given >= 0 ? given : 10_000;
-}
-
-/**
- * Ctrl-C makes the terminal send SIGINT to its whole foreground process group, and the child is
- * in ours. Sending it again would be dbt's "second Ctrl-C", which aborts the clean-up that writes
- * the partial run_results.json we are here to capture. A SIGINT from `kill` while we are in the
- * foreground is indistinguishable and is not forwarded; that is the lesser loss.
+ * Whether we are in the foreground of a terminal, where Ctrl-C makes the terminal send SIGINT
+ * to our whole process group, the child included. A SIGINT from `kill` while we are there is
+ * indistinguishable and is not passed on; that is the lesser loss.
  */
 function keyboardReachesChild(): boolean {
   const group = readProcessGroup();

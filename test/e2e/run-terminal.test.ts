@@ -48,12 +48,12 @@ describe('dbtattic run, Ctrl-C typed at a terminal', () => {
     const run = await onTerminal([process.execPath, BIN, 'run', '--', 'dbt', 'build'], project.dir, 'START model.synthetic.m0', env);
     expect(run.interrupted).toBe(true);
     expect(run.output).toContain('Exited because of keyboard interrupt');
-    expect(run.exit_code).toBe(2);
+    expect(run.exit_code).toBe(130);
     const partial = path.join(project.target, 'run_results.json');
     expect((JSON.parse(readFileSync(partial, 'utf8')) as { results: unknown[] }).results).toEqual([]);
     const post = readCaptureRecords(archiveDirOf(project.dir)).filter((r) => r.phase === 'post');
     expect(post).toHaveLength(1);
-    expect(post[0]!.run).toMatchObject({ exit_code: 2, signal: null });
+    expect(post[0]!.run).toMatchObject({ exit_code: 130, signal: null });
     expect(post[0]!.artifacts.find((a) => a.artifact === 'run_results')).toMatchObject({ status: 'captured', sha256: sha256Of(partial) });
   });
 });

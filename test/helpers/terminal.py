@@ -3,7 +3,10 @@ shell would; once the output shows WAIT_FOR, types Ctrl-C. The terminal's line d
 sends SIGINT to the whole foreground group (the command and every child it did not detach),
 exactly as a user's Ctrl-C does. Prints one JSON line: exit_code, interrupted, output.
 
-usage: terminal.py ARGV_JSON CWD WAIT_FOR   (environment passed through)
+usage: terminal.py ARGV_JSON CWD WAIT_FOR [DELAY_S]   (environment passed through)
+
+DELAY_S: seconds between seeing WAIT_FOR and typing Ctrl-C (a real dbt prints START before its
+query reaches the database, and a Ctrl-C in between is lost in dbt's own race).
 """
 import fcntl
 import json
@@ -14,12 +17,15 @@ import signal
 import struct
 import sys
 import termios
+import time
 
 TIMEOUT_S = 120
 
 
 def main():
     argv, cwd, wait_for = json.loads(sys.argv[1]), sys.argv[2], sys.argv[3].encode()
+    delay = float(sys.argv[4]) if len(sys.argv) > 4 else 0.0
+    seen_at = None
     pid, master = pty.fork()
     if pid == 0:
         # A terminal of 0 columns confuses progress displays: give it a usual size.
@@ -28,7 +34,13 @@ def main():
         os.execvp(argv[0], argv)
     output, interrupted = b"", False
     while True:
-        ready, _, _ = select.select([master], [], [], TIMEOUT_S)
+        if not interrupted and seen_at is not None and time.monotonic() - seen_at >= delay:
+            os.write(master, b"\x03")
+            interrupted = True
+        waiting = seen_at is not None and not interrupted
+        ready, _, _ = select.select([master], [], [], 0.05 if waiting else TIMEOUT_S)
+        if not ready and waiting:
+            continue
         if not ready:
             os.killpg(pid, signal.SIGKILL)
             break
@@ -39,9 +51,8 @@ def main():
         if not data:
             break
         output += data
-        if not interrupted and wait_for in output:
-            os.write(master, b"\x03")
-            interrupted = True
+        if seen_at is None and wait_for in output:
+            seen_at = time.monotonic()
     _, status = os.waitpid(pid, 0)
     code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 128 + os.WTERMSIG(status)
     print(json.dumps({"exit_code": code, "interrupted": interrupted, "output": output.decode("utf8", "replace")}))
