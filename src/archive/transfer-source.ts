@@ -50,17 +50,8 @@ export class SourceDamage {
 
 /** The artifact records behind `keys`, in key order; an unreadable one is damage of its invocation. */
 export async function readArtifactRecords(from: Backend, keys: readonly string[], damage: SourceDamage): Promise<SourceRecord[]> {
-  const out: SourceRecord[] = [];
-  await forEachLimited(keys, 16, async (key) => {
-    const bytes = await from.get(key);
-    if (!bytes) return;
-    try {
-      out.push({ key, bytes, record: parseArtifactRecord(key, bytes) });
-    } catch (error) {
-      damage.add(invocationOfRecordKey(INVOCATION_RECORDS_PREFIX, key), key, error);
-    }
-  });
-  return out.sort((a, b) => a.key.localeCompare(b.key));
+  const read = await readParsed(from, keys, parseArtifactRecord, (key, error) => damage.add(invocationOfRecordKey(INVOCATION_RECORDS_PREFIX, key), key, error));
+  return read.map(({ key, bytes, parsed }) => ({ key, bytes, record: parsed }));
 }
 
 /** Reads each record's file index now, so damage found there keeps its invocation out of the journal. */
@@ -70,15 +61,22 @@ export async function checkFileIndexes(from: Backend, records: readonly SourceRe
   });
 }
 
+/** The capture records behind `keys`, in key order; an unreadable one is damage of no invocation. */
 export async function readCaptureRecords(from: Backend, keys: readonly string[], damage: SourceDamage): Promise<SourceCapture[]> {
-  const out: SourceCapture[] = [];
+  const read = await readParsed(from, keys, parseCaptureRecord, (key, error) => damage.add(null, key, error));
+  return read.map(({ key, bytes, parsed }) => ({ key, bytes, capture: parsed }));
+}
+
+/** Records read and parsed, in key order; a key gone since it was listed is skipped. */
+async function readParsed<T>(from: Backend, keys: readonly string[], parse: (key: string, bytes: Buffer) => T, onDamage: (key: string, error: unknown) => void): Promise<{ key: string; bytes: Buffer; parsed: T }[]> {
+  const out: { key: string; bytes: Buffer; parsed: T }[] = [];
   await forEachLimited(keys, 16, async (key) => {
     const bytes = await from.get(key);
     if (!bytes) return;
     try {
-      out.push({ key, bytes, capture: parseCaptureRecord(key, bytes) });
+      out.push({ key, bytes, parsed: parse(key, bytes) });
     } catch (error) {
-      damage.add(null, key, error);
+      onDamage(key, error);
     }
   });
   return out.sort((a, b) => a.key.localeCompare(b.key));

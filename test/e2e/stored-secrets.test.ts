@@ -5,6 +5,12 @@ import { archiveDirOf, listArchiveFiles } from '../helpers/archive-files.js';
 import { makeProject, runCli } from '../helpers/cli.js';
 import { syntheticManifest, syntheticRunResults } from '../helpers/synthetic-artifacts.js';
 
+/** Every capture record of the project's archive, as one text to search. */
+function captureRecordsText(dir: string): string {
+  const captures = path.join(archiveDirOf(dir), 'records', 'captures');
+  return listArchiveFiles(captures).map((f) => readFileSync(path.join(captures, f), 'utf8')).join('\n');
+}
+
 /** What dbtattic itself writes (capture records, the store) keeps no credential it was handed. */
 it("run's argv, dbt's invocation_command and credential-named metadata.env keys are stored redacted", async () => {
   const { dir, target } = makeProject();
@@ -22,7 +28,7 @@ it("run's argv, dbt's invocation_command and credential-named metadata.env keys 
 
   const run = await runCli(['run', '--', 'true', '--vars', '{"password": "hunter-argv"}', '--password', 'hunter-flag', 'DBT_PASSWORD=hunter-kv', '--select', 'a'], { cwd: dir });
   expect(run.exitCode, run.stderr).toBe(0);
-  const records = listArchiveFiles(path.join(archiveDirOf(dir), 'records', 'captures')).map((f) => readFileSync(path.join(archiveDirOf(dir), 'records', 'captures', f), 'utf8')).join('\n');
+  const records = captureRecordsText(dir);
   expect(records).toContain('"--select"');
   expect(records).not.toMatch(/hunter/);
 
@@ -62,7 +68,7 @@ it('credentials by shape: argv, vars, env and failure messages are masked in the
 
   const run = await runCli(['run', '--', 'true', 'DATABASE_URL=postgres://u:SECRETpw5@h/db', 'PGPASSWORD=SECRETpw6', '-p', 'SECRETpw7', '-u', 'admin:SECRETpw8', '--conn-str', 'Server=x;Password=SECRETpw9;'], { cwd: dir });
   expect(run.exitCode, run.stderr).toBe(0);
-  const records = listArchiveFiles(path.join(archiveDirOf(dir), 'records', 'captures')).map((f) => readFileSync(path.join(archiveDirOf(dir), 'records', 'captures', f), 'utf8')).join('\n');
+  const records = captureRecordsText(dir);
   expect(records).toContain('DATABASE_URL=postgres://u:***@h/db');
   expect(records).not.toMatch(/SECRET/);
 
