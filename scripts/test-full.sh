@@ -10,8 +10,9 @@ export DBTATTIC_TEST_FULL=1
 lines=("$(dirname "$(command -v node)")")
 for major in 22 24 26; do lines+=("$(.ci/node-line "$major")"); done
 for bin in "${lines[@]}"; do
-  echo "== Node $("$bin/node" --version): the whole suite, then the smoke suite"
+  echo "== Node $("$bin/node" --version): the whole suite, the real-dbt lane, then the smoke suite"
   PATH="$bin:$PATH" npm test
+  PATH="$bin:$PATH" npm run test:dbt
   PATH="$bin:$PATH" npm run test:smoke
 done
 echo "== the fuzz suite at full count"
