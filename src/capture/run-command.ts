@@ -45,7 +45,8 @@ export function runCommand(argv: string[], options: RunCommandOptions): Promise<
   return new Promise((resolve) => {
     let child: ChildProcess;
     try {
-      child = spawn(file, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: 'inherit', detached: !foreground });
+      // On Windows `detached` opens a console of its own, and there are no process groups to escape.
+      child = spawn(file, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: 'inherit', detached: !foreground && process.platform !== 'win32' });
     } catch (error) {
       // Node throws synchronously for some arguments it refuses (e.g. EINVAL on Windows .cmd files).
       resolve(notStarted(file, error, startedAt));
