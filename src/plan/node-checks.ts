@@ -43,7 +43,25 @@ export function checkNode(node: CurrentNode, inputs: NodeInputs, ctx: CheckConte
     if (!source) continue;
     checks.push(checkSource(source, { builtAtUs: success.finishedAtUs, buildCatalog: success.catalog, currentCatalog: ctx.facts.catalog, checks: ctx.facts.freshness.get(id) ?? [] }));
   }
+  const undeclared = undeclaredInputsCheck(node, inputs);
+  if (undeclared) checks.push(undeclared);
   return checks;
+}
+
+/** Materializations that keep rows: what they read when they last built is in them. */
+const STORING = new Set(['table', 'incremental', 'snapshot']);
+
+/**
+ * A model or snapshot that keeps rows but declares nothing it reads (no ref, no source, no
+ * seed) reads what no check can see: a table by name (`from raw.orders`), a Python model's
+ * session, or nothing at all. Its data may have moved since its build, so its freshness is
+ * unknown and it builds (build_after may still hold it). Found beside real dbt: a model reading
+ * a raw table no source declares was reused with rows missing.
+ */
+function undeclaredInputsCheck(node: CurrentNode, inputs: NodeInputs): Check | null {
+  if (node.resourceType !== 'model' && node.resourceType !== 'snapshot') return null;
+  if (!STORING.has(node.materialization ?? '') || inputs.built.length > 0 || inputs.sources.length > 0) return null;
+  return { check: 'declared inputs', old: 'none: no ref, source or seed', new: 'reads data no check can see', ok: false, reason: 'freshness unknown' };
 }
 
 function describeBuild(build: BuildFact): string {

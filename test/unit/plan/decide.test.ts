@@ -4,9 +4,10 @@ import type { BuildFact, CatalogFact, CurrentNode, PlanFacts } from '../../../sr
 
 /** Hand-made facts (no store): the rules of decidePlan one by one. Times in hours → microseconds. */
 const H = 3600e6;
+// Views by default: a table that declares no input is a rule of its own (below).
 const node = (id: string, parents: string[] = [], extra: Partial<CurrentNode> = {}): CurrentNode => ({
   uniqueId: id, resourceType: id.split('.')[0]!, name: id.split('.').at(-1)!, packageName: 'p', path: null, tags: [], fqn: [],
-  materialization: 'table', fingerprint: `fp-${id}`, checksum: `ck-${id}`, configKey: 'cfg', buildAfter: null, parents, tableKey: null, ...extra,
+  materialization: 'view', fingerprint: `fp-${id}`, checksum: `ck-${id}`, configKey: 'cfg', buildAfter: null, parents, tableKey: null, ...extra,
 });
 const built = (id: string, hours: number | null, extra: Partial<BuildFact> = {}): BuildFact => ({
   invocationId: 'run-1', branch: 'main', status: 'success', finishedAtUs: hours === null ? null : hours * H, fingerprint: `fp-${id}`, checksum: `ck-${id}`, configKey: 'cfg', catalog: null, ...extra,
@@ -94,6 +95,32 @@ describe('decidePlan', () => {
     expect(reasons(f('e-old'))).toEqual({ 'model.p.b': 'code changed' });
     const unknown = facts([eph, node('model.p.b', ['model.p.e'])], { 'model.p.b': built('model.p.b', 1) });
     expect(reasons(unknown)).toEqual({ 'model.p.b': 'code unknown' });
+  });
+
+  it('a table, incremental model or snapshot that declares no input (no ref, source or seed) has unknown freshness', () => {
+    // What real dbt showed: `select * from raw.notes`, no source declaring it, reused with rows missing.
+    const table = (id: string, extra: Partial<CurrentNode> = {}): CurrentNode => node(id, [], { materialization: 'table', ...extra });
+    const nodes = [
+      table('model.p.raw_reader'),
+      table('model.p.incremental_reader', { materialization: 'incremental' }),
+      table('snapshot.p.snap', { materialization: 'snapshot' }),
+      node('model.p.view_reader'),
+      table('seed.p.codes', { materialization: 'seed' }),
+      source,
+      node('model.p.declared', [SRC], { materialization: 'table' }),
+    ];
+    const f = facts(nodes, Object.fromEntries(nodes.filter((n) => n !== source).map((n) => [n.uniqueId, built(n.uniqueId, 1)])), { freshness: new Map([[SRC, [{ takenAtUs: 2 * H, maxLoadedAtUs: 0.5 * H, invocationId: 'f' }]]]) });
+    expect(reasons(f)).toEqual({
+      'model.p.raw_reader': 'freshness unknown',
+      'model.p.incremental_reader': 'freshness unknown',
+      'snapshot.p.snap': 'freshness unknown',
+      'model.p.view_reader': 'unchanged',
+      'seed.p.codes': 'unchanged',
+      'model.p.declared': 'unchanged',
+    });
+    // build_after still holds such a model, as it holds any other whose inputs are unknown.
+    const held = facts([table('model.p.raw_reader', { buildAfter: { count: 4, period: 'hour', updatesOn: 'any' } })], { 'model.p.raw_reader': built('model.p.raw_reader', 8) });
+    expect(reasons(held)).toEqual({ 'model.p.raw_reader': 'within build_after' });
   });
 
   it('defers to another branch only for nodes never built on this one', () => {
