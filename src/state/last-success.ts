@@ -2,6 +2,7 @@ import { captureRecordKey, listCaptureRecords, readBranch, readCaptureRecords, t
 import { AtticError, isAtticError } from '../errors.js';
 import { resolvePrefix } from '../vocab/index.js';
 import { listArchivedInvocations, readInvocation, recentInvocations, type ArchivedInvocation } from './invocations.js';
+import { refuseUnknownBranch } from './known-branch.js';
 import { readRunSummary, type RunSummary } from './run-summary.js';
 
 /** Commands whose success is a deployment worth deferring to; `dbt compile` or `docs generate` are not. */
@@ -42,6 +43,7 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
     }
     const base = query.branch ? await baseOf(backend, (id) => readInvocation(backend, id), query.branch) : null;
     if (base) return acceptBase(base, query);
+    if (query.branch) await refuseUnknownBranch(backend, query.branch);
     throw nothingMatched(query);
   }
   const invocations = (await listArchivedInvocations(backend)).filter((inv) => inv.artifacts.manifest);
@@ -60,6 +62,7 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
     const base = await baseOf(backend, async (id) => invocations.find((inv) => inv.invocationId === id), query.branch);
     if (base) return acceptBase(base, query);
   }
+  if (query.branch) await refuseUnknownBranch(backend, query.branch);
   throw nothingMatched(query);
 }
 

@@ -4,6 +4,7 @@ import { commandName, normaliseStatus } from '../extract/index.js';
 import { BUILD_SUCCESS_STATUSES, isBuildingCommand } from '../vocab/index.js';
 import { listArchivedInvocations, type ArchivedInvocation } from './invocations.js';
 import { InlinedInputs, isEphemeral } from './inlined-inputs.js';
+import { refuseUnknownBranch } from './known-branch.js';
 import { branchFilter } from './last-success.js';
 
 /**
@@ -52,6 +53,7 @@ export async function selectPerNode(backend: Backend, query: { target?: string; 
   const onBranch = query.branch ? await branchFilter(backend, query.branch) : () => true;
   const invocations = (await listArchivedInvocations(backend)).filter(onBranch);
   const base = invocations.find((inv) => inv.artifacts.manifest);
+  if (!base && query.branch) await refuseUnknownBranch(backend, query.branch);
   if (!base) throw new AtticError('not-found', `No manifest in the archive${query.branch ? ` on branch ${query.branch}` : ''}. Capture a dbt parse or build first.`);
   const baseManifest = await readDoc(backend, base, 'manifest');
   const version = schemaOf(baseManifest);

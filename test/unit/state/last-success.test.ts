@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { synthesizePerNodeState } from '../../../src/state/synthesize.js';
 import { createBranch } from '../../../src/archive/index.js';
 import { isAtticError } from '../../../src/errors.js';
 import { chooseState, DEPLOY_COMMANDS } from '../../../src/state/index.js';
@@ -47,7 +48,7 @@ describe('chooseState --last-success', () => {
 
   it('says what it looked for when nothing matches', async () => {
     const backend = newArchive();
-    await file(backend, { invocationId: 'failed', generatedAt: at(1), statuses: ['fail'] });
+    await file(backend, { invocationId: 'failed', generatedAt: at(1), statuses: ['fail'], branch: 'main' });
     expect(await refusal(chooseState(backend, { target: 'prod', branch: 'main' }))).toEqual({
       code: 'not-found',
       message: "No successful invocation in the archive (command build|run, target prod, branch main). Capture a successful 'dbt build' first, or widen the search with --command.",
@@ -88,7 +89,13 @@ describe('chooseState on a branch', () => {
     expect(choice.summary).toMatchObject({ total: 1, failed: 0 });
     await file(backend, { invocationId: 'feature-ok', generatedAt: at(4), branch: 'feature' });
     expect(await chosen(backend, { branch: 'feature' })).toBe('feature-ok');
-    expect((await refusal(chooseState(backend, { branch: 'other' }))).code).toBe('not-found');
+    // A branch that never existed is a typo (exit 2), not "nothing matched" (exit 3), which slim CI reads as "build everything".
+    expect(await refusal(chooseState(backend, { branch: 'mian' }))).toEqual({
+      code: 'usage',
+      message: "No branch 'mian' in the archive (branches: feature, main). Check the name with dbtattic branch list.",
+    });
+    expect(await refusal(chooseState(backend, { branch: 'mian', walk: true }))).toMatchObject({ code: 'usage' });
+    expect(await refusal(synthesizePerNodeState(backend, { branch: 'mian' }))).toMatchObject({ code: 'usage' });
   });
 });
 
