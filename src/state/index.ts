@@ -10,4 +10,5 @@ export { listArchivedInvocations, type ArchivedInvocation } from './invocations.
 export { checkStateDir, STATE_ARTIFACTS, STATE_DIR_MARKER, writeStateDir } from './materialize.js';
 export { readRunSummary, FAILED_STATUSES, type RunSummary } from './run-summary.js';
 export { createBranchFrom } from './branch.js';
+export { refuseUnknownBranch } from './known-branch.js';
 export { synthesizePerNodeState, writePerNodeState, type PerNodeState } from './synthesize.js';

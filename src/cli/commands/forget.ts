@@ -3,6 +3,7 @@ import { ExitCode } from '../../errors.js';
 import { describePolicy, evaluatePolicy, forgetByPolicy, predictShrink, resolvePolicy, type Decision, type KeepFlags } from '../../retention/index.js';
 import { countOf, uniquePrefixes } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
+import { refuseMistypedBranch } from '../named-branch.js';
 import { formatBytes, formatTime, printTable } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 
@@ -17,6 +18,8 @@ export default async function forget(io: CliIo, flags: ForgetFlags): Promise<num
   const { policy, source } = resolvePolicy(flags, config.retention?.value);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   const now = new Date();
+  // A typo would decide for no line of history at all, and say nothing.
+  await refuseMistypedBranch(config, flags.branch);
   const onWait = (what: string): void => io.stderr(`forget: ${what}\n`);
   const { plan, outcome } = flags.dryRun
     ? { plan: await evaluatePolicy(backend, policy, { now, branch: flags.branch }), outcome: null }

@@ -5,6 +5,7 @@ import { countOf, parseTimeArgument, shortId, spanLastIso, spanStartIso } from '
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatDuration, formatTime, printTable } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
+import { refuseMistypedBranch } from '../named-branch.js';
 import { withProgress } from '../progress.js';
 import { readNotices } from '../read-notice.js';
 
@@ -29,6 +30,8 @@ export default async function history(io: CliIo, flags: HistoryFlags): Promise<n
   const notices = readNotices(io, config);
   const found = await withProgress(io, 'catching up', (update) =>
     withCurrentStore(config, async (db) => ({ ...(await readHistory(db.connection, filter, flags.failed ?? false)), abbreviate: await invocationAbbreviator(db.connection) }), update, notices.collect));
+  // Only once nothing was found: a branch with runs costs no look at the archive.
+  if (found.rows.length === 0) await refuseMistypedBranch(config, flags.branch);
   if (flags.json) printJson(io, found.rows);
   else if (found.rows.length > 0) printRows(io, found.rows, flags, found.abbreviate);
   sayWhatWasLeftOut(io, found);

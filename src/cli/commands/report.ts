@@ -7,6 +7,7 @@ import { withCurrentStore } from '../../store/index.js';
 import { parseTimeArgument, spanStartIso } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
+import { refuseMistypedBranch } from '../named-branch.js';
 import { withProgress } from '../progress.js';
 import { TOOL_VERSION } from '../version.js';
 
@@ -34,6 +35,7 @@ export default async function report(io: CliIo, flags: ReportFlags): Promise<num
     return ExitCode.ok;
   }
   if (flags.from !== undefined || flags.to !== undefined) throw new AtticError('usage', '--from and --to choose the runs of --format markdown; an HTML report covers a period: use --since or --last.');
+  await refuseMistypedBranch(config, flags.branch);
   const scope = { target: flags.target, branch: flags.branch, since: flags.since === undefined ? undefined : spanStartIso(parseTimeArgument(flags.since)), last: flags.last };
   const out = checkedOut(io, flags.out ?? 'report.html');
   const written = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) =>
