@@ -60,24 +60,24 @@ async function transferGuarded(from: Backend, to: Backend, onProgress: TransferP
     });
   }
   const tick = progressOf(planned.records.length + planned.captures.length, onProgress);
-  const objects = await copyInvocations(from, to, planned.records, damage, tick);
+  const copied = await copyInvocations(from, to, planned.records, damage, tick);
   // Damage found in a chunk while copying leaves out the captures naming that invocation too.
   const copiedCaptures = intact().captures;
   await forEachLimited(copiedCaptures, 8, async ({ key, bytes }) => {
     await to.putIfAbsent(key, bytes);
     tick();
   });
-  const copied = intact();
   const branches = await mergeBranches(from, to, new Set(copiedCaptures.map((c) => c.key)), now);
-  return { forgets, artifactRecords: copied.records.length, captures: copiedCaptures.length, objects, branches, damaged: damage.list() };
+  return { forgets, artifactRecords: copied.records, captures: copiedCaptures.length, objects: copied.objects, branches, damaged: damage.list() };
 }
 
 /**
  * Each invocation's objects, then its records, an invocation at a time: one whose chunk turns
  * out damaged gets no record here (its objects already copied are garbage for prune).
  */
-async function copyInvocations(from: Backend, to: Backend, records: readonly SourceRecord[], damage: SourceDamage, tick: () => void): Promise<number> {
+async function copyInvocations(from: Backend, to: Backend, records: readonly SourceRecord[], damage: SourceDamage, tick: () => void): Promise<{ objects: number; records: number }> {
   let objects = 0;
+  let written = 0;
   for (const group of byInvocation(records)) {
     let at = group[0]!.record;
     try {
@@ -94,8 +94,9 @@ async function copyInvocations(from: Backend, to: Backend, records: readonly Sou
       await to.putIfAbsent(key, bytes);
       tick();
     }
+    written += group.length;
   }
-  return objects;
+  return { objects, records: written };
 }
 
 function byInvocation(records: readonly SourceRecord[]): SourceRecord[][] {

@@ -14,9 +14,14 @@ export const REDACTED = '***';
 const STRONG_PART = /^(pass|password|passwd|passphrase|pwd|secret|secrets|token|apikey|credential|credentials|privatekey)$|(password|passwd|secret|token)$/i;
 const KEY_QUALIFIER = /^(api|access|private|secret|signing|account|master|client|auth)$/i;
 
+/** A name's parts, split at `_`, `-`, `.` and camelCase, as both credential rules read names. */
+export function nameParts(name: string): string[] {
+  return name.split(/[_\-.]+|(?<=[a-z])(?=[A-Z])/).filter(Boolean);
+}
+
 /** True for a key name that holds a credential in free text; `unique_key` or `key` alone does not. */
 export function isCredentialKey(name: string): boolean {
-  const parts = name.split(/[_\-.]+|(?<=[a-z])(?=[A-Z])/).filter(Boolean);
+  const parts = nameParts(name);
   if (parts.some((part) => STRONG_PART.test(part))) return true;
   return parts.some((part) => /^key$/i.test(part)) && parts.some((part) => KEY_QUALIFIER.test(part));
 }

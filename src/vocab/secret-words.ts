@@ -4,7 +4,7 @@
  * erring towards redacting: a redacted path costs little, a stored password a lot.
  */
 
-import { maskSecretShapes, REDACTED } from './secret-shapes.js';
+import { maskSecretShapes, nameParts, REDACTED } from './secret-shapes.js';
 
 export { REDACTED };
 
@@ -13,10 +13,7 @@ const SECRET_PART = /^(pass|password|passwd|passphrase|pwd|secret|secrets|token|
 
 /** True when a variable, key or flag name says it holds a credential. */
 export function isSecretName(name: string): boolean {
-  return name
-    .replace(/^-+/, '')
-    .split(/[_\-.]+|(?<=[a-z])(?=[A-Z])/)
-    .some((part) => SECRET_PART.test(part) || SECRET_SUFFIX.test(part));
+  return nameParts(name.replace(/^-+/, '')).some((part) => SECRET_PART.test(part) || SECRET_SUFFIX.test(part));
 }
 
 /** A part ending in a credential's word: PGPASSWORD, MYSQLPWD, APITOKEN. */

@@ -1,9 +1,9 @@
 import { openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
 import { describePolicy, evaluatePolicy, forgetByPolicy, predictShrink, resolvePolicy, type Decision, type KeepFlags } from '../../retention/index.js';
+import { refuseUnknownBranch } from '../../state/index.js';
 import { countOf, uniquePrefixes } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
-import { refuseMistypedBranch } from '../named-branch.js';
 import { formatBytes, formatTime, printTable } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 
@@ -19,7 +19,7 @@ export default async function forget(io: CliIo, flags: ForgetFlags): Promise<num
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   const now = new Date();
   // A typo would decide for no line of history at all, and say nothing.
-  await refuseMistypedBranch(config, flags.branch);
+  if (flags.branch) await refuseUnknownBranch(backend, flags.branch);
   const onWait = (what: string): void => io.stderr(`forget: ${what}\n`);
   const { plan, outcome } = flags.dryRun
     ? { plan: await evaluatePolicy(backend, policy, { now, branch: flags.branch }), outcome: null }
