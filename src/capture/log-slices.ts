@@ -13,14 +13,16 @@ export interface LogSlice {
   bytes: Buffer;
   lines: number;
   format: 'json' | 'text' | 'mixed';
+  /** Where its first line (a blank before its banner, for text) starts in the bytes sliced. */
+  start: number;
 }
 
 const BANNER = /^={30} \S+ \| (\S+) ={30}\r?\n?$/;
 
 export function sliceLog(log: Buffer): LogSlice[] {
-  const parts = new Map<string, { chunks: Buffer[]; lines: number; json: boolean; text: boolean }>();
+  const parts = new Map<string, { chunks: Buffer[]; lines: number; json: boolean; text: boolean; start: number }>();
   const add = (id: string, line: Buffer, json: boolean): void => {
-    const slice = parts.get(id) ?? parts.set(id, { chunks: [], lines: 0, json: false, text: false }).get(id)!;
+    const slice = parts.get(id) ?? parts.set(id, { chunks: [], lines: 0, json: false, text: false, start: line.byteOffset - log.byteOffset }).get(id)!;
     slice.chunks.push(line);
     slice.lines++;
     if (json) slice.json = true;
@@ -54,6 +56,7 @@ export function sliceLog(log: Buffer): LogSlice[] {
     bytes: Buffer.concat(p.chunks),
     lines: p.lines,
     format: p.json && p.text ? 'mixed' : p.json ? 'json' : 'text',
+    start: p.start,
   }));
 }
 

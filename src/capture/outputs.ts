@@ -4,7 +4,7 @@ import { AtticError, isAtticError } from '../errors.js';
 import { sha256, type CapturePhase } from '../vocab/index.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import type { Attribution } from './attribution.js';
-import { logIdentity, readLogSlices } from './dbt-log.js';
+import { logIdentity, readLogSlices, type LogResume } from './dbt-log.js';
 import { readRegularFile } from './regular-file.js';
 import { SqlCache } from './sql-cache.js';
 import { listSqlFiles, readSqlFiles, type ReadSqlFiles } from './sql-files.js';
@@ -129,7 +129,7 @@ async function readVouched(file: string, id: string): Promise<Buffer> {
 async function captureLog(backend: Backend, logDir: string, attribution: Attribution | null, memos: StatCache | undefined, meta: OutputMeta): Promise<CapturedOutput[]> {
   const identity = await logIdentity(logDir);
   if (identity === null || memos?.memo('log') === identity) return [];
-  const { slices, skipped } = await readLogSlices(logDir);
+  const { slices, skipped, resume } = await readLogSlices(logDir, logResumeOf(memos?.memo('log-resume')));
   const rows: CapturedOutput[] = skipped.map(({ file, reason }) => outputError('log', attribution?.invocationId ?? null, `${file} was left out: ${reason}`));
   for (const slice of slices) {
     const id = sha256(slice.bytes);
@@ -144,7 +144,16 @@ async function captureLog(backend: Backend, logDir: string, attribution: Attribu
     if (row.status === 'captured' || slice.invocationId === attribution?.invocationId) rows.push(row);
   }
   memos?.setMemo('log', identity);
+  memos?.setMemo('log-resume', resume);
   return rows;
+}
+
+/** The place a cache file kept, when it is one (the file is ours, but may be of another version). */
+function logResumeOf(kept: unknown): LogResume | null {
+  if (!kept || typeof kept !== 'object') return null;
+  const { fileId, offset, head, headBytes } = kept as Record<string, unknown>;
+  const count = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+  return typeof fileId === 'string' && typeof head === 'string' && count(offset) && count(headBytes) ? { fileId, offset, head, headBytes } : null;
 }
 
 function outputRecord(output: OutputRecord['output'], invocationId: string, id: string, size: number, entries: number, detail: OutputRecord['detail'], meta: OutputMeta): OutputRecord {

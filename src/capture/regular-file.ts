@@ -29,13 +29,23 @@ export function notRegularReason(stat: { isFile(): boolean; isFIFO(): boolean; i
  * (absence is not an error to callers); every other refusal is an `artifact-unreadable` AtticError.
  */
 export async function readRegularFile(file: string, maxBytes = MAX_TARGET_FILE_BYTES, onPiece?: (piece: Buffer) => void): Promise<Buffer> {
+  return (await readRegularFileFrom(file, 0, maxBytes, onPiece)).bytes;
+}
+
+/**
+ * The bytes of the regular file at `file` from offset `from` (none when it is shorter), and the
+ * file's device and inode, read on the descriptor the bytes came from: a log rotation renames a
+ * file, keeping them.
+ */
+export async function readRegularFileFrom(file: string, from: number, maxBytes = MAX_TARGET_FILE_BYTES, onPiece?: (piece: Buffer) => void): Promise<{ bytes: Buffer; fileId: string }> {
   const handle = await openNonBlocking(file);
   try {
-    const stat = await handle.stat();
+    const stat = await handle.stat({ bigint: true });
     const reason = notRegularReason(stat);
     if (reason) throw new AtticError('artifact-unreadable', reason);
-    if (stat.size > maxBytes) throw tooLarge(stat.size, maxBytes);
-    return await readBounded(handle, stat.size, maxBytes, onPiece);
+    const size = Math.max(0, Number(stat.size) - from);
+    if (size > maxBytes) throw tooLarge(size, maxBytes);
+    return { bytes: await readBounded(handle, from, size, maxBytes, onPiece), fileId: fileIdOf(stat) };
   } finally {
     await handle.close();
   }
@@ -50,6 +60,11 @@ export async function readRegularFileHashed(file: string, maxBytes = MAX_TARGET_
   const hasher = sha256OfPieces();
   const bytes = await readRegularFile(file, maxBytes, (piece) => hasher.add(piece));
   return { bytes, sha256: hasher.id() };
+}
+
+/** A file as the file system knows it, whatever its name: what a rename keeps. */
+export function fileIdOf(stat: { dev: bigint; ino: bigint }): string {
+  return `${stat.dev}:${stat.ino}`;
 }
 
 async function openNonBlocking(file: string): Promise<fs.FileHandle> {
@@ -69,12 +84,12 @@ const PIECE_BYTES = 4 * 1024 * 1024;
  * Reads to the end, refusing a file that grew past the bound while we read it. The next piece is
  * asked for before `onPiece` is handed the last one, so the two run side by side.
  */
-async function readBounded(handle: fs.FileHandle, expected: number, maxBytes: number, onPiece?: (piece: Buffer) => void): Promise<Buffer> {
+async function readBounded(handle: fs.FileHandle, from: number, expected: number, maxBytes: number, onPiece?: (piece: Buffer) => void): Promise<Buffer> {
   const parts: Buffer[] = [];
   let total = 0;
   let buffer = Buffer.allocUnsafe(Math.max(1, Math.min(expected + 1, maxBytes + 1)));
   let filled = 0;
-  const readNext = (): Promise<number> => handle.read(buffer, filled, Math.min(PIECE_BYTES, buffer.length - filled), null).then((r) => r.bytesRead);
+  const readNext = (): Promise<number> => handle.read(buffer, filled, Math.min(PIECE_BYTES, buffer.length - filled), from + total).then((r) => r.bytesRead);
   let reading = readNext();
   for (;;) {
     const bytesRead = await reading;
