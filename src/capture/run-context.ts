@@ -31,13 +31,16 @@ export async function takeRunContext(config: AtticConfig, env: Record<string, st
   return { taken, taken_at: new Date().toISOString(), git, catalog, target };
 }
 
-/** target/ and the store, where they sit inside the project. */
+/**
+ * What dbt and dbtattic write, where it sits inside the project: target/, logs/ and the store.
+ * `run` reads git beside dbt's start, so logs/ dbt makes then must not count as a change.
+ */
 function outputPaths(config: AtticConfig, cwd: string): string[] {
   const inside = (dir: string): string | null => {
     const relative = path.relative(cwd, dir);
     return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : null;
   };
-  return [config.targetDir?.value, config.store.value].flatMap((dir) => (dir ? [inside(dir)].filter((p): p is string => p !== null) : []));
+  return [config.targetDir?.value, config.logDir?.value, config.store.value].flatMap((dir) => (dir ? [inside(dir)].filter((p): p is string => p !== null) : []));
 }
 
 async function readCatalog(config: AtticConfig, env: Record<string, string | undefined>): Promise<CatalogSnapshot | null> {

@@ -7,7 +7,6 @@ import { runCommand, type CommandOutcome } from './run-command.js';
 import { takeRunContext } from './run-context.js';
 import { captureProject } from './session.js';
 import type { CaptureOutcome } from './capture.js';
-import type { CapturePlan } from './plan.js';
 
 export interface RunOutcome {
   command: CommandOutcome;
@@ -21,7 +20,7 @@ export interface RunOutcome {
  * Captures before (what an earlier command left), runs the command in the project directory,
  * then captures after, also when the command failed or was interrupted.
  */
-export async function runWithCapture(config: AtticConfig, argv: string[], toolVersion: string, env: NodeJS.ProcessEnv, onPostWriting?: (plan: CapturePlan) => void): Promise<RunOutcome> {
+export async function runWithCapture(config: AtticConfig, argv: string[], toolVersion: string, env: NodeJS.ProcessEnv): Promise<RunOutcome> {
   const warnings: string[] = [];
   const attempt = async (label: string, work: () => Promise<CaptureOutcome>): Promise<CaptureOutcome | null> => {
     try {
@@ -35,10 +34,18 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
   const pre = targetExists ? await attempt('pre-run', () => captureProject(config, { phase: 'pre', toolVersion, env })) : null;
   const cwd = dbtWorkingDir(config, argv, env);
   // The context of the moment dbt starts, not of when it ends: the tree may change meanwhile.
-  const context = await takeRunContext(config, env, 'run-start', argv);
-  // Never fatal, but said now: otherwise a broken `catalog:` only shows in `info` and `inspect`.
-  if (context.catalog?.provider === 'invalid') warnings.push(`no catalog snapshot taken: ${context.catalog.reason ?? 'the catalog: section of dbtattic.yml is invalid'}`);
+  // git's view of it is read beside dbt's start (a third of a second with 1,000 untracked
+  // models), since dbt writes only target/ and logs/, which it leaves out; the catalog's
+  // snapshot is of the data dbt is about to read, so it is taken before dbt starts.
+  const taking = takeRunContext(config, env, 'run-start', argv).catch((error: unknown) => {
+    warnings.push(`no run context taken (the capture takes its own after dbt): ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  });
+  if (config.catalog) await taking;
   const command = await runCommand(argv, { cwd, env });
+  const context = await taking;
+  // Never fatal, but said: otherwise a broken `catalog:` only shows in `info` and `inspect`.
+  if (context?.catalog?.provider === 'invalid') warnings.push(`no catalog snapshot taken: ${context.catalog.reason ?? 'the catalog: section of dbtattic.yml is invalid'}`);
   const run: RunInfo = {
     // The archive is kept for good: --vars values and credential flags never go in (README: Reliability).
     argv: redactArgv(argv),
@@ -47,7 +54,7 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
     exit_code: command.exitCode,
     signal: command.signal,
   };
-  const post = await attempt('post-run', () => captureProject(config, { phase: 'post', toolVersion, run, context, env, onWriting: onPostWriting }));
+  const post = await attempt('post-run', () => captureProject(config, { phase: 'post', toolVersion, run, context, env }));
   return { command, pre, post, warnings };
 }
 

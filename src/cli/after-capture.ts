@@ -2,7 +2,7 @@ import type { CaptureOutcome } from '../capture/index.js';
 import { filedManifestInvocation, type CapturePlan } from '../capture/plan.js';
 import type { CatchUpAhead } from '../store/index.js';
 import type { AtticConfig } from '../config/resolve.js';
-import { compactInBackground } from './background-compaction.js';
+import { compactInBackground, startDetached } from './background-work.js';
 import type { CliIo } from './io.js';
 
 /**
@@ -44,8 +44,11 @@ async function releaseAhead(ahead: CatchUpAhead | null | undefined): Promise<voi
  * archive already holds everything.
  */
 export async function updateStoreAfter(io: CliIo, config: AtticConfig, outcomes: (CaptureOutcome | null)[], quiet = false, ahead?: StoreAhead): Promise<void> {
-  const captureIds = outcomes.filter((o) => o?.record?.artifacts.some((a) => a.status === 'captured' || a.status === 'repaired')).map((o) => o!.record!.capture_id);
-  const opened = await ahead?.opened();
+  await catchUpCaptures(io, config, capturesToIngest(outcomes), quiet, await ahead?.opened());
+}
+
+/** The catch-up after a capture, of the captures it filed (`sync --after-capture` runs it alone). */
+export async function catchUpCaptures(io: CliIo, config: AtticConfig, captureIds: string[], quiet: boolean, opened?: CatchUpAhead | null): Promise<void> {
   // A remote store's local cache is caught up by the next reading command (often on another
   // machine, and never on most CI runners): no downloads in front of dbt.
   if (captureIds.length === 0 || config.remote) return releaseAhead(opened);
@@ -56,4 +59,22 @@ export async function updateStoreAfter(io: CliIo, config: AtticConfig, outcomes:
   if (result.status === 'busy' && !quiet) io.stderr(io.color.dim('dbtattic: the store is in use by another process; it catches up on the next read.\n'));
   if (result.status === 'stale' && !quiet) io.stderr(io.color.dim('dbtattic: the store was written by another dbtattic version; the next read rebuilds it.\n'));
   if (result.status === 'failed') io.stderr(`${io.color.yellow('dbtattic warning:')} the store could not be updated (${result.error}); the capture is safe in the archive. Run dbtattic rebuild.\n`);
+}
+
+/**
+ * The same catch-up, by a detached `dbtattic sync` (background-work.ts): for `run`, whose
+ * caller waits on dbt's exit code, the 0.3-0.5 s of DuckDB's load, ingest and checkpoint would
+ * come after dbt ended, on every build. The archive is written before this returns; a reading
+ * command that comes first catches up itself, or waits for the child's write lock
+ * (store/busy-wait.ts). What the child cannot say (a store in use, of another version, failed),
+ * the next reading command says.
+ */
+export function catchUpInBackground(io: CliIo, config: AtticConfig, outcomes: (CaptureOutcome | null)[]): void {
+  const captureIds = capturesToIngest(outcomes);
+  if (captureIds.length === 0 || config.remote) return;
+  startDetached(io, config, ['sync', '--after-capture', captureIds.join(',')]);
+}
+
+function capturesToIngest(outcomes: (CaptureOutcome | null)[]): string[] {
+  return outcomes.filter((o) => o?.record?.artifacts.some((a) => a.status === 'captured' || a.status === 'repaired')).map((o) => o!.record!.capture_id);
 }

@@ -16,7 +16,17 @@ const BIN = fileURLToPath(new URL('../../bin/dbtattic.js', import.meta.url));
 export async function compactInBackground(io: CliIo, config: AtticConfig): Promise<void> {
   const { claimCompaction, compactionRunning } = await import('../store/index.js');
   if (compactionRunning(config.databaseFile)) return;
-  const child = spawn(process.execPath, [BIN, 'compact', '--quiet', '--store', path.resolve(io.cwd, config.localDir)], {
+  const pid = startDetached(io, config, ['compact', '--quiet']);
+  if (pid !== undefined) await claimCompaction(config.databaseFile, pid).catch(() => undefined);
+}
+
+/**
+ * Runs `dbtattic <args> --store <this store>` in a session of its own, with nothing to print to:
+ * it outlives this process, and a Ctrl-C or a CI runner's kill of dbt's process group leaves it be.
+ * Only work the next reading command would do anyway goes there: losing it loses nothing.
+ */
+export function startDetached(io: CliIo, config: AtticConfig, args: readonly string[]): number | undefined {
+  const child = spawn(process.execPath, [BIN, ...args, '--store', path.resolve(io.cwd, config.localDir)], {
     cwd: io.cwd,
     env: io.env,
     detached: true,
@@ -24,5 +34,5 @@ export async function compactInBackground(io: CliIo, config: AtticConfig): Promi
   });
   child.on('error', () => undefined);
   child.unref();
-  if (child.pid !== undefined) await claimCompaction(config.databaseFile, child.pid).catch(() => undefined);
+  return child.pid;
 }

@@ -189,6 +189,8 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .command('sync')
     .description("Catch the local store up with the archive (for a remote store: only what is new since the last sync)")
     .option('--json', 'print the report as JSON')
+    // `run` starts it with the captures it filed, to catch up on beside dbt's caller (cli/after-capture.ts).
+    .addOption(new Option('--after-capture <capture-ids>').hideHelp())
     .action(run(() => import('./commands/sync.js')));
 
   program

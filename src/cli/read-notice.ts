@@ -2,7 +2,7 @@ import { ExitCode } from '../errors.js';
 import { isDamaged, type ReadNotice } from '../store/index.js';
 import { countOf } from '../vocab/index.js';
 import type { AtticConfig } from '../config/resolve.js';
-import { compactInBackground } from './background-compaction.js';
+import { compactInBackground } from './background-work.js';
 import type { CliIo } from './io.js';
 
 /**

@@ -15,7 +15,9 @@ import path from 'node:path';
 export default function setup(): () => void {
   const root = mkdtempSync(path.join(parentDir(), 'dbtattic-test-run-'));
   process.env.TMPDIR = root;
-  return () => rmSync(root, { recursive: true, force: true });
+  // A `run` leaves its store's catch-up to a detached child (cli/after-capture.ts), which may
+  // still be writing when the run ends: retried rather than failing on a folder filling again.
+  return () => rmSync(root, { recursive: true, force: true, maxRetries: 10 });
 }
 
 const TMPFS = '/dev/shm';

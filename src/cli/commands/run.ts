@@ -6,7 +6,7 @@ import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatBytes } from '../format.js';
 import type { CliIo } from '../io.js';
 import { TOOL_VERSION } from '../version.js';
-import { storeAhead, updateStoreAfter } from '../after-capture.js';
+import { catchUpInBackground } from '../after-capture.js';
 
 interface RunFlags extends GlobalFlags {
   args?: string[];
@@ -20,11 +20,7 @@ export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
   // Where dbt is told its project and target/ are is where to capture, unless dbtattic was told.
   const told = dbtPaths(argv);
   const config = loadConfig(io, { ...flags, projectDir: flags.projectDir ?? told.projectDir ?? undefined, targetPath: flags.targetPath ?? told.targetPath ?? undefined });
-  const ahead = storeAhead(config);
-  const outcome = await runWithCapture(config, argv, TOOL_VERSION, { ...io.env }, ahead?.onWriting).catch(async (error: unknown) => {
-    await ahead?.release();
-    throw error;
-  });
+  const outcome = await runWithCapture(config, argv, TOOL_VERSION, { ...io.env });
   for (const warning of outcome.warnings) io.stderr(`${io.color.yellow('dbtattic warning:')} ${warning}\n`);
   if (outcome.command.spawnError) io.stderr(`${io.color.red('dbtattic:')} ${outcome.command.spawnError}\n`);
   const captured = outcome.post?.record?.artifacts.filter((a) => a.status === 'captured') ?? [];
@@ -42,6 +38,7 @@ export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
     const also = mine.map((o) => (o.output === 'sql' ? `its SQL (${o.entries} files)` : 'its log')).join(' and ');
     io.stderr(io.color.dim(`dbtattic: captured ${captured.map((a) => a.artifact).join(', ')} of invocation ${invocations}${also ? `, ${also}` : ''} (${formatBytes(bytes)} new)\n`));
   }
-  await updateStoreAfter(io, config, [outcome.pre, outcome.post], flags.quiet ?? false, ahead);
+  // dbt has ended and its caller waits for its exit code: the store catches up beside, not in front.
+  catchUpInBackground(io, config, [outcome.pre, outcome.post]);
   return outcome.command.exitCode;
 }

@@ -5,14 +5,18 @@ import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
 import { countOf } from '../../vocab/index.js';
 import { formatBytes } from '../format.js';
+import { catchUpCaptures } from '../after-capture.js';
+import type { AtticConfig } from '../../config/resolve.js';
 
 interface SyncFlags extends GlobalFlags {
   json?: boolean;
+  afterCapture?: string;
 }
 
 /** What every reading command does first, on its own: for a CI step that only warms the cache. */
 export default async function sync(io: CliIo, flags: SyncFlags): Promise<number> {
   const config = loadConfig(io, flags);
+  if (flags.afterCapture !== undefined) return afterCapture(io, config, flags.afterCapture.split(','));
   const progress = startProgress(io, 'syncing');
   const report = await syncForReading(config, progress.update).finally(progress.stop);
   const counts = report.status === 'synced' ? report : report.status === 'rebuilt' ? report.report : null;
@@ -32,6 +36,12 @@ export default async function sync(io: CliIo, flags: SyncFlags): Promise<number>
     const shrunk = compacted ? `; compacted from ${formatBytes(compacted.fromBytes)} to ${formatBytes(compacted.toBytes)}` : '';
     io.stderr(`${report.status} ${config.databaseFile}: ${countOf(counts?.invocations ?? 0, 'invocation')} from ${countOf(counts?.captures ?? 0, 'new capture')}${shrunk}\n`);
   }
+  return ExitCode.ok;
+}
+
+/** `run`'s catch-up, detached (cli/after-capture.ts): only what its captures filed, as a capture would. */
+async function afterCapture(io: CliIo, config: AtticConfig, captureIds: string[]): Promise<number> {
+  await catchUpCaptures(io, config, captureIds, true);
   return ExitCode.ok;
 }
 
