@@ -1,6 +1,7 @@
 import { AtticError } from '../errors.js';
 import { nearestName } from '../vocab/index.js';
-import { EMPTY_POLICY, isEmptyPolicy, parseCount, parseDuration, type KeepPolicy } from './policy.js';
+import { EMPTY_POLICY, isEmptyPolicy, parseCount, type KeepPolicy } from './policy.js';
+import { parseDuration } from '../vocab/index.js';
 
 /**
  * Where a policy comes from: `--keep-*` flags when any is given (they replace the file's, as a

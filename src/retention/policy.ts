@@ -1,4 +1,5 @@
 import { AtticError } from '../errors.js';
+import { formatDurationShort } from '../vocab/index.js';
 
 /**
  * A keep policy with restic's vocabulary and meanings (`restic forget`): the union of
@@ -93,16 +94,6 @@ function isoWeek(ms: number): string {
   return `${year}-W${String(week).padStart(2, '0')}`;
 }
 
-const DURATION = /^(\d+)([hdwmy])$/;
-const UNIT_MS: Record<string, number> = { h: 3_600_000, d: 86_400_000, w: 7 * 86_400_000, m: 30 * 86_400_000, y: 365 * 86_400_000 };
-
-/** `30d`, `12h`, `2w`, `6m`, `1y` (a month is 30 days, a year 365: restic's durations are calendar-free too). */
-export function parseDuration(text: string, what: string): number {
-  const match = DURATION.exec(text.trim());
-  if (!match) throw new AtticError('usage', `${what} takes a duration such as 12h, 30d, 2w, 6m or 1y, not '${text}'.`);
-  return Number(match[1]) * UNIT_MS[match[2]!]!;
-}
-
 export function parseCount(value: unknown, what: string): number {
   const n = typeof value === 'number' ? value : typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < 0) throw new AtticError('usage', `${what} takes a whole number of 0 or more, not '${String(value)}'.`);
@@ -112,11 +103,7 @@ export function parseCount(value: unknown, what: string): number {
 /** One line per rule that keeps something, for messages: `last 10, daily 7, monthly 12`. */
 export function describePolicy(policy: KeepPolicy): string {
   const parts = (['last', ...PERIOD_RULES] as const).filter((rule) => policy[rule] > 0).map((rule) => `${rule} ${policy[rule]}`);
-  if (policy.withinMs > 0) parts.push(`within ${formatDuration(policy.withinMs)}`);
+  if (policy.withinMs > 0) parts.push(`within ${formatDurationShort(policy.withinMs)}`);
   return parts.join(', ');
 }
 
-function formatDuration(ms: number): string {
-  for (const unit of ['y', 'm', 'w', 'd', 'h']) if (ms % UNIT_MS[unit]! === 0) return `${ms / UNIT_MS[unit]!}${unit}`;
-  return `${ms}ms`;
-}

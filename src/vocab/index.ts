@@ -15,6 +15,7 @@ export * from './secret-words.js';
 export { isCredentialKey, maskedText, maskSecretShapes } from './secret-shapes.js';
 export * from './commands.js';
 export * from './time-argument.js';
+export * from './duration.js';
 export * from './count.js';
 export * from './nearest-name.js';
 export * from './run-summary.js';

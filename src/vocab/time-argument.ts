@@ -1,10 +1,13 @@
 import { AtticError } from '../errors.js';
+import { durationMs } from './duration.js';
 
 /**
  * A time a user types (`--at`, `--since`, `--until`) in any ISO-8601 form: calendar, week or
  * ordinal dates, basic or extended, with or without a time, a fraction (`.` or `,`) and an
  * offset. Without an offset it is UTC, as dbtattic prints times. A time names an instant; a date
  * alone (or a month, or a week) names a span, so `--until 2026-01-31` takes in that whole day.
+ * Relative times are read against `now`: `7d` (or `7d ago`) the instant seven days before,
+ * `today` and `yesterday` their UTC days.
  */
 export interface TimeSpan {
   /** The first instant the text names, in milliseconds since the epoch. */
@@ -15,8 +18,10 @@ export interface TimeSpan {
 
 const DAY_MS = 86_400_000;
 
-export function parseTimeArgument(text: string): TimeSpan {
+export function parseTimeArgument(text: string, now = Date.now()): TimeSpan {
   const trimmed = text.trim();
+  const relative = relativeSpan(trimmed.toLowerCase(), now);
+  if (relative) return relative;
   const split = /^([^T ]+)(?:[T ](.+))?$/i.exec(trimmed);
   const date = split ? parseDate(split[1]!) : null;
   if (!date) throw notATime(text);
@@ -42,7 +47,15 @@ export function spanLastIso(span: TimeSpan): string {
 }
 
 function notATime(text: string): AtticError {
-  return new AtticError('usage', `'${text}' is not a time: use ISO 8601, e.g. 2026-01-31, 2026-01-31T12:00Z or 2026-01-31T14:00+02:00.`);
+  return new AtticError('usage', `'${text}' is not a time: use ISO 8601, e.g. 2026-01-31, 2026-01-31T12:00Z or 2026-01-31T14:00+02:00, or a time back from now: 12h, 7d, 2w, today, yesterday.`);
+}
+
+function relativeSpan(text: string, now: number): TimeSpan | null {
+  const today = Math.floor(now / DAY_MS) * DAY_MS;
+  if (text === 'today') return { start: today, end: today + DAY_MS };
+  if (text === 'yesterday') return { start: today - DAY_MS, end: today };
+  const ago = durationMs(text.replace(/\s*ago$/, ''));
+  return ago === null ? null : { start: now - ago, end: now - ago };
 }
 
 /** The span of a calendar, week or ordinal date, of a month, or null. */

@@ -42,7 +42,7 @@ describe('the store after `dbtattic run`', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(invocationIdOf(path.join(replay, 'run_results.json'))).toBe(PASSING);
     const storeFile = path.join(project.dir, '.dbtattic', 'store.duckdb');
-    expect(await eventually(() => storedInvocations(storeFile).catch(() => []), (ids) => ids.includes(PASSING))).toEqual([PASSING]);
+    expect(await eventually(() => storedInvocations(storeFile).catch((): string[] => []), (ids) => ids.includes(PASSING))).toEqual([PASSING]);
   }, 60_000);
 
   it("is never waited for: held by another process, run still ends at once with dbt's code and says nothing of it; the next read shows the run", async () => {
@@ -50,7 +50,7 @@ describe('the store after `dbtattic run`', () => {
     const storeFile = path.join(project.dir, '.dbtattic', 'store.duckdb');
     const first = await runDbt(project.dir, writeSyntheticTarget({ invocationId: PASSING, statuses: ['success'] }));
     expect(first.exitCode).toBe(0);
-    await eventually(() => storedInvocations(storeFile).catch(() => []), (ids) => ids.includes(PASSING));
+    await eventually(() => storedInvocations(storeFile).catch((): string[] => []), (ids) => ids.includes(PASSING));
 
     const holder = await holdStore(storeFile);
     try {

@@ -21,7 +21,7 @@ describe('where a keep policy comes from', () => {
   it('refuses counts and durations it cannot read, naming the setting', () => {
     expect(() => resolvePolicy({ keepDaily: 'seven' }, undefined)).toThrow(/--keep-daily takes a whole number/);
     expect(() => resolvePolicy({}, { keep_last: -1 })).toThrow(/retention.keep_last takes a whole number/);
-    expect(() => resolvePolicy({ keepWithin: '30 days' }, undefined)).toThrow(/duration such as 12h/);
+    expect(() => resolvePolicy({ keepWithin: '30 days' }, undefined)).toThrow(/duration such as 90s, 12h/);
     expect(() => resolvePolicy({}, 'keep everything')).toThrow(/must be a mapping/);
   });
 

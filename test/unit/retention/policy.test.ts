@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applyPolicy, EMPTY_POLICY, parseDuration, periodOf, type Dated } from '../../../src/retention/index.js';
+import { applyPolicy, EMPTY_POLICY, periodOf, type Dated } from '../../../src/retention/index.js';
+import { parseDuration } from '../../../src/vocab/index.js';
 import { calendarHours, HOUR, HOURS, YEAR_START } from '../../helpers/year-history.js';
 
 /** A run at half past every hour of 2025, UTC. */
@@ -37,5 +38,15 @@ describe('keep policy (restic meanings)', () => {
   it('within one period the newest run is the one kept, whatever order the runs come in', () => {
     const runs = [{ id: 'late', ranAtMs: Date.UTC(2025, 0, 1, 22) }, { id: 'early', ranAtMs: Date.UTC(2025, 0, 1, 1) }];
     expect([...applyPolicy(runs, { ...EMPTY_POLICY, daily: 1 }).keys()]).toEqual(['late']);
+  });
+});
+
+describe('parseDuration', () => {
+  // Issue 44 item 12: `prune --grace 0s` was refused for want of a seconds unit.
+  it('takes seconds, and months as m', () => {
+    expect(parseDuration('0s', '--grace')).toBe(0);
+    expect(parseDuration('90s', '--grace')).toBe(90_000);
+    expect(parseDuration('6m', 'keep-within')).toBe(180 * 86_400_000);
+    expect(() => parseDuration('5min', '--grace')).toThrow(/90s, 12h, 30d, 2w, 6m \(months\) or 1y/);
   });
 });
