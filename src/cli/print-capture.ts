@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type { CapturedArtifact } from '../archive/index.js';
 import type { CaptureOutcome } from '../capture/index.js';
 import { formatBytes, printTable } from './format.js';
@@ -38,12 +39,20 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
     io.stderr(`${io.color.red('error:')} ${row.path}: ${row.error} — left out${othersKept ? '; the other artifacts were captured' : ''}.\n`);
   }
   if (options.quiet) return failed;
+  // An artifact dbt did not write is no news; `--json` still lists it, for scripts.
+  const present = rows.filter((r) => r.status !== 'absent');
+  const outputs = outcome.record?.outputs ?? [];
+  if (present.length === 0 && outputs.length === 0) {
+    const where = rows[0] ? path.dirname(rows[0].path) : 'target/';
+    io.stderr(`nothing to capture: ${where} holds none of dbt's artifacts (${rows.map((r) => path.basename(r.path)).join(', ')}).\n`);
+    return failed;
+  }
   printTable(
     io,
     ['artifact', 'invocation', 'status', 'size', 'new bytes'],
     [
-      ...rows.map((r) => [r.artifact, r.invocation_id ? options.abbreviate(r.invocation_id) : '-', dryRun && r.status === 'captured' ? 'would capture' : colourStatus(io, r.status), formatBytes(r.size), formatBytes(r.stored_bytes)]),
-      ...(outcome.record?.outputs ?? []).map((o) => [
+      ...present.map((r) => [r.artifact, r.invocation_id ? options.abbreviate(r.invocation_id) : '-', dryRun && r.status === 'captured' ? 'would capture' : colourStatus(io, r.status), formatBytes(r.size), formatBytes(r.stored_bytes)]),
+      ...outputs.map((o) => [
         o.output === 'sql' ? `sql (${o.entries} files)` : `log (${o.entries} lines)`, o.invocation_id ? options.abbreviate(o.invocation_id) : '-', colourStatus(io, o.status), formatBytes(o.size), formatBytes(o.stored_bytes),
       ]),
     ],

@@ -1,9 +1,12 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { makeProject, runCli } from '../helpers/cli.js';
 import { writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
+import { CORPUS_DIR, hasCorpus } from '../helpers/corpus.js';
+
+const ARTIFACT_FILES = ['manifest.json', 'run_results.json', 'sources.json', 'catalog.json', 'semantic_manifest.json', 'freshness.json'];
 
 const made: string[] = [];
 afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
@@ -75,5 +78,29 @@ describe('the target of an invocation whose artifacts do not name one', () => {
       { invocation_id: '7a7a7a7a-0000-4000-8000-000000000002', target: 'ci', target_source: 'env:DBT_TARGET' },
       { invocation_id: '7a7a7a7a-0000-4000-8000-000000000003', target: 'prod', target_source: 'run_results args' },
     ]);
+  });
+});
+
+/** Issue 44 item 12: the table listed every artifact dbt did not write as `absent`. */
+describe('capture prints what target/ holds', () => {
+  const REMBO = path.join(CORPUS_DIR, 'rembo-dbt-prod/target-seq/11_2025-06-11_7e907ff3');
+  it.skipIf(!hasCorpus)('a row per artifact in a real target/, none for those dbt did not write', async () => {
+    const project = makeProject();
+    made.push(project.dir);
+    const result = await runCli(['capture', '--target-path', REMBO], { cwd: project.dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+    const onDisk = readdirSync(REMBO).filter((f) => ARTIFACT_FILES.includes(f)).map((f) => f.replace(/\.json$/, ''));
+    const listed = result.stdout.trim().split('\n').slice(1).map((line) => line.split('\t')[0]);
+    expect(listed.filter((a) => !a.startsWith('sql') && !a.startsWith('log')).sort()).toEqual(onDisk.sort());
+    expect(result.stdout).not.toContain('absent');
+  });
+
+  it('says there is nothing to capture in an empty target/, and exits 0', async () => {
+    const project = makeProject();
+    made.push(project.dir);
+    const result = await runCli(['capture'], { cwd: project.dir });
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^nothing to capture: .*target holds none of dbt's artifacts \(manifest\.json, run_results\.json/);
   });
 });
