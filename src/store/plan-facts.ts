@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
+import { noManifestToPlan } from './manifest-beside.js';
 import { plainResult } from './plain-rows.js';
 import { catalogOf, configKey, micros, readBuildFacts, readEphemeralFingerprints, type CatalogFact, type NodeBuilds } from './plan-builds.js';
 
@@ -87,7 +88,7 @@ export async function readPlanFacts(connection: DuckDBConnection, scope: PlanSco
   const newestTarget = async (on: string | null): Promise<string | null> => newestBuildTarget(connection, scope.invocationId, on, asOfUs);
   const target = scope.target !== undefined ? scope.target : (text(current.target) ?? (await newestTarget(branch)) ?? (scope.deferTo ? await newestTarget(scope.deferTo) : null));
   const nodes = await readCurrentNodes(connection, scope.invocationId);
-  if (nodes.length === 0) throw new AtticError('not-found', `Invocation ${scope.invocationId} has no manifest to plan: run dbt parse (or compile) first.`);
+  if (nodes.length === 0) throw new AtticError('not-found', await noManifestToPlan(connection, scope.invocationId));
   const ephemeral = nodes.filter((n) => n.materialization === 'ephemeral').map((n) => n.uniqueId);
   return {
     invocationId: scope.invocationId,

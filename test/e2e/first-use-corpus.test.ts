@@ -1,0 +1,73 @@
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { PlanResult } from '../../src/plan/index.js';
+import { metadataOf, readJson, type Json } from '../helpers/artifact-facts.js';
+import { makeProject, putTarget, runCli } from '../helpers/cli.js';
+import { CORPUS_DIR, hasCorpus } from '../helpers/corpus.js';
+
+/**
+ * What a new user meets on a real history (issue 44, items 7 to 10): rembo-dbt-prod's target/,
+ * committed step by step, captured as it was after each step. Every expectation is read from
+ * the artifacts' JSON here, not from dbtattic.
+ */
+const ROOT = path.join(CORPUS_DIR, 'rembo-dbt-prod', 'target-seq');
+const steps = hasCorpus ? readdirSync(ROOT).sort().map((d) => path.join(ROOT, d)) : [];
+const artifact = (step: string, file: string): Json | null => (existsSync(path.join(step, file)) ? readJson(path.join(step, file)) : null);
+const idOf = (doc: Json | null): string => String(metadataOf(doc ?? {}).invocation_id);
+const nodesOf = (manifest: Json): Record<string, Json> => (manifest.nodes ?? {}) as Record<string, Json>;
+const results = (runResults: Json): Json[] => (runResults.results ?? []) as Json[];
+
+/** The step whose run_results and manifest are one build's own, the largest: target/ as that build left it. */
+function finishedBuild(): string {
+  const own = steps.filter((s) => {
+    const [manifest, run] = [artifact(s, 'manifest.json'), artifact(s, 'run_results.json')];
+    return manifest && run && idOf(manifest) === idOf(run) && ['build', 'run'].includes(String((run.args as Json).which));
+  });
+  return own.reduce((a, b) => (results(artifact(b, 'run_results.json')!).length > results(artifact(a, 'run_results.json')!).length ? b : a));
+}
+
+describe.skipIf(!hasCorpus)('a real history as a new user meets it (rembo-dbt-prod)', () => {
+  let project: { dir: string; target: string };
+  const largest = hasCorpus ? finishedBuild() : '';
+  const built = (): string => largest;
+  const upTo = (): string[] => steps.slice(0, steps.indexOf(built()) + 1);
+
+  async function capture(files: Record<string, string>): Promise<void> {
+    for (const name of ['manifest.json', 'run_results.json', 'sources.json', 'catalog.json']) rmSync(path.join(project.target, name), { force: true });
+    putTarget(project.target, files);
+    const result = await runCli(['capture', '--quiet'], { cwd: project.dir });
+    expect(result.exitCode, result.stderr).toBe(0);
+  }
+  const wholeStep = (step: string): Record<string, string> => Object.fromEntries(readdirSync(step).filter((f) => f.endsWith('.json')).map((f) => [f, path.join(step, f)]));
+
+  beforeAll(async () => {
+    project = makeProject();
+    for (const step of upTo()) await capture(wholeStep(step));
+  }, 300_000);
+  afterAll(() => rmSync(project.dir, { recursive: true, force: true }));
+
+  it('plan names the manifest filed beside a run that has none of its own, not dbt parse (item 10)', async () => {
+    const step = upTo().find((s) => artifact(s, 'manifest.json') && artifact(s, 'run_results.json') && idOf(artifact(s, 'manifest.json')) !== idOf(artifact(s, 'run_results.json')))!;
+    const [run, manifest] = [idOf(artifact(step, 'run_results.json')), idOf(artifact(step, 'manifest.json'))];
+    // history lists the run: "List them with 'dbtattic history'" would send the user in a circle.
+    const history = await runCli(['history', '--json', '--limit', '100'], { cwd: project.dir });
+    expect(history.stdout).toContain(run);
+    const plan = await runCli(['plan', '--no-record', '--invocation', run.slice(0, 8)], { cwd: project.dir });
+    expect(plan.exitCode).toBe(3);
+    expect(plan.stderr).not.toContain('dbt parse');
+    expect(plan.stderr).toContain(`--invocation ${manifest}`);
+    expect(plan.stderr).toContain(`${results(artifact(step, 'run_results.json')!).length} run results`);
+  }, 120_000);
+
+  it('state names the manifest filed beside a run that has none of its own, not history (item 10)', async () => {
+    const step = upTo().find((s) => artifact(s, 'manifest.json') && artifact(s, 'run_results.json') && idOf(artifact(s, 'manifest.json')) !== idOf(artifact(s, 'run_results.json')))!;
+    const [run, manifest] = [idOf(artifact(step, 'run_results.json')), idOf(artifact(step, 'manifest.json'))];
+    const state = await runCli(['state', '--invocation', run.slice(0, 8)], { cwd: project.dir });
+    expect(state.exitCode).toBe(3);
+    expect(state.stdout).toBe('');
+    expect(state.stderr).not.toContain('dbtattic history');
+    expect(state.stderr).toContain(`has no manifest of its own`);
+    expect(state.stderr).toContain(`state --invocation ${manifest}`);
+  }, 120_000);
+});
