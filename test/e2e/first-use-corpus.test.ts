@@ -47,6 +47,34 @@ describe.skipIf(!hasCorpus)('a real history as a new user meets it (rembo-dbt-pr
   }, 300_000);
   afterAll(() => rmSync(project.dir, { recursive: true, force: true }));
 
+  it("show falls back to the manifest's compiled code when no SQL file was archived (item 9)", async () => {
+    const compiled = (step: string, id: string): string | null => {
+      const node = nodesOf(artifact(step, 'manifest.json') ?? {})[id];
+      const code = node?.compiled_code ?? node?.compiled_sql;
+      return node?.compiled === true && typeof code === 'string' ? code : null;
+    };
+    const [id, node] = Object.entries(nodesOf(artifact(built(), 'manifest.json')!)).find(([key]) => key.startsWith('model.') && compiled(built(), key) !== null)!;
+    const newest = upTo().findLast((s) => compiled(s, id) !== null)!;
+    const name = String(node.name);
+    const shown = await runCli(['show', name, '--json'], { cwd: project.dir });
+    expect(shown.exitCode, shown.stderr).toBe(0);
+    const json = JSON.parse(shown.stdout) as { invocation_id: string; unique_id: string; compiled: { from: string; sql: string } | null };
+    expect(json).toMatchObject({ invocation_id: idOf(artifact(newest, 'manifest.json')), unique_id: id, compiled: { from: 'manifest', sql: compiled(newest, id) } });
+    const only = await runCli(['show', name, '--compiled'], { cwd: project.dir });
+    expect(only.stdout).toBe(compiled(newest, id));
+    expect(only.stderr).toContain('compiled_code');
+  }, 120_000);
+
+  it('show tells a name no manifest has apart: a typo, exit 2 with the nearest names, not exit 3 (item 9)', async () => {
+    const name = String(Object.values(nodesOf(artifact(built(), 'manifest.json')!)).find((n) => n.resource_type === 'model')!.name);
+    const typo = await runCli(['show', name.slice(0, -1)], { cwd: project.dir });
+    expect(typo.exitCode).toBe(2);
+    expect(typo.stderr).toContain(`'${name}'`);
+    const unknown = await runCli(['show', 'nosuchmodel'], { cwd: project.dir });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).not.toContain('No SQL is archived');
+  }, 120_000);
+
   it('plan names the manifest filed beside a run that has none of its own, not dbt parse (item 10)', async () => {
     const step = upTo().find((s) => artifact(s, 'manifest.json') && artifact(s, 'run_results.json') && idOf(artifact(s, 'manifest.json')) !== idOf(artifact(s, 'run_results.json')))!;
     const [run, manifest] = [idOf(artifact(step, 'run_results.json')), idOf(artifact(step, 'manifest.json'))];
