@@ -47,6 +47,24 @@ describe.skipIf(!hasCorpus)('a real history as a new user meets it (rembo-dbt-pr
   }, 300_000);
   afterAll(() => rmSync(project.dir, { recursive: true, force: true }));
 
+  it("plan right after a build says target/ holds that finished build and to run dbt parse, verdicts unchanged (item 7)", async () => {
+    const step = built();
+    await capture(wholeStep(step));
+    const id = idOf(artifact(step, 'run_results.json'));
+    const plan = JSON.parse((await runCli(['plan', '--no-record', '--json'], { cwd: project.dir })).stdout) as PlanResult;
+    expect(plan.invocation_id).toBe(id);
+    const notice = plan.notices.find((n) => n.code === 'finished-build');
+    expect(notice?.message).toContain(id);
+    expect(notice?.message).toContain('dbt parse');
+    const table = await runCli(['plan', '--no-record'], { cwd: project.dir });
+    expect(table.exitCode, table.stderr).toBe(0);
+    expect(table.stderr).toContain(`target/ holds a finished build (dbt build with ${results(artifact(step, 'run_results.json')!).length} results`);
+    // The same verdicts as planning that invocation by name: the notice changes nothing else.
+    const named = JSON.parse((await runCli(['plan', '--no-record', '--json', '--invocation', id], { cwd: project.dir })).stdout) as PlanResult;
+    expect(named.nodes).toEqual(plan.nodes);
+    expect(named.notices.find((n) => n.code === 'finished-build')?.message).not.toContain('dbt parse');
+  }, 120_000);
+
   it("show falls back to the manifest's compiled code when no SQL file was archived (item 9)", async () => {
     const compiled = (step: string, id: string): string | null => {
       const node = nodesOf(artifact(step, 'manifest.json') ?? {})[id];
@@ -97,5 +115,31 @@ describe.skipIf(!hasCorpus)('a real history as a new user meets it (rembo-dbt-pr
     expect(state.stderr).not.toContain('dbtattic history');
     expect(state.stderr).toContain(`has no manifest of its own`);
     expect(state.stderr).toContain(`state --invocation ${manifest}`);
+  }, 120_000);
+
+  it('plan says once, with the command, when only missing freshness checks keep nodes from reuse (item 8)', async () => {
+    const build = built();
+    const next = steps[steps.indexOf(build) + 1]!;
+    const [before, now, run] = [artifact(build, 'manifest.json')!, artifact(next, 'manifest.json')!, artifact(build, 'run_results.json')!];
+    // No freshness check was ever taken after that build: sources.json appears only before it.
+    const checksAfter = steps.slice(steps.indexOf(build)).filter((s) => artifact(s, 'sources.json'));
+    expect(checksAfter).toEqual([]);
+    // Nodes that read sources alone, succeeded in the build, and are unchanged since: only freshness stops them.
+    const succeeded = new Set(results(run).filter((r) => r.status === 'success').map((r) => String(r.unique_id)));
+    const same = (a: Json | undefined, b: Json): boolean => !!a && JSON.stringify([a.checksum, a.config, (a.depends_on as Json).macros]) === JSON.stringify([b.checksum, b.config, (b.depends_on as Json).macros]);
+    const held = Object.entries(nodesOf(now)).filter(([id, n]) => {
+      const parents = ((n.depends_on as Json).nodes ?? []) as string[];
+      return succeeded.has(id) && same(nodesOf(before)[id], n) && parents.length > 0 && parents.every((p) => p.startsWith('source.'));
+    });
+    expect(held.length).toBeGreaterThan(0);
+    await capture({ 'manifest.json': path.join(next, 'manifest.json') });
+    const plan = JSON.parse((await runCli(['plan', '--no-record', '--json'], { cwd: project.dir })).stdout) as PlanResult;
+    expect(plan.notices.map((n) => n.code)).toEqual(['freshness-unknown']);
+    const notice = plan.notices[0]!.message;
+    expect(Number(/^(\d+) nodes? build/.exec(notice)?.[1])).toBeGreaterThanOrEqual(held.length);
+    expect(notice).toContain('dbt source freshness');
+    const table = await runCli(['plan', '--no-record'], { cwd: project.dir });
+    expect(table.stderr.split('dbt source freshness').length - 1).toBe(1);
+    expect(table.stdout).not.toContain('dbt source freshness');
   }, 120_000);
 });
