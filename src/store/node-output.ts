@@ -47,9 +47,9 @@ export async function readNodeOutput(connection: DuckDBConnection, backend: Back
 }
 
 /**
- * The invocation to show when none is named: the newest that wrote the node's SQL files, else
- * the newest whose manifest compiled it (dbt writes compiled_code there too, and a capture may
- * have kept no files: an older dbtattic, `capture.sql: false`, a target/ committed without them).
+ * The invocation to show when none is named: the newest that wrote the node's SQL files or whose
+ * manifest compiled it (dbt writes compiled_code there too, and a capture may have kept no
+ * files: an older dbtattic, `capture.sql: false`, a target/ committed without them).
  */
 async function latestWithSql(connection: DuckDBConnection, uniqueId: string): Promise<string> {
   const found = await query(
@@ -58,7 +58,7 @@ async function latestWithSql(connection: DuckDBConnection, uniqueId: string): Pr
        SELECT invocation_id, 0 AS from_manifest FROM node_sql WHERE unique_id = $1
        UNION ALL SELECT invocation_id, 1 FROM node_invocation WHERE unique_id = $1 AND compiled_code_id IS NOT NULL
      ) AS s LEFT JOIN invocation AS i USING (invocation_id)
-     ORDER BY s.from_manifest, coalesce(i.completed_at, i.generated_at) DESC NULLS LAST, i.run_id DESC NULLS LAST LIMIT 1`,
+     ORDER BY coalesce(i.completed_at, i.generated_at) DESC NULLS LAST, i.run_id DESC NULLS LAST, s.from_manifest LIMIT 1`,
     [uniqueId],
   );
   if (!found[0]) {
