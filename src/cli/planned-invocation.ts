@@ -21,6 +21,7 @@ export async function planFromFlags(io: CliIo, flags: PlanFlags, extra: Partial<
   const config = loadConfig(io, flags);
   return makePlan(config, {
     invocation: await plannedInvocation(io, config, flags.invocation),
+    from: flags.invocation ? 'named' : 'target',
     target: flags.target,
     branch: flags.branch,
     deferTo: flags.deferTo,

@@ -1,6 +1,7 @@
 import { AtticError } from '../errors.js';
 import type { PlanFacts } from '../store/index.js';
 import { lineageOf } from './graph.js';
+import { planNotices, type PlannedFrom } from './notices.js';
 import { applySelection } from './select.js';
 import { isoFromMicros } from './time.js';
 import type { NodeVerdict, PlanCounts, PlanResult } from './types.js';
@@ -9,6 +10,7 @@ export interface PlanRequest {
   deferTo: string | null;
   select: string[];
   exclude: string[];
+  from: PlannedFrom;
 }
 
 /** The plan as recorded and printed: the selected verdicts, counted. Pure. */
@@ -29,6 +31,7 @@ export function assemblePlan(facts: PlanFacts, verdicts: readonly NodeVerdict[],
     exclude: request.exclude,
     counts: countVerdicts(nodes),
     nodes,
+    notices: planNotices(facts, verdicts, nodes, request.from),
   };
 }
 

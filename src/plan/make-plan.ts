@@ -5,11 +5,14 @@ import { branchesWithRuns, readPlanFacts, resolveInvocationRef, withCurrentStore
 import { newTimeId } from '../vocab/index.js';
 import { assemblePlan } from './assemble.js';
 import { decidePlan } from './decide.js';
+import type { PlannedFrom } from './notices.js';
 import type { PlanResult } from './types.js';
 
 export interface PlanOptions {
   /** The invocation whose manifest is planned: an id, a unique prefix or @branch. */
   invocation: string;
+  /** Whether that manifest is target/'s (just captured) or one named; default: named. */
+  from?: PlannedFrom;
   /** undefined: the invocation's own target (null: dbt's default target). */
   target?: string | null;
   /** undefined: the invocation's own branch; null: builds on any branch count. */
@@ -36,7 +39,7 @@ export async function makePlan(config: AtticConfig, options: PlanOptions): Promi
   const deferTo = options.deferTo ?? null;
   const verdicts = decidePlan(facts, { deferTo, nowUs: options.nowUs });
   const now = options.now ?? new Date();
-  const plan = assemblePlan(facts, verdicts, { deferTo, select: options.select ?? [], exclude: options.exclude ?? [] }, newTimeId(now), now);
+  const plan = assemblePlan(facts, verdicts, { deferTo, select: options.select ?? [], exclude: options.exclude ?? [], from: options.from ?? 'named' }, newTimeId(now), now);
   if (options.record ?? true) {
     const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
     await putPlanRecord(backend, plan.invocation_id, plan.plan_id, plan);

@@ -53,6 +53,16 @@ export interface PlanCounts {
   by_reason: Record<string, number>;
 }
 
+/**
+ * What is true of the plan as a whole and no verdict says: `finished-build`, the planned manifest
+ * is a build's own, planned against the history before that build ran; `freshness-unknown`,
+ * nodes build only because no freshness check proves their sources unchanged.
+ */
+export interface PlanNotice {
+  code: 'finished-build' | 'freshness-unknown';
+  message: string;
+}
+
 export interface PlanResult {
   format: 1;
   plan_id: string;
@@ -68,4 +78,5 @@ export interface PlanResult {
   exclude: string[];
   counts: PlanCounts;
   nodes: NodeVerdict[];
+  notices: PlanNotice[];
 }

@@ -2,6 +2,7 @@ import { captureRecordKey, listCaptureRecords, readBranch, readCaptureRecords, t
 import { AtticError, isAtticError } from '../errors.js';
 import { resolvePrefix } from '../vocab/index.js';
 import { listArchivedInvocations, readInvocation, recentInvocations, type ArchivedInvocation } from './invocations.js';
+import { noManifestOfItsOwn } from './manifest-beside.js';
 import { refuseUnknownBranch } from './known-branch.js';
 import { readRunSummary, type RunSummary } from './run-summary.js';
 
@@ -46,9 +47,10 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
     if (query.branch) await refuseUnknownBranch(backend, query.branch);
     throw nothingMatched(query);
   }
-  const invocations = (await listArchivedInvocations(backend)).filter((inv) => inv.artifacts.manifest);
+  const archived = await listArchivedInvocations(backend);
+  const invocations = archived.filter((inv) => inv.artifacts.manifest);
   if (query.invocation) {
-    const id = resolvePrefix(query.invocation, invocations.map((inv) => inv.invocationId), 'invocation with a manifest', 'invocations with a manifest');
+    const id = await resolveWithManifest(backend, query.invocation, invocations, archived);
     const invocation = invocations.find((inv) => inv.invocationId === id)!;
     return { invocation, summary: await summaryOf(backend, invocation) };
   }
@@ -64,6 +66,23 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
   }
   if (query.branch) await refuseUnknownBranch(backend, query.branch);
   throw nothingMatched(query);
+}
+
+/**
+ * The invocation with a manifest an id names. An id of a run archived without a manifest of its
+ * own (`history` lists it) is told so, with the manifest captured beside it, rather than "no
+ * invocation matches".
+ */
+async function resolveWithManifest(backend: Backend, prefix: string, withManifest: ArchivedInvocation[], archived: ArchivedInvocation[]): Promise<string> {
+  try {
+    return resolvePrefix(prefix, withManifest.map((inv) => inv.invocationId), 'invocation with a manifest', 'invocations with a manifest');
+  } catch (error) {
+    if (!isAtticError(error) || error.code !== 'not-found') throw error;
+    const without = archived.filter((inv) => !inv.artifacts.manifest && inv.invocationId.startsWith(prefix));
+    if (without.length === 0) throw error;
+    const id = resolvePrefix(prefix, without.map((inv) => inv.invocationId), 'invocation');
+    throw await noManifestOfItsOwn(backend, without.find((inv) => inv.invocationId === id)!);
+  }
 }
 
 async function successOf(backend: Backend, invocation: ArchivedInvocation, query: StateQuery): Promise<ChosenState | null> {

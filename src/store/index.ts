@@ -19,7 +19,7 @@ export { isDamaged, type StoreDamage } from './damage.js';
 export type { MovedAside } from './store-file.js';
 export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvocation, invocationAbbreviator, compareMacros, compareNodes, compareStatuses, compareRuntimes } from './compare.js';
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type CompareOptions, type Triplet } from './reports.js';
-export { readPlanFacts, type PlanFacts, type PlanScope, type CurrentNode, type BuildAfter, type FreshnessCheck, type BuildFact, type CatalogFact, type NodeBuilds, type ScopedBuilds } from './plan-facts.js';
+export { readPlanFacts, type PlanFacts, type PlanScope, type CurrentNode, type BuildAfter, type FreshnessCheck, type OwnRun, type BuildFact, type CatalogFact, type NodeBuilds, type ScopedBuilds } from './plan-facts.js';
 export { readNodeOutput, type NodeOutput, type NodeOutputRef } from './node-output.js';
 export { boundReportMemory, readReportRuns, readNodeRuntimes, streamResults, readReportNodes, readRunProblems, type ReportScope, type FactRow, type ResultPoint } from './report-facts.js';
 export { readRunTimeline, readRunEdges, readNodeChanges, readTestHistory, readSourceChecks, readRuntimeRegressions, readRunFailures } from './report-details.js';

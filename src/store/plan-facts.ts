@@ -1,5 +1,6 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { AtticError } from '../errors.js';
+import { noManifestToPlan } from './manifest-beside.js';
 import { plainResult } from './plain-rows.js';
 import { catalogOf, configKey, micros, readBuildFacts, readEphemeralFingerprints, type CatalogFact, type NodeBuilds } from './plan-builds.js';
 
@@ -56,9 +57,17 @@ export interface PlanScope {
   deferTo: string | null;
 }
 
+/** The results the planned invocation itself wrote, when its command built or tested nodes. */
+export interface OwnRun {
+  command: string | null;
+  results: number;
+}
+
 export interface PlanFacts {
   invocationId: string;
   generatedAtUs: number | null;
+  /** Set when the planned manifest is a finished build's own: its nodes already ran. */
+  ownRun: OwnRun | null;
   target: string | null;
   branch: string | null;
   catalog: CatalogFact | null;
@@ -80,18 +89,19 @@ async function rows(connection: DuckDBConnection, sql: string, params: (string |
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 export async function readPlanFacts(connection: DuckDBConnection, scope: PlanScope): Promise<PlanFacts> {
-  const current = (await rows(connection, `SELECT target, branch, epoch_us(generated_at) AS at_us, catalog_provider, catalog_status, catalog_snapshot_id, catalog_atomic, catalog_detail FROM invocation WHERE invocation_id = $1`, [scope.invocationId]))[0];
+  const current = (await rows(connection, `SELECT target, branch, epoch_us(generated_at) AS at_us, command, result_count, command_builds(command) AS builds, catalog_provider, catalog_status, catalog_snapshot_id, catalog_atomic, catalog_detail FROM invocation WHERE invocation_id = $1`, [scope.invocationId]))[0];
   if (!current) throw new AtticError('not-found', `No invocation ${scope.invocationId} in the store.`);
   const branch = scope.branch === undefined ? text(current.branch) : scope.branch;
   const asOfUs = micros(current.at_us);
   const newestTarget = async (on: string | null): Promise<string | null> => newestBuildTarget(connection, scope.invocationId, on, asOfUs);
   const target = scope.target !== undefined ? scope.target : (text(current.target) ?? (await newestTarget(branch)) ?? (scope.deferTo ? await newestTarget(scope.deferTo) : null));
   const nodes = await readCurrentNodes(connection, scope.invocationId);
-  if (nodes.length === 0) throw new AtticError('not-found', `Invocation ${scope.invocationId} has no manifest to plan: run dbt parse (or compile) first.`);
+  if (nodes.length === 0) throw new AtticError('not-found', await noManifestToPlan(connection, scope.invocationId));
   const ephemeral = nodes.filter((n) => n.materialization === 'ephemeral').map((n) => n.uniqueId);
   return {
     invocationId: scope.invocationId,
     generatedAtUs: asOfUs,
+    ownRun: current.builds === true && Number(current.result_count ?? 0) > 0 ? { command: text(current.command), results: Number(current.result_count) } : null,
     target,
     branch,
     catalog: catalogOf(current),

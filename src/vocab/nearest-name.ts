@@ -3,13 +3,18 @@
  * closest by edit distance, when it is close enough to be a typo rather than another word.
  */
 export function nearestName(typed: string, valid: readonly string[]): string | null {
-  let best: string | null = null;
-  let bestDistance = Infinity;
-  for (const name of valid) {
-    const d = editDistance(typed.toLowerCase(), name.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [name, d];
-  }
-  return best !== null && bestDistance <= Math.max(2, Math.floor(typed.length / 3)) ? best : null;
+  return nearestNames(typed, valid, 1)[0] ?? null;
+}
+
+/** Up to `limit` valid names close enough to be what was meant, closest first (ties in the order given). */
+export function nearestNames(typed: string, valid: readonly string[], limit: number): string[] {
+  const within = Math.max(2, Math.floor(typed.length / 3));
+  return [...new Set(valid)]
+    .map((name) => ({ name, d: editDistance(typed.toLowerCase(), name.toLowerCase()) }))
+    .filter((c) => c.d <= within)
+    .sort((a, b) => a.d - b.d)
+    .slice(0, limit)
+    .map((c) => c.name);
 }
 
 /** Levenshtein distance, one row at a time; names here are a few dozen characters at most. */

@@ -21,6 +21,8 @@ export default async function plan(io: CliIo, flags: PlanCommandFlags): Promise<
   if (result.nodes.length === 0 && (flags.select?.length ?? 0) > 0) io.stderr(`note: --select ${flags.select!.join(' ')} matched no model, seed, snapshot or test of the manifest: nothing is planned.\n`);
   if (flags.explain) printExplain(io, findNode(result, flags.explain));
   else printResult(io, result, flags.json ? 'json' : (flags.format ?? 'table'));
+  // Talk, after the table: in --json the notices are a field of the plan.
+  if (!flags.json && flags.format !== 'json') for (const notice of result.notices) io.stderr(`note: ${notice.message}\n`);
   return ExitCode.ok;
 }
 

@@ -43,9 +43,13 @@ function printOne(io: CliIo, output: NodeOutput, part: Part): number {
   if (text === undefined) {
     throw new AtticError('not-found', `Invocation ${output.invocation_id} has no ${part === 'log' ? 'dbt.log slice' : `${part} SQL`} for ${output.unique_id}.`);
   }
+  if (part === 'compiled' && output.compiled?.from === 'manifest') io.stderr(`note: the SQL is invocation ${output.invocation_id}'s ${MANIFEST_SQL}\n`);
   io.stdout(text);
   return ExitCode.ok;
 }
+
+/** Where SQL came from when dbt's file did not reach the archive: said, so no one diffs it against a file as if it were one. */
+const MANIFEST_SQL = "manifest compiled_code (no file dbt wrote under target/compiled was archived)";
 
 function printSection(io: CliIo, output: NodeOutput, part: Part): void {
   if (part === 'log') {
@@ -54,6 +58,6 @@ function printSection(io: CliIo, output: NodeOutput, part: Part): void {
     return;
   }
   const sql = output[part];
-  io.stdout(`-- ${part}: ${sql ? sql.path : '(none)'}\n`);
+  io.stdout(`-- ${part}: ${sql ? (sql.from === 'manifest' ? MANIFEST_SQL : sql.path) : '(none)'}\n`);
   if (sql) io.stdout(sql.sql.endsWith('\n') ? sql.sql : `${sql.sql}\n`);
 }

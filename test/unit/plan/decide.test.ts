@@ -18,7 +18,7 @@ function facts(nodes: CurrentNode[], builds: Record<string, BuildFact | null>, e
     invocationId: 'parse', generatedAtUs: 10 * H, target: null, branch: 'main', catalog: null, nodes,
     seenBefore: new Set(nodes.map((n) => n.uniqueId)),
     builds: new Map(Object.entries(builds).map(([id, b]) => [id, { own: { lastAttempt: b, lastSuccess: b }, defer: null }])),
-    freshness: new Map(), ephemeralAt: new Map(), ...extra,
+    ownRun: null, freshness: new Map(), ephemeralAt: new Map(), ...extra,
   };
 }
 const reasons = (f: PlanFacts): Record<string, string> => Object.fromEntries(decidePlan(f, { deferTo: null }).map((v) => [v.unique_id, v.verdict === 'reuse' ? v.reason : v.reason]));

@@ -110,7 +110,12 @@ describe('chooseState --invocation', () => {
     expect(choice.summary).toMatchObject({ failed: 1 });
     expect(await chosen(backend, { invocation: 'abd-222' })).toBe('abd-222');
     expect((await refusal(chooseState(backend, { invocation: 'ab' }))).code).toBe('ambiguous-id');
-    expect(await refusal(chooseState(backend, { invocation: 'abe' }))).toEqual({ code: 'not-found', message: "No invocation with a manifest matches 'abe'. List them with 'dbtattic history'." });
+    // An id history lists is told what it lacks, not sent back to history (issue 44 item 10).
+    expect(await refusal(chooseState(backend, { invocation: 'abe' }))).toEqual({
+      code: 'not-found',
+      message: "Invocation abe-333 has no manifest of its own (it archived run_results.json only), and dbt's --state needs one. Name a run that has one, or use --last-success.",
+    });
+    expect((await refusal(chooseState(backend, { invocation: 'zzz' }))).message).toBe("No invocation with a manifest matches 'zzz'. List them with 'dbtattic history'.");
   });
 
   it('gives no summary for an invocation without run results', async () => {
