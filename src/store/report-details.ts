@@ -14,7 +14,7 @@ async function rows(connection: DuckDBConnection, sql: string, params: (string |
 /** One run's results with their timing and thread, for its Gantt chart. */
 export function readRunTimeline(connection: DuckDBConnection, invocationId: string): Promise<FactRow[]> {
   return rows(connection, `
-    SELECT unique_id, status, thread_id, execution_time, execute_started_at, execute_completed_at
+    SELECT unique_id, status, thread_id, execute_started_at, execute_completed_at
     FROM run_result WHERE invocation_id = $1 ORDER BY execute_started_at NULLS LAST, unique_id`, [invocationId]);
 }
 
