@@ -27,6 +27,8 @@ export interface RunTimeline {
   bars: [string, number, number, number, string][];
   threads: string[];
   critical: string[];
+  /** Nodes dbt recorded no timing for: no bar, no place on the critical path. */
+  untimed: number;
   tiles: { wall_s: number; critical_s: number; peak_concurrency: number; longest: { unique_id: string; seconds: number } | null };
 }
 
@@ -42,6 +44,7 @@ export function runTimeline(nodes: TimedNode[], edges: [string, string][]): RunT
     bars,
     threads,
     critical: critical.path,
+    untimed: nodes.length - timed.length,
     tiles: {
       wall_s: timed.length ? (end - origin) / 1000 : 0,
       critical_s: critical.seconds,

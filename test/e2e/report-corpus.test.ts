@@ -119,6 +119,19 @@ describe.skipIf(!hasCorpus || !browserAvailable)('report of a project renamed af
     expect(page.errors).toEqual([]);
   });
 
+  it('shows on a run page how many nodes had no timing, and a critical path within the wall clock (item 1)', async () => {
+    const page = written.browser!;
+    const dir = dirs().find((d) => existsSync(path.join(d, 'run_results.json')) && ((readJson(path.join(d, 'run_results.json')).results ?? []) as { timing?: unknown[]; execution_time: number }[]).some((r) => !r.timing?.length && r.execution_time > 0) && existsSync(path.join(d, 'manifest.json')) && d.startsWith(RENAMED_TO))!;
+    const doc = readJson(path.join(dir, 'run_results.json'));
+    const untimed = (doc.results as { timing?: unknown[] }[]).filter((r) => !r.timing?.length).length;
+    await page.show(`run/${(doc.metadata as { invocation_id: string }).invocation_id}`);
+    await page.page.screenshot({ path: path.join(SCREENSHOTS, 'corpus-run-untimed.png'), fullPage: true });
+    expect(Number(await page.page.getAttribute('[data-untimed]', 'data-untimed'))).toBe(untimed);
+    const tile = async (name: string): Promise<number> => Number(await page.page.getAttribute(`[data-tile="${name}"]`, 'data-value'));
+    expect(await tile('critical')).toBeLessThanOrEqual(await tile('wall'));
+    expect(page.errors).toEqual([]);
+  });
+
   it("draws a node's lineage two hops each way, coloured by latest status, changes of the newest manifest outlined (item 14)", async () => {
     const page = written.browser!;
     const facts = lineageFacts(dirs());

@@ -59,6 +59,7 @@ describe('a run timeline of nodes with and without timing', () => {
       expect(timeline.tiles.critical_s).toBeLessThanOrEqual(timeline.tiles.wall_s + 1e-9);
       expect(timeline.bars.map((b) => b[0]).sort()).toEqual([...spans.keys()].sort());
       expect(spans.has(timeline.tiles.longest!.unique_id)).toBe(true);
+      expect(timeline.untimed).toBe(untimed.length);
     } finally {
       store.close();
     }
