@@ -183,10 +183,50 @@ JOIN latest_node AS n ON n.invocation_id = l.invocation_id AND n.unique_id = r.u
 -- model does not hide a flap; changes further upstream, and data, are not held fixed.
 -- tested_node is attached_node (dbt 1.5+), else depends_on when it names one node; both come
 -- from the test's latest manifest.
+-- deleted: the project as it stands no longer has the test, by v_runtime_regressions' rule: it
+-- is not enabled in the latest manifest of the branch and target of its last run (a manifest of
+-- unknown target counts for every target of its branch). NULL when that branch and target have
+-- no manifest, or the test never ran (only skipped). A test deleted years ago that last failed
+-- is history, not a failing test.
 -- The rows are derived once, when invocations are ingested, by these rules (test_history,
--- test_run_state and test_definition, src/store/test-history.ts); the view adds the definition.
+-- test_run_state and test_definition, src/store/test-history.ts); the view adds the definition
+-- and deleted.
 CREATE OR REPLACE VIEW v_test_history AS
-WITH definition AS (
+WITH last_run AS MATERIALIZED (
+  SELECT h.unique_id, s.branch, s.target
+  FROM test_history AS h
+  JOIN v_invocation_sequence AS s ON s.invocation_id = h.recent[1].invocation_id
+),
+latest_manifest AS MATERIALIZED (
+  SELECT g.branch, g.target, arg_max(m.invocation_id, m.seq) AS invocation_id
+  FROM (SELECT DISTINCT branch, target FROM last_run) AS g
+  JOIN v_invocation_sequence AS m
+    ON m.has_manifest AND m.branch IS NOT DISTINCT FROM g.branch AND (m.target IS NULL OR m.target IS NOT DISTINCT FROM g.target)
+  GROUP BY g.branch, g.target
+),
+-- The tests' rows of those manifests only, blocks first (v_runtime_regressions says why).
+latest_block AS MATERIALIZED (
+  SELECT invocation_id, block_id FROM invocation_node_block
+  WHERE invocation_id IN (SELECT invocation_id FROM latest_manifest)
+),
+latest_row AS MATERIALIZED (
+  SELECT nb.block_id, nb.unique_id, nb.node_version_id
+  FROM node_block AS nb
+  WHERE nb.block_id IN (SELECT block_id FROM latest_block) AND nb.unique_id IN (SELECT unique_id FROM last_run)
+),
+latest_node AS MATERIALIZED (
+  SELECT DISTINCT lb.invocation_id, lr.unique_id
+  FROM latest_block AS lb
+  JOIN latest_row AS lr ON lr.block_id = lb.block_id
+  JOIN node_version AS nv ON nv.node_version_id = lr.node_version_id AND NOT nv.disabled
+),
+standing AS (
+  SELECT r.unique_id, n.unique_id IS NULL AS deleted
+  FROM last_run AS r
+  JOIN latest_manifest AS l ON l.branch IS NOT DISTINCT FROM r.branch AND l.target IS NOT DISTINCT FROM r.target
+  LEFT JOIN latest_node AS n ON n.invocation_id = l.invocation_id AND n.unique_id = r.unique_id
+),
+definition AS (
   SELECT
     d.unique_id,
     nv.attributes ->> 'attached_node' AS attached_node,
@@ -214,9 +254,11 @@ SELECT
   h.flaky,
   coalesce(t.attached_node, CASE WHEN len(t.depends_on) = 1 THEN t.depends_on[1] END) AS tested_node,
   t.column_name,
-  t.depends_on
+  t.depends_on,
+  st.deleted
 FROM test_history AS h
-LEFT JOIN definition AS t ON t.unique_id = h.unique_id;
+LEFT JOIN definition AS t ON t.unique_id = h.unique_id
+LEFT JOIN standing AS st ON st.unique_id = h.unique_id;
 
 -- Grain: one change of one node between two consecutive manifests of a project on a branch
 -- (v_invocation_sequence order; project and branch kept apart so that alternating between

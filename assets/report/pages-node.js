@@ -1,11 +1,31 @@
 // Models (every node): the list, and one node's page: duration over time with its p50–p95 band
 // and regressions, its status strip, rows affected, and each change with its code diff.
 
+/** Models first, tests last: the list is for what builds. */
+const TYPE_ORDER = ['model', 'snapshot', 'seed', 'source', 'exposure', 'metric', 'semantic_model', 'saved_query', 'analysis', 'operation', 'sql_operation'];
+/** Entries of a manifest that are text, not nodes of the DAG: search finds them, the list leaves them out. */
+const UNLISTED_TYPES = new Set(['doc', 'group']);
+const typeRank = (type) => (type === 'test' || type === 'unit_test' ? 99 : TYPE_ORDER.includes(type) ? TYPE_ORDER.indexOf(type) : 50);
+
+/** The nodes of the project as the report shows it: its newest manifest's, else (no manifest in scope) every node. */
+function projectNodes() {
+  const d = REPORT.data;
+  return d.meta.manifest ? d.nodes.filter((n) => n.current) : d.nodes;
+}
+
 function renderModels(main) {
-  const nodes = REPORT.data.nodes.filter((n) => n.runs > 0).sort((a, b) => (b.p50_s || 0) - (a.p50_s || 0));
+  const d = REPORT.data;
+  // The newest manifest's nodes, whether they ran or not (a history of docs generate runs none),
+  // and any other node that ran in the report's runs.
+  const nodes = d.nodes.filter((n) => (n.current && !UNLISTED_TYPES.has(n.type)) || n.runs > 0).sort((a, b) =>
+    (b.p50_s ?? -1) - (a.p50_s ?? -1) || typeRank(a.type) - typeRank(b.type) || a.name.localeCompare(b.name));
+  const changes = (n) => (d.changes[REPORT.indexById.get(n.id)] || []).length;
+  const listed = d.meta.manifest ? `the ${projectNodes().filter((n) => !UNLISTED_TYPES.has(n.type)).length} nodes of the newest manifest (run ${d.meta.manifest.slice(0, 8)}) and those that ran` : 'those that ran';
   main.append(el('h1', {}, 'Models and other nodes'),
-    el('p', { class: 'muted' }, `${REPORT.data.nodes.length} nodes; those that ran, slowest median first${nodes.length > 300 ? ' (the first 300; search finds any)' : ''}.`),
-    table(['node', 'type', 'median', 'p95', 'last', 'runs'], nodes.slice(0, 300).map((n) => [nodeLink(n), n.type, seconds(n.p50_s), seconds(n.p95_s), seconds(n.last_s), n.runs]), { 'data-table': 'models' }));
+    el('p', { class: 'muted' }, `${d.nodes.length} nodes; ${listed}: slowest median first, then models before tests${nodes.length > 300 ? ' (the first 300; search finds any)' : ''}.`),
+    table(['node', 'type', 'materialized', 'median', 'p95', 'last', 'runs', 'changes'], nodes.slice(0, 300).map((n) => [
+      el('span', {}, nodeLink(n), n.current || !d.meta.manifest ? null : el('span', { class: 'badge st-none', title: 'not in the newest manifest' }, 'removed')),
+      n.type, n.materialization || '–', seconds(n.p50_s), seconds(n.p95_s), seconds(n.last_s), n.runs, changes(n) || '–']), { 'data-table': 'models' }));
 }
 
 function renderNode(main, uid) {
@@ -19,6 +39,9 @@ function renderNode(main, uid) {
     tile('p95', 'p95', node.p95_s ?? '', seconds(node.p95_s)),
     tile('last', 'last', node.last_s ?? '', seconds(node.last_s)),
     tile('node-runs', 'completed runs', node.runs)));
+  const lineage = section('Lineage (newest manifest)', lineageView(k));
+  main.append(lineage);
+  drawLineageLines(lineage);
   if (series) {
     const chart = el('div', { 'data-chart': 'duration' });
     main.append(section('Duration per run', chart));

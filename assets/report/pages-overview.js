@@ -5,8 +5,8 @@ function renderOverview(main) {
   const judged = d.runs.filter((r) => r.outcome !== 'none');
   const ok = judged.filter((r) => r.outcome === 'ok').length;
   const walls = d.runs.filter((r) => r.elapsed_s !== null).map((r) => r.elapsed_s);
-  const models = d.nodes.filter((n) => n.type === 'model').length;
-  const tests = d.nodes.filter((n) => n.type === 'test' || n.type === 'unit_test').length;
+  const models = projectNodes().filter((n) => n.type === 'model').length;
+  const tests = projectNodes().filter((n) => n.type === 'test' || n.type === 'unit_test').length;
   const rate = judged.length ? (100 * ok) / judged.length : null;
   main.append(
     el('h1', {}, `Overview${d.meta.project ? `: ${d.meta.project}` : ''}`),
@@ -35,8 +35,10 @@ function renderOverview(main) {
   main.append(section('Biggest regressions', d.regressions.length
     ? table(['node', 'last', 'baseline', 'ratio', 'run'], d.regressions.slice(0, 10).map((r) => [nodeLink(d.nodes[r.node]), seconds(r.last_s), seconds(r.baseline_s), `${r.ratio.toFixed(1)}×`, runLink({ id: r.run })]))
     : el('p', { class: 'muted' }, 'No node ran more than 1.5× (and 1 s) slower than its baseline in its last run.')));
-  const flaky = d.tests.filter((t) => t.flaky);
-  const failing = d.tests.filter((t) => t.failing_since && t.failing_since.ongoing);
+  // A deleted test's last failure is history, not a test failing now.
+  const standing = d.tests.filter((t) => !t.deleted);
+  const flaky = standing.filter((t) => t.flaky);
+  const failing = standing.filter((t) => t.failing_since && t.failing_since.ongoing);
   const listed = [...flaky, ...failing.filter((t) => !t.flaky)];
   main.append(section('Flaky and failing tests', listed.length ? table(['test', 'state', 'failing since', 'sha'], listed.map((t) => [
     nodeLink(d.nodes[t.node]), t.flaky ? 'flaky' : statusBadge(t.last), t.failing_since ? runLink({ id: t.failing_since.run }) : '–', t.failing_since ? shortSha(t.failing_since.sha) : '–']))

@@ -23,7 +23,8 @@ function renderRun(main, id) {
       tile('peak', 'peak concurrency', t.tiles.peak_concurrency),
       tile('longest', `longest node${longest ? `: ${longest.name}` : ''}`, t.tiles.longest ? t.tiles.longest.seconds : '', t.tiles.longest ? seconds(t.tiles.longest.seconds) : '–')));
     const chart = el('div', { 'data-chart': 'gantt' });
-    main.append(section('Timeline by thread (critical path outlined in red)', chart));
+    main.append(section('Timeline by thread (critical path outlined in red)', chart,
+      t.untimed ? el('p', { class: 'muted', 'data-untimed': t.untimed }, `${t.untimed} node${t.untimed === 1 ? '' : 's'} without timing from dbt (skipped, or failed before executing) have no bar and no place on the critical path.`) : null));
     ganttChart(chart, t, t.critical);
     main.append(section('Critical path', el('ol', { class: 'path' }, t.critical.map((uid) => el('li', {}, nodeLinkById(uid))))));
   } else main.append(el('p', { class: 'muted' }, 'dbt recorded no timing for this run.'));

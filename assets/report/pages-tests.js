@@ -3,7 +3,8 @@
 
 function testSummary(t) {
   return el('p', {}, `${t.runs} runs: ${t.passes} pass, ${t.warns} warn, ${t.fails} fail, ${t.errors} error, ${t.skips} skipped. Last: `, statusBadge(t.last),
-    t.flaky ? ' · flaky' : '', t.failing_since ? el('span', {}, ` · ${t.failing_since.ongoing ? 'failing since' : 'last failures began at'} run `, runLink({ id: t.failing_since.run }), ` (git ${shortSha(t.failing_since.sha)})`) : '');
+    t.flaky ? ' · flaky' : '', t.deleted ? ' · deleted: the latest manifest of its branch and target has no such test' : '',
+    t.failing_since ? el('span', {}, ` · ${t.failing_since.ongoing && !t.deleted ? 'failing since' : 'last failures began at'} run `, runLink({ id: t.failing_since.run }), ` (git ${shortSha(t.failing_since.sha)})`) : '');
 }
 
 function renderTests(main) {
@@ -12,7 +13,8 @@ function renderTests(main) {
   main.append(el('h1', {}, 'Tests'), el('p', { class: 'muted' }, `${tests.length} tests ran; flaky: passed and failed within its last 10 runs with its own and its parents' definitions unchanged.`));
   main.append(table(['test', 'history', 'pass', 'warn', 'fail', 'error', 'last', 'flaky', 'failing since'], tests.slice(0, 500).map((t) => {
     const series = d.series[t.node];
-    return [nodeLink(d.nodes[t.node]), series ? statusStrip(series.st, 30) : '', t.passes, t.warns, t.fails, t.errors, statusBadge(t.last), t.flaky ? 'yes' : '',
+    return [nodeLink(d.nodes[t.node]), series ? statusStrip(series.st, 30) : '', t.passes, t.warns, t.fails, t.errors,
+      el('span', {}, statusBadge(t.last), t.deleted ? el('span', { class: 'badge st-none', 'data-deleted': 'true', title: 'not in the latest manifest of its branch and target' }, 'deleted') : null), t.flaky ? 'yes' : '',
       t.failing_since ? el('span', {}, runLink({ id: t.failing_since.run }), ` ${shortSha(t.failing_since.sha)}${t.failing_since.ongoing ? '' : ' (over)'}`) : ''];
   }), { 'data-table': 'tests' }));
 }

@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { boundReportMemory, readNodeChanges, readNodeRuntimes, readReportNodes, readReportRuns, readRunProblems, readRuntimeRegressions, readSourceChecks, readTestHistory, streamResults, type Database, type FactRow, type ReportScope } from '../store/index.js';
+import { boundReportMemory, readNewestEdges, readNodeChanges, readNodeRuntimes, readReportNodes, readReportRuns, readRunProblems, readRuntimeRegressions, readSourceChecks, readTestHistory, streamResults, type Database, type FactRow, type ReportScope } from '../store/index.js';
 import type { ReportData, RunDetail } from './data.js';
 import { readRunDetail } from './run-detail.js';
 import { runDiffs } from './run-diff.js';
@@ -40,6 +40,7 @@ export async function collectReport(db: Database, options: CollectOptions): Prom
       tool_version: options.toolVersion,
       project: runs.length ? String(runs[runs.length - 1]!.row.project_name ?? '') || null : null,
       scope: options.scopeText,
+      manifest: runs.findLast(({ row }) => row.has_manifest === true)?.run.id ?? null,
       failures: runs.reduce((sum, { run }) => sum + run.failed, 0),
       budget: { limit_bytes: options.dataBudget, note: null },
     },
@@ -56,6 +57,7 @@ export async function collectReport(db: Database, options: CollectOptions): Prom
     }),
     sources: reportSources(await readSourceChecks(c, scope), indexOf, runIndex),
     regressions: (await readRuntimeRegressions(c)).map((r) => ({ node: indexOf(String(r.unique_id)), last_s: num(r.last_s)!, baseline_s: num(r.baseline_median_s)!, ratio: num(r.trend_ratio)!, run: String(r.last_invocation_id) })).filter((r) => r.node >= 0),
+    lineage: (await readNewestEdges(c, scope)).flatMap((e) => lineageEdge(indexOf(String(e.unique_id)), indexOf(String(e.depends_on_id)))),
   };
   const changes = (await readNodeChanges(c, scope)).map((row) => ({ node: String(row.unique_id), change: nodeChange(row) }));
   for (const { node, change } of changes) (data.changes[indexOf(node)] ??= []).push(change);
@@ -63,6 +65,11 @@ export async function collectReport(db: Database, options: CollectOptions): Prom
   fitSeries(data, executions, (k) => Number(runs[k]!.row.seq), ids.map((id) => results.get(id)), options.dataBudget);
   await addDetails(db, data, await readRunProblems(c, scope), (id) => diffs.get(id) ?? null, options.dataBudget);
   return data;
+}
+
+/** An edge between two nodes of the report; one to a node it does not hold (disabled, outside the project) is left out. */
+function lineageEdge(child: number, parent: number): number[] {
+  return child >= 0 && parent >= 0 && child !== parent ? [child, parent] : [];
 }
 
 export function compressedSize(value: unknown): number {

@@ -12,6 +12,8 @@ export interface ReportData {
     tool_version: string;
     project: string | null;
     scope: string;
+    /** The newest invocation in scope with a manifest: the project as the report shows it; null when none has one. */
+    manifest: string | null;
     /** Failed run results (error, fail, runtime error, partial success) in scope: the Overview's failure tile. */
     failures: number;
     budget: { limit_bytes: number; note: string | null };
@@ -28,6 +30,8 @@ export interface ReportData {
   tests: ReportTest[];
   sources: ReportSource[];
   regressions: { node: number; last_s: number; baseline_s: number; ratio: number; run: string }[];
+  /** The newest manifest's lineage (meta.manifest) as node indexes, flattened: child, parent, child, parent, … */
+  lineage: number[];
 }
 
 export interface ReportRun {
@@ -50,6 +54,9 @@ export interface ReportNode {
   name: string;
   type: string;
   path: string | null;
+  materialization: string | null;
+  /** The newest manifest in scope (meta.manifest) holds it: a node of the project as it stands. */
+  current: boolean;
   runs: number;
   p50_s: number | null;
   p95_s: number | null;
@@ -93,6 +100,8 @@ export interface ReportTest {
   last: string | null;
   flaky: boolean;
   tested: string | null;
+  /** The project as it stands no longer has it (v_test_history.deleted): history, never "failing now". */
+  deleted: boolean;
   /** The run (and sha) where its latest streak of failures began; ongoing when it still fails. */
   failing_since: { run: string; sha: string | null; ongoing: boolean } | null;
 }

@@ -11,7 +11,7 @@ import type { ReportData } from './data.js';
  */
 const ASSETS = new URL('../../assets/report/', import.meta.url);
 // The page's code, in load order: charts and pages use what app.js defines last.
-const SCRIPTS = ['format.js', 'charts.js', 'pages-overview.js', 'pages-run.js', 'pages-node.js', 'pages-tests.js', 'app.js'];
+const SCRIPTS = ['format.js', 'charts.js', 'pages-overview.js', 'pages-run.js', 'pages-node.js', 'pages-tests.js', 'pages-lineage.js', 'app.js'];
 const CSP = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:";
 
 export function renderReportHtml(data: ReportData): string {

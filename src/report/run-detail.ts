@@ -1,6 +1,6 @@
 import { readRunEdges, readRunTimeline, type Database, type FactRow } from '../store/index.js';
 import type { RunDetail } from './data.js';
-import { num, text } from './shape.js';
+import { text } from './shape.js';
 import { runTimeline, type TimedNode } from './timeline.js';
 
 /** A run's page in full: its timeline with the critical path, its problems, and what changed since the run before. */
@@ -26,6 +26,5 @@ function timedNode(row: FactRow): TimedNode {
     thread: text(row.thread_id) ?? 'main',
     start: timed ? start : null,
     end: timed ? end : null,
-    seconds: num(row.execution_time) ?? 0,
   };
 }

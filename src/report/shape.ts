@@ -32,6 +32,8 @@ export function reportNode(id: string, defined: FactRow | undefined, ran: FactRo
     name: text(defined?.name) ?? id.split('.').slice(2).join('.') ?? id,
     type: text(defined?.resource_type) ?? id.split('.')[0]!,
     path: text(defined?.path),
+    materialization: text(defined?.materialization),
+    current: defined?.current === true,
     runs: num(ran?.runs) ?? 0,
     p50_s: num(ran?.median_s),
     p95_s: num(ran?.p95_s),
@@ -81,6 +83,7 @@ export function reportTest(row: FactRow, node: number, since: ReportTest['failin
     last: text(row.last_status),
     flaky: row.flaky === true,
     tested: text(row.tested_node),
+    deleted: row.deleted === true,
     failing_since: since,
   };
 }

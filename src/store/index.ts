@@ -22,6 +22,6 @@ export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type
 export { readPlanFacts, type PlanFacts, type PlanScope, type CurrentNode, type BuildAfter, type FreshnessCheck, type OwnRun, type BuildFact, type CatalogFact, type NodeBuilds, type ScopedBuilds } from './plan-facts.js';
 export { readNodeOutput, type NodeOutput, type NodeOutputRef } from './node-output.js';
 export { boundReportMemory, readReportRuns, readNodeRuntimes, streamResults, readReportNodes, readRunProblems, type ReportScope, type FactRow, type ResultPoint } from './report-facts.js';
-export { readRunTimeline, readRunEdges, readNodeChanges, readTestHistory, readSourceChecks, readRuntimeRegressions, readRunFailures } from './report-details.js';
+export { readRunTimeline, readRunEdges, readNewestEdges, readNodeChanges, readTestHistory, readSourceChecks, readRuntimeRegressions, readRunFailures } from './report-details.js';
 export { compactStore, type CompactOutcome } from './compact-store.js';
 export { claimCompaction, compactionRunning } from './compaction-claim.js';

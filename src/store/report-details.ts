@@ -14,7 +14,7 @@ async function rows(connection: DuckDBConnection, sql: string, params: (string |
 /** One run's results with their timing and thread, for its Gantt chart. */
 export function readRunTimeline(connection: DuckDBConnection, invocationId: string): Promise<FactRow[]> {
   return rows(connection, `
-    SELECT unique_id, status, thread_id, execution_time, execute_started_at, execute_completed_at
+    SELECT unique_id, status, thread_id, execute_started_at, execute_completed_at
     FROM run_result WHERE invocation_id = $1 ORDER BY execute_started_at NULLS LAST, unique_id`, [invocationId]);
 }
 
@@ -26,6 +26,25 @@ export function readRunEdges(connection: DuckDBConnection, invocationId: string)
       WHERE r.invocation_id = $1 AND m.has_manifest AND m.seq <= r.seq ORDER BY m.seq DESC LIMIT 1
     )
     SELECT d.unique_id, d.depends_on_id FROM node_depends_on AS d JOIN manifest USING (invocation_id) WHERE d.kind = 'node'`, [invocationId]);
+}
+
+/**
+ * The lineage of the project as the report shows it: the node edges (refs, sources, a test's
+ * model) of the newest manifest in scope. Its rows are taken from node_block by a semi join on
+ * its blocks (v_latest_edges says why).
+ */
+export function readNewestEdges(connection: DuckDBConnection, scope: ReportScope): Promise<FactRow[]> {
+  return readFacts(connection, scope, `,
+    newest AS (SELECT s.invocation_id FROM scope JOIN v_invocation_sequence AS s USING (invocation_id) WHERE s.has_manifest ORDER BY s.seq DESC LIMIT 1),
+    newest_row AS MATERIALIZED (
+      SELECT nb.unique_id, nb.node_version_id FROM node_block AS nb
+      WHERE nb.block_id IN (SELECT block_id FROM invocation_node_block WHERE invocation_id IN (SELECT invocation_id FROM newest))
+    )
+    SELECT DISTINCT r.unique_id, e.depends_on_id
+    FROM newest_row AS r
+    JOIN node_version AS nv ON nv.node_version_id = r.node_version_id AND NOT nv.disabled
+    JOIN node_version_edge AS e ON e.node_version_id = r.node_version_id
+    ORDER BY r.unique_id, e.depends_on_id`);
 }
 
 /**
@@ -68,7 +87,7 @@ export function readTestHistory(connection: DuckDBConnection, scope: ReportScope
       FROM result GROUP BY unique_id
     )
     SELECT c.unique_id, t.name, c.runs, c.passes, c.warns, c.fails, c.errors, c.skips, c.last_status,
-           coalesce(${flakyOf('c.recent')}, false) AS flaky, t.tested_node, t.column_name
+           coalesce(${flakyOf('c.recent')}, false) AS flaky, t.tested_node, t.column_name, t.deleted
     FROM counted AS c LEFT JOIN v_test_history AS t USING (unique_id)
     ORDER BY c.unique_id`);
 }

@@ -98,11 +98,13 @@ export async function* streamResults(connection: DuckDBConnection, scope: Report
   }
 }
 
-/** Every node any manifest in scope held, as its newest manifest there has it. */
+/** Every node any manifest in scope held, as its newest manifest there has it; `current`: the newest manifest in scope holds it. */
 export function readReportNodes(connection: DuckDBConnection, scope: ReportScope): Promise<FactRow[]> {
-  return readFacts(connection, scope, `
+  return readFacts(connection, scope, `,
+    newest AS (SELECT s.invocation_id FROM scope JOIN v_invocation_sequence AS s USING (invocation_id) WHERE s.has_manifest ORDER BY s.seq DESC LIMIT 1)
     SELECT n.unique_id, arg_max(n.name, sc.seq) AS name, arg_max(n.resource_type, sc.seq) AS resource_type,
-           arg_max(n.path, sc.seq) AS path, arg_max(n.materialization, sc.seq) AS materialization
+           arg_max(n.path, sc.seq) AS path, arg_max(n.materialization, sc.seq) AS materialization,
+           bool_or(n.invocation_id IN (SELECT invocation_id FROM newest)) AS current
     FROM node AS n JOIN scope AS sc USING (invocation_id)
     WHERE NOT n.disabled
     GROUP BY n.unique_id`);

@@ -3,7 +3,7 @@ import { criticalPath, peakConcurrency, runTimeline, type TimedNode } from '../.
 
 /** Four nodes on two threads: a → b → d and a → c → d, where c is the slow branch. */
 const at = (s: number): number => Date.UTC(2026, 0, 1) + s * 1000;
-const node = (unique_id: string, thread: string, start: number, end: number): TimedNode => ({ unique_id, status: 'success', thread, start: at(start), end: at(end), seconds: end - start });
+const node = (unique_id: string, thread: string, start: number, end: number): TimedNode => ({ unique_id, status: 'success', thread, start: at(start), end: at(end) });
 const NODES = [node('a', 'T1', 0, 2), node('b', 'T1', 2, 3), node('c', 'T2', 2, 7), node('d', 'T1', 7, 8)];
 const EDGES: [string, string][] = [['b', 'a'], ['c', 'a'], ['d', 'b'], ['d', 'c']];
 
@@ -22,7 +22,7 @@ describe('runTimeline', () => {
   });
 
   it("gives dbt's model-timing tiles and bars relative to the first start, one row per thread", () => {
-    const timeline = runTimeline([...NODES, { unique_id: 'skipped', status: 'skipped', thread: 'T1', start: null, end: null, seconds: 0 }], EDGES);
+    const timeline = runTimeline([...NODES, { unique_id: 'skipped', status: 'skipped', thread: 'T1', start: null, end: null }], EDGES);
     expect(timeline.tiles).toEqual({ wall_s: 8, critical_s: 8, peak_concurrency: 2, longest: { unique_id: 'c', seconds: 5 } });
     expect(timeline.threads).toEqual(['T1', 'T2']);
     expect(timeline.bars).toContainEqual(['c', 1, 2000, 5000, 'success']);
