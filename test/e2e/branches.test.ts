@@ -85,6 +85,15 @@ describe('state --last-success --branch', () => {
     const plain = await replay.cli(['state', '--last-success', '--branch', 'feature']);
     expect(plain.stdout).toBe(`${chosen.path}\n`);
     expect(plain.stderr).toContain(`branch feature has no success of its own; using its base ${id(1)}`);
+
+    // Issue 44 item 12: history said "no invocations match" for the branch state answers with.
+    const listed = await replay.cli(['history', '--branch', 'feature']);
+    expect(listed.exitCode).toBe(0);
+    expect(listed.stdout).toBe('');
+    expect(listed.stderr).toMatch(new RegExp(`^Branch feature has no runs of its own yet: it starts at invocation ${id(1).slice(0, 4)}[0-9a-f-]* \\(branch create\\)`));
+    expect(listed.stderr).not.toContain('No invocations match');
+    // A filter the branch's runs do not meet is still "nothing matched": main has runs.
+    expect((await replay.cli(['history', '--branch', 'main', '--command', 'seed'])).stderr).toContain('No invocations match these filters');
   });
 
   it('never returns a failed base as a last success: exit 3, unless --allow-failed is given again', async () => {

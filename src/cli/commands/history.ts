@@ -1,6 +1,6 @@
 import { AtticError } from '../../errors.js';
 import { typedCommandName } from '../../extract/index.js';
-import { invocationAbbreviator, readHistory, withCurrentStore, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
+import { branchBaseReader, invocationAbbreviator, readHistory, withCurrentStore, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
 import { countOf, parseTimeArgument, shortId, spanLastIso, spanStartIso } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { formatDuration, formatTime, printTable } from '../format.js';
@@ -29,12 +29,19 @@ export default async function history(io: CliIo, flags: HistoryFlags): Promise<n
   const config = loadConfig(io, flags);
   const notices = readNotices(io, config);
   const found = await withProgress(io, 'catching up', (update) =>
-    withCurrentStore(config, async (db) => ({ ...(await readHistory(db.connection, filter, flags.failed ?? false)), abbreviate: await invocationAbbreviator(db.connection) }), update, notices.collect));
+    withCurrentStore(config, async (db) => {
+      const read = await readHistory(db.connection, filter, flags.failed ?? false);
+      // Whether the branch itself is empty, not just of what the other filters want.
+      const branchRuns = read.matched === 0 && filter.branch ? (await readHistory(db.connection, { limit: 1, branch: filter.branch }, false)).matched : null;
+      return { ...read, branchRuns, abbreviate: await invocationAbbreviator(db.connection) };
+    }, update, notices.collect));
   // Only once nothing was found: a branch with runs costs no look at the archive.
   if (found.rows.length === 0) await refuseMistypedBranch(config, flags.branch);
   if (flags.json) printJson(io, found.rows);
   else if (found.rows.length > 0) printRows(io, found.rows, flags, found.abbreviate);
-  sayWhatWasLeftOut(io, found);
+  const base = found.branchRuns === 0 ? await branchBaseReader(config)(flags.branch!) : null;
+  if (base) sayBranchStartsAt(io, flags.branch!, found.abbreviate(base));
+  else sayWhatWasLeftOut(io, found);
   return notices.exitCode();
 }
 
@@ -62,6 +69,14 @@ function printRows(io: CliIo, rows: HistoryRow[], flags: HistoryFlags, abbreviat
   } else {
     printTable(io, ['when', 'invocation', 'command', 'target', 'results', 'took', 'exit', 'git', 'branch'], rows.map((row) => humanRow(io, row, abbreviate)));
   }
+}
+
+/**
+ * A branch made by `branch create` and not yet run on: its line of history is its base, which
+ * `state --branch` answers with, so "nothing matched" would contradict it.
+ */
+function sayBranchStartsAt(io: CliIo, branch: string, base: string): void {
+  io.stderr(`Branch ${branch} has no runs of its own yet: it starts at invocation ${base} (branch create), which state --branch ${branch} answers with until it has. See it with: dbtattic inspect ${base}\n`);
 }
 
 /** Talk on stderr: why nothing is listed, or that the limit cut the list. */
