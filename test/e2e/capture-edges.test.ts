@@ -90,7 +90,7 @@ describe('capture prints what target/ holds', () => {
     const result = await runCli(['capture', '--target-path', REMBO], { cwd: project.dir });
     expect(result.exitCode, result.stderr).toBe(0);
     const onDisk = readdirSync(REMBO).filter((f) => ARTIFACT_FILES.includes(f)).map((f) => f.replace(/\.json$/, ''));
-    const listed = result.stdout.trim().split('\n').slice(1).map((line) => line.split('\t')[0]);
+    const listed = result.stdout.trim().split('\n').slice(1).map((line) => line.split('\t')[0] ?? '');
     expect(listed.filter((a) => !a.startsWith('sql') && !a.startsWith('log')).sort()).toEqual(onDisk.sort());
     expect(result.stdout).not.toContain('absent');
   });

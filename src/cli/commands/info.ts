@@ -121,7 +121,7 @@ function catalogView(config: AtticConfig): { value: unknown; source: string } | 
 
 function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | null, store: StoreView | null, remote: RemoteView | null): void {
   const line = (key: string, value: string, source?: string): void =>
-    io.stdout(`${key.padEnd(16)}${value}${source ? io.color.dim(`  (${source})`) : ''}\n`);
+    io.stdout(`${key.padEnd(KEY_WIDTH)}${value}${source ? io.color.dim(`  (${source})`) : ''}\n`);
   line('version', TOOL_VERSION);
   line('project', config.projectDir?.value ?? '-', config.projectDir?.source);
   line('target', config.targetDir?.value ?? '-', config.targetDir?.source);
@@ -142,19 +142,34 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
   }
   line('invocations', String(archive.invocations));
   line('archived', `${countOf(archive.artifactRecords, 'record')} of ${countOf(archive.files, 'distinct file')}, ${countOf(archive.chunks, 'chunk')}`);
-  const ratio = archive.storedBytes > 0 ? (archive.logicalBytes / archive.storedBytes).toFixed(1) : '-';
-  line('size', `${formatBytes(archive.logicalBytes)} of artifacts in ${formatBytes(archive.storedBytes)} stored (${ratio}x)`);
+  // A ratio only where there is one: an archive of nothing printed "(-x)".
+  const ratio = archive.storedBytes > 0 ? ` (${(archive.logicalBytes / archive.storedBytes).toFixed(1)}x)` : '';
+  line('size', `${formatBytes(archive.logicalBytes)} of artifacts in ${formatBytes(archive.storedBytes)} stored${ratio}`);
   if (!store) return;
   line('store', config.databaseFile);
   if ('busy' in store) {
     line('', store.busy);
     return;
   }
-  const dedup = store.nodeVersions > 0 ? (store.nodeRows / store.nodeVersions).toFixed(1) : '-';
-  line('node versions', `${countOf(store.nodeVersions, 'distinct definition')} for ${countOf(store.nodeRows, 'node row')} (${dedup}x)`);
+  const dedup = store.nodeVersions > 0 ? ` (${(store.nodeRows / store.nodeVersions).toFixed(1)}x)` : '';
+  line('node versions', `${countOf(store.nodeVersions, 'distinct definition')} for ${countOf(store.nodeRows, 'node row')}${dedup}`);
   if (store.problems > 0) line('problems', `${countOf(store.problems, 'artifact or record', 'artifacts or records')} could not be read into rows: dbtattic query "select * from ingest_problem"`);
   if (store.damaged.length > 0) line('damaged', `${store.damaged.join(', ')}: repair with dbtattic verify --repair, or capture the originals again`);
-  line('rows', Object.entries(store.rows).filter(([table]) => table !== 'store_meta').map(([table, rows]) => `${table} ${rows}`).join(', '));
+  const counts = Object.entries(store.rows).filter(([table]) => table !== 'store_meta').map(([table, rows]) => `${table} ${rows}`);
+  // One table per entry, packed into lines the width of the terminal (80 off one), under the key.
+  packed(counts, (io.columns || 80) - KEY_WIDTH).forEach((text, i) => line(i === 0 ? 'rows' : '', text));
+}
+
+const KEY_WIDTH = 16;
+
+function packed(entries: string[], width: number): string[] {
+  const lines: string[] = [];
+  for (const entry of entries) {
+    const last = lines.length - 1;
+    if (last >= 0 && lines[last]!.length + 2 + entry.length + 1 <= width) lines[last] += `, ${entry}`;
+    else lines.push(entry);
+  }
+  return lines.map((text, i) => (i < lines.length - 1 ? `${text},` : text));
 }
 
 function describeCatalog(value: unknown): string {
