@@ -160,6 +160,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--branch <name>', 'only this line of history')
     .option('--from <id>', 'markdown: the earlier run (default: the run before --to on its branch and target)')
     .option('--to <id>', 'markdown: the later run (default: the newest)')
+    .option('--report-url <url>', "markdown: where the HTML report is (a CI artifact), linked when lists are cut to fit GitHub's 65,536-character comment")
     .option('--open', 'open the report in a browser once written')
     .option('--json', 'print what was written as JSON')
     .action(run(() => import('./commands/report.js')));

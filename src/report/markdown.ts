@@ -10,6 +10,10 @@ export const MARKDOWN_MARKER = '<!-- dbtattic-report -->';
 export interface MarkdownInput {
   changes: Changes;
   short: (id: string) => string;
+  /** The newer run's results by status (`{"success": 8, "pass": 11, "error": 1}`); null without results. */
+  ran: Record<string, number> | null;
+  /** Each changed node's descendants in the newer run's lineage: what `state:modified+` builds with it. */
+  downstream: Map<string, string[]>;
   /** Failed results of the newer run, with dbt's messages. */
   failures: { unique_id: string; status: string; message: string | null }[];
   /** v_runtime_regressions rows whose last run is the newer run. */
@@ -18,42 +22,88 @@ export interface MarkdownInput {
   plan: { reuse: number; build: number } | null;
 }
 
-const LIST_LIMIT = 20;
+export interface MarkdownOptions {
+  /** The most characters the text may have: GitHub refuses a comment over 65,536. */
+  maxChars?: number;
+  /** Where the whole report is (a CI artifact's URL), linked when lists are cut. */
+  reportUrl?: string;
+}
 
-export function markdownSummary(input: MarkdownInput): string {
+export const COMMENT_LIMIT = 65_536;
+/** The lists are as long as the limit allows, tried longest first; none is ever longer than this. */
+const LIST_LIMITS = [1000, 200, 50, 20, 5, 0];
+const NAMES_PER_NODE = 5;
+
+export function markdownSummary(input: MarkdownInput, options: MarkdownOptions = {}): string {
+  const maxChars = options.maxChars ?? COMMENT_LIMIT;
+  for (const limit of LIST_LIMITS) {
+    const text = render(input, limit, options.reportUrl);
+    if (text.length <= maxChars) return text;
+  }
+  // Not even the counts fit (a limit far below GitHub's): cut at a line, and say so.
+  const text = render(input, 0, options.reportUrl);
+  const cut = `\n… cut at ${maxChars} characters.\n`;
+  return `${text.slice(0, Math.max(0, text.lastIndexOf('\n', maxChars - cut.length)))}${cut}`;
+}
+
+function render(input: MarkdownInput, limit: number, reportUrl: string | undefined): string {
   const { changes, short } = input;
   const lines = [MARKDOWN_MARKER, `### dbtattic: ${code(short(changes.from))} → ${code(short(changes.to))}`, ''];
+  if (changes.from === changes.to) lines.push(`**Note**: the earlier and the later run are the same run (${code(short(changes.to))}): nothing can differ. Leave out --from to compare with the run before it.`, '');
   if (changes.git.range) lines.push(`git ${code(changes.git.range.replace(/([0-9a-f]{7})[0-9a-f]*/g, '$1'))}`, '');
-  lines.push(...nodeSection(changes), ...failureSection(input.failures), ...regressionSection(input.regressions));
+  lines.push(ranLine(input.ran), '');
+  const cut = { any: false };
+  const list = <T>(items: T[]): T[] => {
+    if (items.length > limit) cut.any = true;
+    return items.slice(0, limit);
+  };
+  lines.push(...nodeSection(changes, input.downstream, list), ...failureSection(input.failures, list), ...regressionSection(input.regressions, list));
   if (input.plan) lines.push(`**Plan**: ${input.plan.reuse} reuse, ${input.plan.build} build.`, '');
+  if (cut.any) lines.push(`Lists cut to ${limit} to fit a comment. ${reportUrl ? `[The full report](${reportUrl.replace(/[()\s]/g, encodeURIComponent)})` : `The full lists: \`dbtattic diff ${short(changes.from)} ${short(changes.to)}\` and \`dbtattic report\``}.`, '');
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
-function nodeSection(changes: Changes): string[] {
+function ranLine(ran: Record<string, number> | null): string {
+  if (!ran || Object.keys(ran).length === 0) return '**Ran**: no results (a parse, compile or docs run).';
+  return `**Ran**: ${Object.entries(ran).sort(([a], [b]) => a.localeCompare(b)).map(([status, n]) => `${n} ${code(status)}`).join(', ')}.`;
+}
+
+type Cut = <T>(items: T[]) => T[];
+
+function nodeSection(changes: Changes, downstream: Map<string, string[]>, list: Cut): string[] {
   // A side without a manifest: the node changes are unknown, never "none".
   // The reason is ours (diff's words and invocation ids), not an artifact's.
   if (changes.nodes === null) return [`**Nodes changed**: unknown (${firstLine(changes.unknown.nodes ?? 'a side has no manifest')}).`, ''];
   const kinds = Object.entries(changes.node_counts).sort(([a], [b]) => a.localeCompare(b));
   if (!kinds.length) return ['**Nodes changed**: none.', ''];
   const total = kinds.reduce((sum, [, n]) => sum + n, 0);
-  const out = [`**Nodes changed**: ${total}`, '', '| change | nodes |', '|---|---|', ...kinds.map(([kind, n]) => `| ${kind} | ${n} |`), ''];
-  const listed = changes.nodes.slice(0, LIST_LIMIT).map((n) => `- ${code(String(n.unique_id))}: ${String(n.change)}`);
-  return [...out, '<details><summary>Nodes</summary>', '', ...listed, ...more(changes.nodes.length), '', '</details>', ''];
+  const reached = new Set([...downstream.values()].flat());
+  const impact = `**Downstream**: ${reached.size} node${reached.size === 1 ? '' : 's'} below the changes build with them (\`state:modified+\`).`;
+  const out = [`**Nodes changed**: ${total}`, '', '| change | nodes |', '|---|---|', ...kinds.map(([kind, n]) => `| ${kind} | ${n} |`), '', impact, ''];
+  const listed = list(changes.nodes).map((n) => `- ${code(String(n.unique_id))}: ${String(n.change)}${downstreamText(downstream.get(String(n.unique_id)))}`);
+  return [...out, '<details><summary>Nodes</summary>', '', ...listed, ...more(changes.nodes.length, listed.length), '', '</details>', ''];
 }
 
-function failureSection(failures: MarkdownInput['failures']): string[] {
+function downstreamText(below: string[] | undefined): string {
+  if (!below?.length) return '';
+  const names = below.slice(0, NAMES_PER_NODE).map((id) => code(id)).join(', ');
+  return `; downstream ${below.length}: ${names}${below.length > NAMES_PER_NODE ? ', …' : ''}`;
+}
+
+function failureSection(failures: MarkdownInput['failures'], list: Cut): string[] {
   if (!failures.length) return ['**Failures**: none.', ''];
-  return [`**Failures**: ${failures.length}`, '', ...failures.slice(0, LIST_LIMIT).map((f) => `- ${code(f.unique_id)} ${code(f.status)}${f.message ? `: ${code(firstLine(f.message))}` : ''}`), ...more(failures.length), ''];
+  const listed = list(failures).map((f) => `- ${code(f.unique_id)} ${code(f.status)}${f.message ? `: ${code(firstLine(f.message))}` : ''}`);
+  return [`**Failures**: ${failures.length}`, '', ...listed, ...more(failures.length, listed.length), ''];
 }
 
-function regressionSection(regressions: MarkdownInput['regressions']): string[] {
+function regressionSection(regressions: MarkdownInput['regressions'], list: Cut): string[] {
   if (!regressions.length) return ['**Runtime regressions**: none.', ''];
-  return [`**Runtime regressions**: ${regressions.length}`, '', '| node | last | baseline | ratio |', '|---|---|---|---|',
-    ...regressions.slice(0, LIST_LIMIT).map((r) => `| ${code(r.unique_id, 'cell')} | ${r.last_s.toFixed(1)} s | ${r.baseline_median_s.toFixed(1)} s | ${r.trend_ratio.toFixed(1)}× |`), ...more(regressions.length), ''];
+  const listed = list(regressions).map((r) => `| ${code(r.unique_id, 'cell')} | ${r.last_s.toFixed(1)} s | ${r.baseline_median_s.toFixed(1)} s | ${r.trend_ratio.toFixed(1)}× |`);
+  return [`**Runtime regressions**: ${regressions.length}`, '', '| node | last | baseline | ratio |', '|---|---|---|---|', ...listed, ...more(regressions.length, listed.length), ''];
 }
 
-function more(count: number): string[] {
-  return count > LIST_LIMIT ? [`- … and ${count - LIST_LIMIT} more`] : [];
+function more(count: number, shown: number): string[] {
+  return count > shown ? [`- … and ${count - shown} more`] : [];
 }
 
 /** The first line of a message, at most 160 characters. */

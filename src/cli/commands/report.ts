@@ -21,6 +21,7 @@ interface ReportFlags extends GlobalFlags {
   to?: string;
   open?: boolean;
   json?: boolean;
+  reportUrl?: string;
 }
 
 /** 10 MB: what a mail attachment or CI artifact viewer takes without complaint. */
@@ -29,12 +30,12 @@ const SIZE_BUDGET = 10_000_000;
 export default async function report(io: CliIo, flags: ReportFlags): Promise<number> {
   const config = loadConfig(io, flags);
   if (flags.format === 'markdown') {
-    const text = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) => readMarkdownSummary(db, config, { from: flags.from, to: flags.to }), update));
+    const text = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) => readMarkdownSummary(db, config, { from: flags.from, to: flags.to, reportUrl: flags.reportUrl }), update));
     if (flags.json) printJson(io, { markdown: text });
     else io.stdout(text);
     return ExitCode.ok;
   }
-  if (flags.from !== undefined || flags.to !== undefined) throw new AtticError('usage', '--from and --to choose the runs of --format markdown; an HTML report covers a period: use --since or --last.');
+  if (flags.from !== undefined || flags.to !== undefined || flags.reportUrl !== undefined) throw new AtticError('usage', '--from, --to and --report-url are for --format markdown; an HTML report covers a period: use --since or --last.');
   await refuseMistypedBranch(config, flags.branch);
   const scope = { target: flags.target, branch: flags.branch, since: flags.since === undefined ? undefined : spanStartIso(parseTimeArgument(flags.since)), last: flags.last };
   const out = checkedOut(io, flags.out ?? 'report.html');

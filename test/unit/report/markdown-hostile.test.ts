@@ -32,6 +32,8 @@ describe('the markdown summary, rendered, with hostile names and messages', () =
   const text = markdownSummary({
     changes: changes(HOSTILE.map((h) => `model.p.${h}`)),
     short: (id) => id.slice(0, 8),
+    ran: Object.fromEntries(HOSTILE.map((h) => [h, 1])),
+    downstream: new Map(HOSTILE.map((h) => [`model.p.${h}`, [`model.p.below_${h}`]])),
     failures: HOSTILE.map((h, i) => ({ unique_id: `model.p.f${i}${h}`, status: h, message: h })),
     regressions: HOSTILE.map((h) => ({ unique_id: `model.p.${h}`, last_s: 9, baseline_median_s: 1, trend_ratio: 9 })),
     plan: null,
