@@ -113,6 +113,13 @@ async function openCurrentStore(backend: Backend, file: string, onProgress: Prog
         if (!isAtticError(error) || error.code !== 'read-only') throw error;
         return readAsItIs(backendToCount, file, 'the store cannot be written', error);
       }
+      if (report.status === 'busy') {
+        // The writer that held it (the catch-up `run` leaves behind it, most often) may have let
+        // go in between: then this read catches up too, rather than read what that writer alone
+        // ingested. Busy still, the store is held by readers, and is read as it is.
+        const retried = await syncStore(backend, file, 'once', onProgress, remote ? { journal: true } : undefined).catch(() => report);
+        if (retried.status !== 'busy') report = retried;
+      }
       if (report.status !== 'busy') caughtUp = foldCatchUp(caughtUp, report);
       const reader = await openUnlessBusy(file, 'read');
       if (isStoreBusy(reader)) {
