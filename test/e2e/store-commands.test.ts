@@ -295,7 +295,7 @@ describe('history', () => {
   it('prints a tab-separated table when not on a terminal', async () => {
     const result = await cli('history', '--limit', '1');
     expect(result.exitCode).toBe(0);
-    expect(result.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\ttarget\tresults\ttook\texit\tgit\tbranch');
+    expect(result.stdout.split('\n')[0]).toBe('started\tinvocation\tcommand\ttarget\tresults\ttook\texit\tgit\tbranch');
     expect(result.stdout.split('\n')[1]).toMatch(/^2026-01-05 10:00\t5e1ec7ed-0000-4000-8000-000000000005\t-\t-\t-\t-\t-\t-\tmain$/);
   });
 
@@ -326,7 +326,7 @@ describe('history', () => {
       INVOCATIONS.filter((_, i) => ran(i)).reverse().map((inv) => [`model.synthetic.m1 ${inv.statuses![1]}`]),
     );
     const human = await cli('history', '--node', 'm2');
-    expect(human.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\ttarget\tnode\tstatus\ttook\tbranch');
+    expect(human.stdout.split('\n')[0]).toBe('started\tinvocation\tcommand\ttarget\tnode\tstatus\ttook\tbranch');
     expect(human.stdout.split('\n').slice(1).filter(Boolean)).toEqual([expect.stringMatching(/^2026-01-03 10:00\t5e1ec7ed-0000-4000-8000-000000000003\ttest\tprod\tmodel\.synthetic\.m2\twarn\t0\.0s\tmain$/)]);
   });
 
@@ -337,7 +337,7 @@ describe('history', () => {
       [uuid(2), ['model.synthetic.m1 error synthetic failure']],
     ]);
     const human = await cli('history', '--failed');
-    expect(human.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\tnode\tstatus\tmessage');
+    expect(human.stdout.split('\n')[0]).toBe('started\tinvocation\tcommand\tnode\tstatus\tmessage');
     expect(human.stdout).toContain('\trun\tmodel.synthetic.m1\terror\tsynthetic failure\n');
   });
 

@@ -8,6 +8,7 @@ import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
 import { withProgress } from '../progress.js';
 import { readNotices } from '../read-notice.js';
+import { wrappingIo } from '../wrap-lines.js';
 
 interface InspectFlags extends GlobalFlags {
   args?: string[];
@@ -17,7 +18,8 @@ interface InspectFlags extends GlobalFlags {
 }
 
 /** Which code, which data and which run produced an invocation, and what changed since the one before. */
-export default async function inspect(io: CliIo, flags: InspectFlags): Promise<number> {
+export default async function inspect(terminal: CliIo, flags: InspectFlags): Promise<number> {
+  const io = wrappingIo(terminal);
   const ref = flags.args?.[0];
   if (!ref && !flags.at) throw new AtticError('usage', 'Name an invocation (id, unique prefix or @branch) or give --at TIME.');
   if (ref && flags.at) throw new AtticError('usage', 'Give an invocation or --at TIME, not both (--at chooses the invocation).');
