@@ -1,3 +1,4 @@
+import { parseInstant } from '../vocab/index.js';
 import { escapeControls } from './terminal-text.js';
 
 /** Human byte counts: 1.2 MB, 340 B. */
@@ -20,10 +21,14 @@ export function formatDuration(seconds: number | null | undefined): string {
   return minutes < 60 ? `${minutes}m${Math.round(seconds % 60)}s` : `${Math.floor(minutes / 60)}h${minutes % 60}m`;
 }
 
-/** '2026-01-02T03:04:05.678Z' → '2026-01-02 03:04' (UTC), short enough for a table. */
+/**
+ * '2026-01-02T03:04:05.678Z' → '2026-01-02 03:04Z', short enough for a table, its zone said as
+ * the report says it (assets/report/format.js). A time written without a zone is dbt's UTC.
+ */
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '-';
-  return iso.replace('T', ' ').slice(0, 16);
+  const nanos = parseInstant(iso);
+  return nanos === null ? iso : `${new Date(Number(nanos / 1_000_000n)).toISOString().replace('T', ' ').slice(0, 16)}Z`;
 }
 
 export function tsvLine(row: readonly (string | number)[]): string {
