@@ -23,7 +23,7 @@ function seconds(value) {
   return m < 120 ? `${m} min ${Math.round(value % 60)} s` : `${(value / 3600).toFixed(1)} h`;
 }
 
-/** Times as dbtattic prints them: UTC, to the minute. */
+/** Times as dbtattic prints them (formatTime in src/cli/format.ts): UTC, to the minute, with a Z. */
 function when(iso) {
   return iso ? iso.replace('T', ' ').slice(0, 16) + 'Z' : '–';
 }

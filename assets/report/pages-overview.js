@@ -46,7 +46,7 @@ function renderOverview(main) {
 }
 
 function runsTable(runs) {
-  return table(['when', 'run', 'command', 'target', 'results', 'took', 'git', 'branch'], runs.map((r) => [
+  return table(['started', 'run', 'command', 'target', 'results', 'took', 'git', 'branch'], runs.map((r) => [
     when(r.at), runLink(r), r.command || '–', r.target || '–', el('span', {}, counts(r.counts)), seconds(r.elapsed_s), shortSha(r.sha), r.branch || '–']), { 'data-table': 'runs' });
 }
 

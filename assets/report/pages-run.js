@@ -8,7 +8,7 @@ function renderRun(main, id) {
   const detail = d.details[run.id];
   main.append(
     el('h1', {}, `Run ${run.id.slice(0, 8)}`),
-    el('p', {}, `${when(run.at)} · dbt ${run.command || '?'} · target ${run.target || '–'} · branch ${run.branch || '–'} · git ${shortSha(run.sha)} · `, counts(run.counts)),
+    el('p', {}, `started ${when(run.at)} · dbt ${run.command || '?'} · target ${run.target || '–'} · branch ${run.branch || '–'} · git ${shortSha(run.sha)} · `, counts(run.counts)),
   );
   if (!detail) {
     main.append(el('p', { class: 'note' }, 'This run is older than the runs this report keeps in full (size budget): its timeline, failures and changes are left out. dbtattic inspect shows them.'));

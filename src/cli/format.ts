@@ -1,8 +1,5 @@
-import { createRequire } from 'node:module';
-import type TableType from 'cli-table3';
-import type { CliIo } from './io.js';
+import { parseInstant } from '../vocab/index.js';
 import { escapeControls } from './terminal-text.js';
-import { fitColumns } from './table-width.js';
 
 /** Human byte counts: 1.2 MB, 340 B. */
 export function formatBytes(bytes: number | null | undefined): string {
@@ -25,36 +22,16 @@ export function formatDuration(seconds: number | null | undefined): string {
 }
 
 /**
- * A table on a terminal; tab-separated lines elsewhere, which read well in CI logs and cut and
- * grep cleanly.
+ * '2026-01-02T03:04:05.678Z' → '2026-01-02 03:04Z', short enough for a table, its zone said as
+ * the report says it (assets/report/format.js). A time written without a zone is dbt's UTC.
  */
-export function printTable(io: CliIo, head: string[], rows: (string | number)[][]): void {
-  if (!io.isTTY) {
-    io.stdout([head, ...rows].map(tsvLine).join('\n') + '\n');
-    return;
-  }
-  // Loaded on first use: most runs print to a pipe or not at all, and start-up matters here.
-  const Table = createRequire(import.meta.url)('cli-table3') as typeof TableType;
-  const cells = rows.map((row) => row.map(String));
-  const colWidths = fitColumns(head, cells, io.columns);
-  const table = new Table({
-    head: head.map((h) => io.color.bold(h)),
-    style: { head: [], border: [] },
-    chars: { mid: '', 'left-mid': '', 'mid-mid': '', 'right-mid': '' },
-    ...(colWidths ? { colWidths } : {}),
-  });
-  // Cells may hold our colours; the terminal writer (io.ts) escapes every other control.
-  table.push(...cells);
-  io.stdout(`${table.toString()}\n`);
-}
-
-/** '2026-01-02T03:04:05.678Z' → '2026-01-02 03:04' (UTC), short enough for a table. */
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '-';
-  return iso.replace('T', ' ').slice(0, 16);
+  const nanos = parseInstant(iso);
+  return nanos === null ? iso : `${new Date(Number(nanos / 1_000_000n)).toISOString().replace('T', ' ').slice(0, 16)}Z`;
 }
 
-export function tsvLine(row: (string | number)[]): string {
+export function tsvLine(row: readonly (string | number)[]): string {
   return row.map(tsvField).join('\t');
 }
 

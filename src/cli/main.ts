@@ -4,6 +4,7 @@ import { CAPTURE_PHASES } from '../vocab/index.js';
 import { printJson, processIo, type CliIo } from './io.js';
 import { forgetWrittenBlobs } from '../archive/written-blobs.js';
 import { startPaging } from './pager.js';
+import { wrappingTalk } from './wrap-lines.js';
 import { TOOL_VERSION } from './version.js';
 
 /**
@@ -326,7 +327,7 @@ function positiveSeconds(value: string): number {
 export async function main(argv: string[], terminalIo: CliIo = processIo()): Promise<number> {
   let exitCode: number = ExitCode.ok;
   const paging = startPaging(terminalIo, terminalIo.stdout, !argv.includes('--no-pager'));
-  const io = paging.io;
+  const io = wrappingTalk(paging.io);
   const program = buildProgram(io, (code) => {
     exitCode = code;
   });

@@ -1,8 +1,9 @@
 import path from 'node:path';
 import type { CapturedArtifact } from '../archive/index.js';
 import type { CaptureOutcome } from '../capture/index.js';
-import { formatBytes, printTable } from './format.js';
+import { formatBytes } from './format.js';
 import { printJson, type CliIo } from './io.js';
+import { id, printTable, text } from './print-table.js';
 
 interface PrintOptions {
   json: boolean;
@@ -49,7 +50,7 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
   }
   printTable(
     io,
-    ['artifact', 'invocation', 'status', 'size', 'new bytes'],
+    [text('artifact'), id('invocation'), text('status'), text('size', { drop: 2 }), text('new bytes', { drop: 1 })],
     [
       ...present.map((r) => [r.artifact, r.invocation_id ? options.abbreviate(r.invocation_id) : '-', dryRun && r.status === 'captured' ? 'would capture' : colourStatus(io, r.status), formatBytes(r.size), formatBytes(r.stored_bytes)]),
       ...outputs.map((o) => [

@@ -1,6 +1,8 @@
 import type { NodeVerdict, PlanResult } from '../plan/index.js';
-import { printTable } from './format.js';
+import { formatTime } from './format.js';
 import type { CliIo } from './io.js';
+import { id, printTable, text } from './print-table.js';
+import { wrapLongLines } from './wrap-lines.js';
 
 /** `12 reuse, 5 build: 3 code changed, 2 upstream will build` — the counts on top of the table. */
 export function countsLine(plan: PlanResult): string {
@@ -17,18 +19,19 @@ export function verdictText(node: NodeVerdict): string {
 }
 
 export function printPlan(io: CliIo, plan: PlanResult): void {
-  io.stdout(`${countsLine(plan)}\n`);
+  io.stdout(`${wrapLongLines(countsLine(plan), io.isTTY ? io.columns : 0)}\n`);
   const colour = (node: NodeVerdict): string => (node.verdict === 'build' ? io.color.yellow(verdictText(node)) : io.color.green(verdictText(node)));
-  printTable(io, ['verdict', 'type', 'node'], plan.nodes.map((node) => [colour(node), node.resource_type, node.selector]));
+  printTable(io, [text('verdict', { min: 20 }), text('type', { drop: 1 }), id('node')], plan.nodes.map((node) => [colour(node), node.resource_type, node.selector]));
 }
 
 /** One node's checks: what was compared, its value at the last build and now, and whether it held. */
 export function printExplain(io: CliIo, node: NodeVerdict): void {
-  io.stdout(`${node.unique_id}: ${verdictText(node)}\n`);
-  if (node.last_build) io.stdout(`last successful build: ${node.last_build.invocation_id} at ${node.last_build.finished_at ?? 'unknown time'}\n`);
+  const line = (text: string): void => io.stdout(`${wrapLongLines(text, io.isTTY ? io.columns : 0)}\n`);
+  line(`${node.unique_id}: ${verdictText(node)}`);
+  if (node.last_build) line(`last successful build: ${node.last_build.invocation_id}, finished ${node.last_build.finished_at ? formatTime(node.last_build.finished_at) : 'at an unknown time'}`);
   printTable(
     io,
-    ['check', 'old', 'new', 'result'],
+    [text('check'), text('old'), text('new'), text('result')],
     node.checks.map((c) => [c.check, c.old ?? '-', c.new ?? '-', c.ok ? io.color.green('ok') : io.color.yellow(c.reason ? `fails: ${c.reason}` : 'fails')]),
   );
 }

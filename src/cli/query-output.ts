@@ -1,6 +1,7 @@
 import type { QuerySink } from '../store/index.js';
-import { printTable, tsvLine } from './format.js';
+import { tsvLine } from './format.js';
 import type { CliIo } from './io.js';
+import { printTable } from './print-table.js';
 
 export type QueryFormat = 'table' | 'json' | 'csv' | 'markdown';
 

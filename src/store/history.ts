@@ -8,7 +8,7 @@ export interface HistoryFilter {
   /** ok: results and none failed; failed: some error/fail; none: no results (a parse). */
   status?: 'ok' | 'failed' | 'none';
   branch?: string;
-  /** Inclusive bounds on when the invocation happened, ISO 8601 instants. */
+  /** Inclusive bounds on when the invocation started, ISO 8601 instants. */
   since?: string;
   until?: string;
   /** Only invocations that ran this node: a unique id, or a node's name. */
@@ -25,6 +25,10 @@ export interface NodeResult {
 
 export interface HistoryRow {
   invocation_id: string;
+  /**
+   * When dbt started it (invocation_started_at, else its end less its elapsed time), else when
+   * dbt wrote its artifact: the time the report shows for a run too.
+   */
   at: string | null;
   command: string | null;
   target: string | null;
@@ -65,7 +69,7 @@ export async function readHistory(connection: DuckDBConnection, filter: HistoryF
   const { where, params } = whereOf(filter, withFailures);
   params.push(filter.limit);
   const sql = `SELECT *, count(*) OVER () AS matched, (SELECT count(*) FROM invocation) AS stored FROM (
-      SELECT invocation_id, coalesce(completed_at, generated_at) AS happened_at, command, target, status_counts,
+      SELECT invocation_id, coalesce(started_at, generated_at) AS happened_at, command, target, status_counts,
              CASE WHEN coalesce(result_count, 0) = 0 THEN 'none'
                   WHEN list_has_any(json_keys(status_counts), ${FAILED}) THEN 'failed'
                   ELSE 'ok' END AS outcome,

@@ -277,7 +277,9 @@ describe('history', () => {
     const rows = json<Record<string, unknown>[]>(await cli('history', '--json'));
     expect(rows.map((row) => row.invocation_id)).toEqual(NEWEST_FIRST);
     expect(rows.map((row) => row.outcome)).toEqual(['none', 'ok', 'failed', 'failed', 'ok']);
-    expect(rows[2]).toMatchObject({ command: 'test', target: 'prod', status_counts: { fail: 1, pass: 1, warn: 1 }, branch: 'main', at: expect.stringMatching(/^2026-01-03T10:00:00(\.0+)?Z$/) });
+    expect(rows[2]).toMatchObject({ command: 'test', target: 'prod', status_counts: { fail: 1, pass: 1, warn: 1 }, branch: 'main' });
+    // When it started: written at 10:00:00, after its elapsed_time of 0.1 s.
+    expect(Date.parse(String(rows[2]!.at))).toBe(Date.parse('2026-01-03T10:00:00Z') - 100);
   });
 
   it('filters by --target, --command, --status and --limit', async () => {
@@ -295,8 +297,8 @@ describe('history', () => {
   it('prints a tab-separated table when not on a terminal', async () => {
     const result = await cli('history', '--limit', '1');
     expect(result.exitCode).toBe(0);
-    expect(result.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\ttarget\tresults\ttook\texit\tgit\tbranch');
-    expect(result.stdout.split('\n')[1]).toMatch(/^2026-01-05 10:00\t5e1ec7ed-0000-4000-8000-000000000005\t-\t-\t-\t-\t-\t-\tmain$/);
+    expect(result.stdout.split('\n')[0]).toBe('started\tinvocation\tcommand\ttarget\tresults\ttook\texit\tgit\tbranch');
+    expect(result.stdout.split('\n')[1]).toMatch(/^2026-01-05 10:00Z\t5e1ec7ed-0000-4000-8000-000000000005\t-\t-\t-\t-\t-\t-\tmain$/);
   });
 
   it('says why nothing is listed when filters exclude everything, and when the limit cut rows', async () => {
@@ -310,8 +312,11 @@ describe('history', () => {
 
   it('filters by --since and --until, inclusive, a date alone meaning its whole day', async () => {
     expect(await ids('--since', '2026-01-02', '--until', '2026-01-03')).toEqual([uuid(3), uuid(2)]);
-    expect(await ids('--since', '2026-01-03T10:00Z')).toEqual([uuid(5), uuid(4), uuid(3)]);
+    // Bounds are on when a run started: 0.1 s (its elapsed_time) before its results were written at 10:00.
+    expect(await ids('--since', '2026-01-03T09:59:59.9Z')).toEqual([uuid(5), uuid(4), uuid(3)]);
+    expect(await ids('--since', '2026-01-03T10:00Z')).toEqual([uuid(5), uuid(4)]);
     expect(await ids('--until', '2026-01-02T11:59+02:00')).toEqual([uuid(1)]);
+    expect(await ids('--until', '2026-01-02T12:00+02:00')).toEqual([uuid(2), uuid(1)]);
     expect((await cli('history', '--since', 'monday')).exitCode).toBe(2);
   });
 
@@ -326,8 +331,8 @@ describe('history', () => {
       INVOCATIONS.filter((_, i) => ran(i)).reverse().map((inv) => [`model.synthetic.m1 ${inv.statuses![1]}`]),
     );
     const human = await cli('history', '--node', 'm2');
-    expect(human.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\ttarget\tnode\tstatus\ttook\tbranch');
-    expect(human.stdout.split('\n').slice(1).filter(Boolean)).toEqual([expect.stringMatching(/^2026-01-03 10:00\t5e1ec7ed-0000-4000-8000-000000000003\ttest\tprod\tmodel\.synthetic\.m2\twarn\t0\.0s\tmain$/)]);
+    expect(human.stdout.split('\n')[0]).toBe('started\tinvocation\tcommand\ttarget\tnode\tstatus\ttook\tbranch');
+    expect(human.stdout.split('\n').slice(1).filter(Boolean)).toEqual([expect.stringMatching(/^2026-01-03 09:59Z\t5e1ec7ed-0000-4000-8000-000000000003\ttest\tprod\tmodel\.synthetic\.m2\twarn\t0\.0s\tmain$/)]);
   });
 
   it("lists failed runs' failed nodes with dbt's messages with --failed", async () => {
@@ -337,7 +342,7 @@ describe('history', () => {
       [uuid(2), ['model.synthetic.m1 error synthetic failure']],
     ]);
     const human = await cli('history', '--failed');
-    expect(human.stdout.split('\n')[0]).toBe('when\tinvocation\tcommand\tnode\tstatus\tmessage');
+    expect(human.stdout.split('\n')[0]).toBe('started\tinvocation\tcommand\tnode\tstatus\tmessage');
     expect(human.stdout).toContain('\trun\tmodel.synthetic.m1\terror\tsynthetic failure\n');
   });
 

@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { collectingIo } from '../../src/cli/io.js';
-import { escapeControls } from '../../src/cli/terminal-text.js';
+import { Chalk } from 'chalk';
+import { escapeControls, escapeForTerminal } from '../../src/cli/terminal-text.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 export const REPO_DIR = path.resolve(here, '../..');
@@ -30,6 +31,20 @@ export async function runCli(args: string[], options: { cwd: string; env?: Recor
   // As a process writing to a pipe shows them (processIo).
   const { stdout, stderr } = printed();
   return { exitCode, stdout: escapeControls(stdout), stderr: escapeControls(stderr) };
+}
+
+/**
+ * `runCli` with stdout on a terminal `columns` wide, in colour (which takes no width), and no
+ * pager: what a user at that terminal sees, colours taken out of what is returned.
+ */
+export async function runCliOnTerminal(args: string[], options: { cwd: string; columns: number; env?: Record<string, string> }): Promise<CliResult> {
+  const { main } = await import('../../src/cli/main.js');
+  const { io, printed } = collectingIo(options.cwd, cliEnv({ ...options.env, NO_COLOR: '' }));
+  const exitCode = await main(args, { ...io, isTTY: true, columns: options.columns, rows: 0, color: new Chalk({ level: 1 }) });
+  const { stdout, stderr } = printed();
+  // eslint-disable-next-line no-control-regex
+  const plain = (text: string): string => escapeForTerminal(text).replace(/\x1b\[[0-9;]*m/g, '');
+  return { exitCode, stdout: plain(stdout), stderr: plain(stderr) };
 }
 
 /** Runs the built CLI in a process of its own, as a user would, in `cwd`, with a clean environment plus `env`. */

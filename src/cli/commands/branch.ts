@@ -3,8 +3,9 @@ import { ExitCode } from '../../errors.js';
 import { createBranchFrom } from '../../state/index.js';
 import { timeOfTimeId, uniquePrefixes } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
-import { formatTime, printTable } from '../format.js';
+import { formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
+import { id, printTable, text, time } from '../print-table.js';
 
 interface BranchFlags extends GlobalFlags {
   args?: string[];
@@ -20,7 +21,7 @@ export async function list(io: CliIo, flags: BranchFlags): Promise<number> {
   const shortId = flags.json ? (id: string) => id : uniquePrefixes(await listInvocationIds(backend));
   if (flags.json) printJson(io, branches);
   else if (branches.length === 0) io.stderr('No branches yet: captures are filed on the git branch, or on --branch / DBTATTIC_BRANCH.\n');
-  else printTable(io, ['branch', 'head', 'updated', 'base'], branches.map((b) => [
+  else printTable(io, [id('branch'), id('head'), time('updated'), text('base')], branches.map((b) => [
     b.name,
     b.head_invocation_id ? shortId(b.head_invocation_id) : '-',
     formatTime((b.head_capture_id ? timeOfTimeId(b.head_capture_id)?.toISOString() : undefined) ?? b.created_at),

@@ -4,6 +4,7 @@ import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
 import { withProgress } from '../progress.js';
 import { readNotices } from '../read-notice.js';
+import { wrappingIo } from '../wrap-lines.js';
 
 interface DiffFlags extends GlobalFlags {
   args?: string[];
@@ -12,7 +13,8 @@ interface DiffFlags extends GlobalFlags {
 }
 
 /** What changed from invocation A to B: nodes, statuses, runtimes, git range, catalog snapshot. */
-export default async function diff(io: CliIo, flags: DiffFlags): Promise<number> {
+export default async function diff(terminal: CliIo, flags: DiffFlags): Promise<number> {
+  const io = wrappingIo(terminal);
   const [a, b] = flags.args ?? [];
   const config = loadConfig(io, flags);
   const notices = readNotices(io, config);

@@ -4,8 +4,9 @@ import { describePolicy, evaluatePolicy, forgetByPolicy, predictShrink, resolveP
 import { refuseUnknownBranch } from '../../state/index.js';
 import { countOf, uniquePrefixes } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
-import { formatBytes, formatTime, printTable } from '../format.js';
+import { formatBytes, formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
+import { id, printTable, text, time } from '../print-table.js';
 
 interface ForgetFlags extends GlobalFlags, KeepFlags {
   dryRun?: boolean;
@@ -38,7 +39,7 @@ export default async function forget(io: CliIo, flags: ForgetFlags): Promise<num
     return ExitCode.ok;
   }
   const short = uniquePrefixes(plan.decisions.map((d) => d.id));
-  printTable(io, ['action', 'invocation', 'ran at', 'branch', 'target', 'why kept'], plan.decisions.map((d) => [
+  printTable(io, [text('action', { min: 'would forget'.length }), id('invocation'), time('finished'), id('branch'), text('target'), text('why kept')], plan.decisions.map((d) => [
     d.keep ? 'keep' : flags.dryRun ? 'would forget' : 'forget', short(d.id), formatTime(d.ranAt), d.branch ?? '-', d.target ?? '-', d.reasons.join(', ') || '-',
   ]));
   const verb = flags.dryRun ? 'would forget' : 'forgot';

@@ -3,8 +3,9 @@ import { typedCommandName } from '../../extract/index.js';
 import { branchBaseReader, invocationAbbreviator, readHistory, withCurrentStore, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
 import { countOf, parseTimeArgument, shortId, spanLastIso, spanStartIso } from '../../vocab/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
-import { formatDuration, formatTime, printTable } from '../format.js';
+import { formatDuration, formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
+import { id, printTable, text, time, type Cell } from '../print-table.js';
 import { refuseMistypedBranch } from '../named-branch.js';
 import { withProgress } from '../progress.js';
 import { readNotices } from '../read-notice.js';
@@ -61,13 +62,14 @@ function filterOf(flags: HistoryFlags): HistoryFilter {
 
 function printRows(io: CliIo, rows: HistoryRow[], flags: HistoryFlags, abbreviate: (id: string) => string): void {
   if (flags.failed) {
-    printTable(io, ['when', 'invocation', 'command', 'node', 'status', 'message'], rows.flatMap((row) =>
+    printTable(io, [time(STARTED), id('invocation'), text('command', { drop: 1 }), id('node'), text('status'), text('message', { min: 30 })], rows.flatMap((row) =>
       (row.failures ?? []).map((f) => [formatTime(row.at), abbreviate(row.invocation_id), row.command ?? '-', f.unique_id, io.color.red(f.status ?? '-'), f.message ?? '-'])));
   } else if (flags.node) {
-    printTable(io, ['when', 'invocation', 'command', 'target', 'node', 'status', 'took', 'branch'], rows.flatMap((row) =>
+    // The node is the one asked for, the same in (nearly) every row: the first to go on a narrow terminal.
+    printTable(io, [time(STARTED), id('invocation'), text('command'), text('target', { drop: 4 }), id('node', { drop: 1 }), text('status'), text('took', { drop: 3 }), id('branch', { drop: 2 })], rows.flatMap((row) =>
       (row.node_results ?? []).map((r) => [formatTime(row.at), abbreviate(row.invocation_id), row.command ?? '-', row.target ?? '-', r.unique_id, colourStatus(io, r.status ?? '-'), formatDuration(r.execution_time), branchOf(row)])));
   } else {
-    printTable(io, ['when', 'invocation', 'command', 'target', 'results', 'took', 'exit', 'git', 'branch'], rows.map((row) => humanRow(io, row, abbreviate)));
+    printTable(io, [time(STARTED), id('invocation'), text('command'), text('target'), text('results'), text('took', { drop: 4 }), text('exit', { drop: 1 }), id('git', { drop: 2 }), id('branch', { drop: 3 })], rows.map((row) => humanRow(io, row, abbreviate)));
   }
 }
 
@@ -78,6 +80,9 @@ function printRows(io: CliIo, rows: HistoryRow[], flags: HistoryFlags, abbreviat
 function sayBranchStartsAt(io: CliIo, branch: string, base: string): void {
   io.stderr(`Branch ${branch} has no runs of its own yet: it starts at invocation ${base} (branch create), which state --branch ${branch} answers with until it has. See it with: dbtattic inspect ${base}\n`);
 }
+
+/** A run's time is when it started, as dbt's invocation_started_at and the report give it. */
+const STARTED = 'started';
 
 /** Talk on stderr: why nothing is listed, or that the limit cut the list. */
 function sayWhatWasLeftOut(io: CliIo, found: History): void {
@@ -90,14 +95,14 @@ function sayWhatWasLeftOut(io: CliIo, found: History): void {
   }
 }
 
-function humanRow(io: CliIo, row: HistoryRow, abbreviate: (id: string) => string): string[] {
-  const counts = Object.entries(row.status_counts ?? {}).map(([status, n]) => colourStatus(io, status, `${n} ${status}`)).join(' ');
+function humanRow(io: CliIo, row: HistoryRow, abbreviate: (id: string) => string): Cell[] {
+  const counts = Object.entries(row.status_counts ?? {}).map(([status, n]) => colourStatus(io, status, `${n} ${status}`));
   return [
     formatTime(row.at),
     abbreviate(row.invocation_id),
     row.command ?? '-',
     row.target ?? '-',
-    counts || '-',
+    counts.length > 0 ? counts : '-',
     formatDuration(row.elapsed_s),
     row.run_exit_code === null ? '-' : String(row.run_exit_code),
     row.git_sha ? shortId(row.git_sha, 7) : '-',

@@ -10,6 +10,7 @@ import { printJson, type CliIo } from '../io.js';
 import { withProgress } from '../progress.js';
 import { readNotices } from '../read-notice.js';
 import { TOOL_VERSION } from '../version.js';
+import { wrappingIo } from '../wrap-lines.js';
 import { countOf } from '../../vocab/index.js';
 import { describePolicy, evaluatePolicy, hasConfiguredPolicy, predictShrink, resolvePolicy } from '../../retention/index.js';
 
@@ -17,7 +18,8 @@ interface InfoFlags extends GlobalFlags {
   json?: boolean;
 }
 
-export default async function info(io: CliIo, flags: InfoFlags): Promise<number> {
+export default async function info(terminal: CliIo, flags: InfoFlags): Promise<number> {
+  const io = wrappingIo(terminal);
   const config = loadConfig(io, flags);
   const backend = config.remote || existsSync(config.archiveLocation) ? await openIfPresent(config) : null;
   const archive = backend ? await summarizeArchive(backend) : null;

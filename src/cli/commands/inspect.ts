@@ -8,6 +8,7 @@ import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
 import { withProgress } from '../progress.js';
 import { readNotices } from '../read-notice.js';
+import { wrappingIo } from '../wrap-lines.js';
 
 interface InspectFlags extends GlobalFlags {
   args?: string[];
@@ -17,7 +18,8 @@ interface InspectFlags extends GlobalFlags {
 }
 
 /** Which code, which data and which run produced an invocation, and what changed since the one before. */
-export default async function inspect(io: CliIo, flags: InspectFlags): Promise<number> {
+export default async function inspect(terminal: CliIo, flags: InspectFlags): Promise<number> {
+  const io = wrappingIo(terminal);
   const ref = flags.args?.[0];
   if (!ref && !flags.at) throw new AtticError('usage', 'Name an invocation (id, unique prefix or @branch) or give --at TIME.');
   if (ref && flags.at) throw new AtticError('usage', 'Give an invocation or --at TIME, not both (--at chooses the invocation).');
@@ -60,7 +62,7 @@ function printInspect(io: CliIo, report: InspectReport, abbreviate: (id: string)
   line('invocation', `${i.invocation_id}${i.run_id ? io.color.dim(`  (run ${i.run_id})`) : ''}`);
   line('command', [i.run_command_line ?? (i.command ? `dbt ${i.command}` : '-'), hasSelection(i.selection) ? `select ${JSON.stringify(i.selection)}` : '', i.target ? `target ${i.target}${i.target_source && i.target_source !== 'run_results args' ? io.color.dim(` (from ${String(i.target_source)})`) : ''}` : '', i.branch ? `branch ${i.branch}` : ''].filter(Boolean).join('   '));
   line('dbt', `${i.dbt_version ?? '?'}${i.adapter_type ? ` (${i.adapter_type})` : ''}${i.project_name ? `, project ${i.project_name}` : ''}`);
-  line('when', `${formatTime(String(i.started_at ?? i.generated_at ?? ''))} → ${formatTime(String(i.completed_at ?? ''))} (${formatDuration(typeof i.elapsed_s === 'number' ? i.elapsed_s : null)})`);
+  line('started', `${formatTime(String(i.started_at ?? i.generated_at ?? ''))}, finished ${formatTime(String(i.completed_at ?? ''))} (${formatDuration(typeof i.elapsed_s === 'number' ? i.elapsed_s : null)})`);
   line('results', i.status_counts ? Object.entries(i.status_counts as Record<string, number>).map(([s, n]) => `${n} ${s}`).join(', ') : 'none');
   if (i.run_exit_code !== null && i.run_exit_code !== undefined) line('exit code', String(i.run_exit_code));
   printFailures(io, report.failures);

@@ -6,6 +6,7 @@ import { summarizeRunResults } from '../../extract/index.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
+import { wrappingIo } from '../wrap-lines.js';
 import { countOf } from '../../vocab/index.js';
 
 interface VerifyFlags extends GlobalFlags {
@@ -13,7 +14,8 @@ interface VerifyFlags extends GlobalFlags {
   json?: boolean;
 }
 
-export default async function verify(io: CliIo, flags: VerifyFlags): Promise<number> {
+export default async function verify(terminal: CliIo, flags: VerifyFlags): Promise<number> {
+  const io = wrappingIo(terminal);
   const config = loadConfig(io, flags);
   const backend = await openArchiveForCheck(config.archiveLocation, config.remote);
   const progress = startProgress(io, 'verifying');
