@@ -14,6 +14,7 @@ CREATE TABLE IF NOT EXISTS capture (
   run_exit_code  INTEGER,
   run_signal     VARCHAR
 );
+COMMENT ON TABLE capture IS 'One row per `capture` (or side of a `run`)';
 
 -- Grain: one artifact a capture saw. Key: (capture_id, artifact_type).
 CREATE TABLE IF NOT EXISTS capture_artifact (
@@ -26,6 +27,7 @@ CREATE TABLE IF NOT EXISTS capture_artifact (
   stored_bytes   BIGINT,
   error          VARCHAR
 );
+COMMENT ON TABLE capture_artifact IS 'One row per artifact a capture saw, with its status';
 
 -- Grain: one artifact or record left out of the store. kind 'unreadable': the archive holds the
 -- artifact intact but this dbtattic cannot read it (a schema version newer than it knows); a
@@ -42,3 +44,7 @@ CREATE TABLE IF NOT EXISTS ingest_problem (
   archive_key   VARCHAR,
   message       VARCHAR NOT NULL
 );
+COMMENT ON TABLE ingest_problem IS 'One row per artifact, output or record left out of the store: `kind` `unreadable` (the archive keeps it intact, say a schema newer than this dbtattic) or `damaged` (its bytes in the archive are missing or corrupt; `archive_key` names a damaged record); `artifact_type` is the artifact, or `sql`/`log` for an output';
+COMMENT ON COLUMN ingest_problem.kind IS '`unreadable` (the archive keeps it intact, say a schema newer than this dbtattic) or `damaged` (its bytes in the archive are missing or corrupt)';
+COMMENT ON COLUMN ingest_problem.archive_key IS 'The damaged record, when a record is what is damaged';
+COMMENT ON COLUMN ingest_problem.artifact_type IS 'The artifact, or `sql`/`log` for an output';

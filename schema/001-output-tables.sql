@@ -16,6 +16,7 @@ CREATE TABLE IF NOT EXISTS invocation_output (
   capture_id     VARCHAR,
   authoritative  BOOLEAN NOT NULL
 );
+COMMENT ON TABLE invocation_output IS 'One row per output record of an invocation: its SQL tree or log slice, object id, size, entries, and whether it is the one that counts';
 
 -- Grain: one SQL file an invocation wrote under target/ (its authoritative tree). Key:
 -- (invocation_id, kind, path). unique_id: the node of the invocation's manifest whose
@@ -29,3 +30,6 @@ CREATE TABLE IF NOT EXISTS node_sql (
   object_id      VARCHAR NOT NULL,  -- the file's bytes in the archive
   size_bytes     BIGINT NOT NULL
 );
+COMMENT ON TABLE node_sql IS 'One row per SQL file an invocation wrote: `unique_id` (the node whose compiled_path/build_path it is), `kind` (`compiled` or `run`), path, object id, size. From target/ files, not the manifest''s `compiled_code`';
+COMMENT ON COLUMN node_sql.unique_id IS 'The node whose compiled_path/build_path the file is';
+COMMENT ON COLUMN node_sql.kind IS '`compiled` (target/compiled) or `run` (target/run)';

@@ -59,6 +59,8 @@ CREATE TABLE IF NOT EXISTS invocation (
   catalog_detail      JSON,
   target_source       VARCHAR      -- run_results args, command line, env:DBT_TARGET, or the profiles.yml read
 );
+COMMENT ON TABLE invocation IS 'One row per dbt invocation: project, dbt version, adapter, command, selection, target (with `target_source`: dbt''s args when `--target` was typed, else `run`''s command line, `DBT_TARGET`, or the profile''s default target in the profiles.yml dbt would read, when the capture or `run` read it), times, results by status, code fingerprint, git (sha, branch, dirty, diff hash, remote), catalog snapshot, branch, run id, `dbtattic run` command line and exit code';
+COMMENT ON COLUMN invocation.target_source IS 'Where `target` came from: dbt''s args when `--target` was typed, else `run`''s command line, `DBT_TARGET`, or the profile''s default target in the profiles.yml dbt would read, when the capture or `run` read it';
 
 -- Grain: one artifact version filed for an invocation, as the archive's artifact records say
 -- (dbt may rewrite an artifact within one invocation; each version is kept).
@@ -76,6 +78,7 @@ CREATE TABLE IF NOT EXISTS artifact_capture (
   phase                VARCHAR,           -- pre, post, manual
   invocation_id_source VARCHAR            -- metadata, content, manifest
 );
+COMMENT ON TABLE artifact_capture IS 'One row per artifact version filed for an invocation: type, object id, size, schema version, captured at, phase';
 
 -- Grain: one distinct definition of a node (any manifest resource but macros: models, tests,
 -- seeds, snapshots, analyses, operations, sources, exposures, metrics, semantic models, saved
@@ -119,6 +122,7 @@ CREATE TABLE IF NOT EXISTS node_version (
   unrendered_config_compared JSON,
   columns_compared           JSON
 );
+COMMENT ON TABLE node_version IS 'One row per distinct node definition (any resource but macros), keyed by a hash of the definition without invocation-specific fields; shared by every invocation that has it';
 
 -- An invocation's nodes are stored as content-defined blocks, not as a row per node per
 -- invocation: between two runs most nodes are as they were, and rows that do not change are
@@ -144,12 +148,14 @@ CREATE TABLE IF NOT EXISTS node_block (
                                     -- `dbt parse` or for a node it did not compile
   macro_set_id     VARCHAR          -- the macros its depends_on lists (macro_set); NULL for none
 );
+COMMENT ON TABLE node_block IS 'One row per node row of a content-defined block (an invocation''s nodes sorted by `unique_id`, cut where a hash of the `unique_id` says, about 8 to a block, keyed by the hash of its rows): a run that edits one node writes that node''s block, not a row per node';
 
 -- Grain: a block of an invocation's manifest. Key: (invocation_id, block_id).
 CREATE TABLE IF NOT EXISTS invocation_node_block (
   invocation_id VARCHAR NOT NULL,
   block_id      VARCHAR NOT NULL
 );
+COMMENT ON TABLE invocation_node_block IS 'One row per block an invocation holds (`node_block`): a run that edits one node writes that node''s block, not a row per node';
 
 -- Grain: a node present in an invocation's manifest. Key: (invocation_id, node_version_id);
 -- unique_id repeats only when a node is both enabled and disabled, or disabled twice.
@@ -157,6 +163,7 @@ CREATE OR REPLACE VIEW node_invocation AS
 SELECT b.invocation_id, n.unique_id, n.node_version_id, n.fingerprint, n.relation_name, n.compiled_code_id
 FROM invocation_node_block AS b
 JOIN node_block AS n ON n.block_id = b.block_id;
+COMMENT ON VIEW node_invocation IS 'One row per node present in an invocation''s manifest → its node version, semantic fingerprint, and what that invocation rendered: relation name and compiled SQL. A view over `invocation_node_block` and `node_block`, queried like a table';
 
 -- Grain: one distinct compiled SQL text from a manifest's nodes (compiled_code; compiled_sql
 -- before v7, injected_sql before 0.19). Key: compiled_code_id, the sha256 of the text. Shared by
@@ -166,6 +173,7 @@ CREATE TABLE IF NOT EXISTS compiled_code (
   compiled_code_id VARCHAR NOT NULL,  -- unique: see src/store/version-writer.ts
   code             VARCHAR NOT NULL
 );
+COMMENT ON TABLE compiled_code IS 'One row per distinct compiled SQL from a manifest (`compiled_code`, `compiled_sql` before v7), keyed by its hash and shared by every invocation that compiled to it';
 
 -- Grain: one distinct node entry of a manifest, byte for byte as dbt wrote it (src/extract/entry-digest.ts).
 -- Key: entry_digest. A memo for ingest, not history: the rows those bytes alone decide, so that
@@ -182,6 +190,7 @@ CREATE TABLE IF NOT EXISTS node_entry (
   depends_on_nodes  JSON NOT NULL,   -- depends_on.nodes, each once, in the entry's order
   depends_on_macros JSON NOT NULL
 );
+COMMENT ON TABLE node_entry IS 'One row per distinct node entry of a manifest, by SHA-256 of its bytes as dbt wrote them: the node version, relation name, compiled SQL id and `depends_on` those bytes decide. Ingest''s memo, not history: the next manifest holding the same entry (99 % of a 10,000-node project''s when 1 % of models change per run) takes its rows from here instead of parsing and hashing it again; its rows are exact, but may include entries of a manifest dbt rewrote since or `forget` forgot, which a `rebuild` would not (no view reads it)';
 
 -- Grain: one node edge (depends_on.nodes) of an enabled node version. Key: (node_version_id,
 -- depends_on_id). depends_on.nodes is part of the definition a version hashes, so the edges
@@ -190,6 +199,7 @@ CREATE TABLE IF NOT EXISTS node_version_edge (
   node_version_id VARCHAR NOT NULL,
   depends_on_id   VARCHAR NOT NULL
 );
+COMMENT ON TABLE node_version_edge IS 'One row per `depends_on.nodes` edge of a node version (part of its definition, so written once with it)';
 
 -- Grain: one macro of a distinct set of macros a node's depends_on lists. Key: (macro_set_id,
 -- depends_on_id); macro_set_id is the hash of the sorted set. depends_on.macros is not part of
@@ -199,6 +209,7 @@ CREATE TABLE IF NOT EXISTS macro_set (
   macro_set_id  VARCHAR NOT NULL,
   depends_on_id VARCHAR NOT NULL
 );
+COMMENT ON TABLE macro_set IS 'One row per macro of a distinct set of `depends_on.macros` (outside the version hash), named by a node''s `node_block` row';
 
 -- Grain: one edge of an enabled node's depends_on in an invocation's manifest.
 -- Key: (invocation_id, unique_id, depends_on_id, kind).
@@ -212,6 +223,7 @@ SELECT b.invocation_id, n.unique_id, m.depends_on_id, 'macro' AS kind
 FROM invocation_node_block AS b
 JOIN node_block AS n ON n.block_id = b.block_id
 JOIN macro_set AS m ON m.macro_set_id = n.macro_set_id;
+COMMENT ON VIEW node_depends_on IS 'One row per `depends_on` edge of an enabled node in an invocation (kind `node` or `macro`). A view: node edges come from `node_version_edge`, macro edges from `macro_set`';
 
 -- Grain: one change of one node between two consecutive manifests of a project on a branch,
 -- the rows v_node_changes shows (schema/002-views.sql states the rules). Key: (unique_id,
@@ -229,6 +241,7 @@ CREATE TABLE IF NOT EXISTS node_change (
   what_changed    VARCHAR[],         -- the aspects that differ (node_change_aspects, 002-macros.sql)
   changed_macros  VARCHAR[]          -- macros it calls directly whose SQL changed
 );
+COMMENT ON TABLE node_change IS 'One row per change of a node between two consecutive manifests of a project on a branch (the rows of `v_node_changes`), derived when invocations are ingested: a new run costs its own comparison with the run before, and an older invocation filed late re-derives the rows of the manifests after it, so the table equals what `rebuild` derives';
 
 -- Macros have tables of their own: they are most of a manifest's entries (150 to 1,000, mostly
 -- dbt's own, unchanged for months) and share few columns with nodes; node queries need not
@@ -247,6 +260,7 @@ CREATE TABLE IF NOT EXISTS macro_version (
   depends_on_macros   JSON,
   supported_languages JSON
 );
+COMMENT ON TABLE macro_version IS 'One row per distinct macro definition';
 
 -- Grain: a macro present in an invocation's manifest. Key: (invocation_id, unique_id).
 CREATE TABLE IF NOT EXISTS macro_invocation (
@@ -254,6 +268,7 @@ CREATE TABLE IF NOT EXISTS macro_invocation (
   unique_id        VARCHAR NOT NULL,
   macro_version_id VARCHAR NOT NULL
 );
+COMMENT ON TABLE macro_invocation IS 'One row per macro present in an invocation';
 
 -- Grain: one result of run_results.json (a node executed, tested, compiled or skipped) that
 -- ingest has read and run history has not matched yet. Key: (invocation_id, unique_id).
@@ -276,6 +291,7 @@ CREATE TABLE IF NOT EXISTS run_result_pending (
   adapter_response     JSON,
   batch_results        JSON          -- microbatch models (dbt 1.9+)
 );
+COMMENT ON TABLE run_result_pending IS 'One row per result of run_results.json that ingest has read and run history has not matched yet: empty between catch-ups (a catch-up killed in between leaves rows here, and the next one matches them). Read `run_result`';
 
 -- Grain: an invocation whose manifest was ingested: it has node_invocation rows. Key:
 -- invocation_id. v_invocation_sequence.has_manifest, which every history view reads, looked
@@ -284,6 +300,7 @@ CREATE TABLE IF NOT EXISTS run_result_pending (
 CREATE TABLE IF NOT EXISTS manifest_invocation (
   invocation_id VARCHAR NOT NULL
 );
+COMMENT ON TABLE manifest_invocation IS 'One row per invocation whose manifest was ingested (it has `node_invocation` rows): `v_invocation_sequence.has_manifest`, kept at ingest rather than looked up in every node of every manifest at each read';
 
 -- Grain: one run result beside the node as defined when it ran, the rows v_run_history shows
 -- (schema/002-views.sql states the rule). Key: (invocation_id, unique_id). Derived when
@@ -317,6 +334,7 @@ CREATE TABLE IF NOT EXISTS run_history (
   adapter_response     JSON,
   batch_results        JSON
 );
+COMMENT ON TABLE run_history IS 'One row per run result beside the node as defined when it ran (its own manifest, else the latest earlier one): the rows of `v_run_history`, matched when invocations are ingested. A result its own manifest defines keeps its match; the others are matched again at each ingest or forget, so the table equals what `rebuild` derives. It is where each result is kept, its columns beside the match, so no read joins the history twice (joining 2 million results to their matches took 0.4 s)';
 
 -- Grain: one result of run_results.json (a node executed, tested, compiled or skipped). Key:
 -- (invocation_id, unique_id). Every run result the store holds: those matched (run_history)
@@ -327,6 +345,7 @@ SELECT invocation_id, unique_id, status, message, failures, execution_time, thre
 FROM run_history
 UNION ALL
 SELECT * FROM run_result_pending;
+COMMENT ON VIEW run_result IS 'One row per result in run_results.json: status (lower case), timing, thread, message, failures, rows affected, adapter response. A view: the results are kept once, in `run_history`, and ingest''s `run_result_pending` holds those read but not matched yet (empty between catch-ups; a catch-up killed in between leaves rows there, and the next one matches them)';
 
 -- The tables below hold what v_test_history shows (schema/002-views.sql states its rules),
 -- derived when invocations are ingested or forgotten (src/store/test-history.ts,
@@ -346,6 +365,7 @@ CREATE TABLE IF NOT EXISTS test_run_state (
   unique_id     VARCHAR NOT NULL,
   definitions   VARCHAR NOT NULL
 );
+COMMENT ON TABLE test_run_state IS 'One row per test result, with a digest of the definitions it ran under (its own and its parents'', from its own manifest alone); part of the rows of `v_test_history`, derived as `test_history` is';
 
 -- Grain: one test (data test or unit test) enabled in some manifest: the latest such manifest
 -- (v_invocation_sequence order) and the version it holds there. Key: unique_id. A manifest
@@ -356,6 +376,7 @@ CREATE TABLE IF NOT EXISTS test_definition (
   invocation_id   VARCHAR NOT NULL,
   node_version_id VARCHAR NOT NULL
 );
+COMMENT ON TABLE test_definition IS 'One row per test: its latest enabled definition; part of the rows of `v_test_history`, derived as `test_history` is';
 
 -- Grain: one test with at least one result in a command that builds; the rows of
 -- v_test_history but for the definition columns. Key: unique_id. A run later in history than
@@ -381,6 +402,7 @@ CREATE TABLE IF NOT EXISTS test_history (
   recent                     STRUCT(invocation_id VARCHAR, passed BOOLEAN, definitions VARCHAR)[] NOT NULL,
   flaky                      BOOLEAN NOT NULL
 );
+COMMENT ON TABLE test_history IS 'One row per test, the rows of `v_test_history`, derived when invocations are ingested: its counts, latest status and failure, its last 10 runs and `flaky`. A run later than every run counted (a new capture) is added to the counts; a run filed late, one ingested again or a forget derives them again, so the tables equal what `rebuild` derives (`history_counted_invocation` lists the runs counted)';
 
 -- Grain: an invocation whose run results test_history and node_runtime count. Key:
 -- invocation_id. Tells a run that can be added to the counts from one that must derive them
@@ -388,6 +410,7 @@ CREATE TABLE IF NOT EXISTS test_history (
 CREATE TABLE IF NOT EXISTS history_counted_invocation (
   invocation_id VARCHAR NOT NULL
 );
+COMMENT ON TABLE history_counted_invocation IS 'One row per invocation whose run results `test_history` and `node_runtime` count: tells a run that can be added to the counts from one that must derive them again';
 
 -- Grain: one node with at least one completed execution; the rows of v_node_runtime, whose
 -- rules schema/002-views.sql states, but for the baseline and trend worked out from recent_s.
@@ -413,6 +436,7 @@ CREATE TABLE IF NOT EXISTS node_runtime (
   name               VARCHAR,
   resource_type      VARCHAR
 );
+COMMENT ON TABLE node_runtime IS 'One row per node with a completed run, the rows of `v_node_runtime` but for the baseline, derived when invocations are ingested, as `test_history` is: its completed runs, median, p95, every time sorted (what a merge needs) and the last 11';
 
 -- Grain: one source checked by `dbt source freshness`. Key: (invocation_id, unique_id).
 CREATE TABLE IF NOT EXISTS source_freshness (
@@ -432,6 +456,7 @@ CREATE TABLE IF NOT EXISTS source_freshness (
   thread_id          VARCHAR,
   adapter_response   JSON
 );
+COMMENT ON TABLE source_freshness IS 'One row per source (or, from dbt v2''s freshness.json, model) checked for freshness: status, max_loaded_at, age, thresholds';
 
 -- Grain: one relation described by catalog.json (a node or a source). Key: (invocation_id, unique_id).
 CREATE TABLE IF NOT EXISTS catalog_table (
@@ -447,6 +472,7 @@ CREATE TABLE IF NOT EXISTS catalog_table (
   byte_count    BIGINT,       -- from stats, when the adapter reports it
   stats         JSON
 );
+COMMENT ON TABLE catalog_table IS 'One row per relation described by catalog.json';
 
 -- Grain: one column of a relation in catalog.json. Key: (invocation_id, unique_id, column_name).
 CREATE TABLE IF NOT EXISTS catalog_column (
@@ -457,6 +483,7 @@ CREATE TABLE IF NOT EXISTS catalog_column (
   column_index  INTEGER,
   comment       VARCHAR
 );
+COMMENT ON TABLE catalog_column IS 'One row per column described by catalog.json';
 
 -- Grain: one entry of semantic_manifest.json (a semantic model, metric, saved query, or the
 -- project configuration). Key: (invocation_id, kind, name).
@@ -466,3 +493,4 @@ CREATE TABLE IF NOT EXISTS semantic_definition (
   name          VARCHAR NOT NULL,
   definition    JSON NOT NULL
 );
+COMMENT ON TABLE semantic_definition IS 'One row per entry of semantic_manifest.json (semantic model, metric, saved query)';

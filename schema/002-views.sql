@@ -30,6 +30,7 @@ SELECT
 FROM node_invocation AS ni
 JOIN node_version AS nv ON nv.node_version_id = ni.node_version_id
 LEFT JOIN compiled_code AS cc ON cc.compiled_code_id = ni.compiled_code_id;
+COMMENT ON VIEW node IS 'What a node looked like in an invocation (node version columns + fingerprint, relation name and compiled SQL of that invocation), disabled ones included';
 
 -- Grain: one invocation. Key: invocation_id. Answers "in what order did things happen?": seq
 -- numbers the whole history from 1; the other views order and compare by it.
@@ -48,6 +49,8 @@ SELECT
   i.invocation_id IN (SELECT invocation_id FROM manifest_invocation) AS has_manifest
 FROM invocation AS i
 LEFT JOIN capture AS c ON c.capture_id = i.run_id;
+COMMENT ON VIEW v_invocation_sequence IS 'The order of history (`seq`), which the other views use';
+COMMENT ON COLUMN v_invocation_sequence.seq IS 'The order of history: by generated time (else capture time), run id, invocation id';
 
 -- Grain: one run result. Key: (invocation_id, unique_id). Answers "how did node X do, run by
 -- run?": the result beside its invocation (when, command, target, branch, git sha) and the node
@@ -84,6 +87,7 @@ SELECT
   r.thread_id
 FROM run_history AS r
 JOIN v_invocation_sequence AS s ON s.invocation_id = r.invocation_id;
+COMMENT ON VIEW v_run_history IS 'Every run result beside its invocation (when, command, target, branch, sha) and the node as defined then; read from `run_history`';
 
 -- Grain: one node (unique_id) with at least one completed execution. Answers "how long does X
 -- take, and is it getting slower?". runs, median_s and p95_s cover every completed execution.
@@ -112,6 +116,8 @@ WITH shaped AS (
 )
 SELECT *, CASE WHEN baseline_median_s > 0 THEN last_s / baseline_median_s END AS trend_ratio
 FROM shaped;
+COMMENT ON VIEW v_node_runtime IS 'Per node: runs, median, p95 and last execution time, `trend_ratio` = last ÷ median of the 10 runs before; read from `node_runtime`';
+COMMENT ON COLUMN v_node_runtime.trend_ratio IS 'Last execution time ÷ median of the 10 runs before';
 
 -- Grain: one node whose latest completed execution regressed. Answers "what got slower?".
 -- A regression: at least regression_min_runs (3) earlier runs in the baseline of
@@ -171,6 +177,7 @@ SELECT
 FROM regressed AS r
 JOIN latest_manifest AS l ON l.branch IS NOT DISTINCT FROM r.branch AND l.target IS NOT DISTINCT FROM r.target
 JOIN latest_node AS n ON n.invocation_id = l.invocation_id AND n.unique_id = r.unique_id;
+COMMENT ON VIEW v_runtime_regressions IS 'Nodes whose last run is > 1.5× their baseline and > 1 s slower (tunable: `SET VARIABLE regression_ratio / regression_floor_s / regression_min_runs`), among the nodes of the latest manifest of that run''s branch and target (a deleted model is history, not a regression), with the branch and target';
 
 -- Grain: one test (data test or unit test) with at least one result. Answers "which tests fail,
 -- since when, and which flap?". Counts are over executions: `errors` includes runtime errors;
@@ -259,6 +266,9 @@ SELECT
 FROM test_history AS h
 LEFT JOIN definition AS t ON t.unique_id = h.unique_id
 LEFT JOIN standing AS st ON st.unique_id = h.unique_id;
+COMMENT ON VIEW v_test_history IS 'Per test: pass/warn/fail/error/skip counts, last status, last failure, `flaky` (passed and failed within its last 10 runs with its own and its parents'' fingerprints unchanged), the tested node, `deleted` (the latest manifest of its last run''s branch and target no longer holds it, as `v_runtime_regressions` judges a node: a test deleted years ago is history, not failing now); read from `test_history`';
+COMMENT ON COLUMN v_test_history.flaky IS 'Passed and failed within its last 10 runs with its own and its parents'' fingerprints unchanged';
+COMMENT ON COLUMN v_test_history.deleted IS 'The latest manifest of its last run''s branch and target no longer holds the test: a test deleted years ago is history, not failing now';
 
 -- Grain: one change of one node between two consecutive manifests of a project on a branch
 -- (v_invocation_sequence order; project and branch kept apart so that alternating between
@@ -310,6 +320,10 @@ SELECT
 FROM node_change AS c
 JOIN node_version AS v ON v.node_version_id = coalesce(c.to_version, c.from_version)
 JOIN v_invocation_sequence AS s ON s.invocation_id = c.to_invocation;
+COMMENT ON VIEW v_node_changes IS 'Each change of a node between consecutive manifests on a branch: `what_changed`, `change_kind`, `changed_macros`; read from `node_change`, so its cost does not grow with history';
+COMMENT ON COLUMN v_node_changes.what_changed IS 'The aspects that differ, weightiest first (the rules are written beside the view in schema/002-views.sql)';
+COMMENT ON COLUMN v_node_changes.change_kind IS 'The weightiest aspect: semantic, relation, config, cosmetic, docs or other';
+COMMENT ON COLUMN v_node_changes.changed_macros IS 'The macros the node calls directly whose SQL changed';
 
 -- Grain: one lineage edge (kind node: a ref, a source, a test's model, an exposure's input) of
 -- the latest invocation that has a manifest. Key: (unique_id, depends_on_id). Answers "what
@@ -344,6 +358,7 @@ FROM latest_block AS lb
 JOIN node_version_edge AS e ON e.node_version_id = lb.node_version_id
 LEFT JOIN latest_node AS child ON child.unique_id = lb.unique_id
 LEFT JOIN latest_node AS parent ON parent.unique_id = e.depends_on_id;
+COMMENT ON VIEW v_latest_edges IS 'The lineage of the latest manifest, both ends named';
 
 -- Grain: one source checked by one `dbt source freshness`. Key: (unique_id, invocation_id).
 -- Answers "how fresh was each source, and when did that change?": the check with its
@@ -387,3 +402,4 @@ checked AS (
 )
 SELECT *, coalesce(status IS DISTINCT FROM previous_status AND previous_status IS NOT NULL, false) AS status_changed
 FROM checked;
+COMMENT ON VIEW v_source_freshness_history IS 'Per source and check: status, previous status, age, thresholds';

@@ -3,7 +3,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { readAnswers, type ToolAnswer } from './answer.js';
 import { boundedRequests } from './request-bound.js';
 import { cliCaller, type CliAnswer, type CliCaller } from './cli-call.js';
-import { COLUMNS_SQL, describeRelations, readReadme, type RelationDoc } from './resources.js';
+import { COLUMNS_SQL, describeRelations, type RelationDoc } from './resources.js';
 import { TOOLS, type QueryLimits, type ToolSpec } from './tools.js';
 
 export interface McpOptions extends QueryLimits {
@@ -73,7 +73,7 @@ function registerSchemaResources(server: McpServer, call: CliCaller): void {
   const relations = async (): Promise<RelationDoc[]> => {
     const answer = await ask(call, { columns: ['query', '--json', '--', COLUMNS_SQL] });
     if (!answer.ok) throw new Error(answer.message);
-    return describeRelations(answer.value.columns as Array<Record<string, unknown>>, readReadme());
+    return describeRelations(answer.value.columns as Array<Record<string, unknown>>);
   };
   server.registerResource(
     'schema',

@@ -8,7 +8,9 @@ import { sha256 } from '../vocab/index.js';
  * The store's schema is the SQL in schema/*.sql, applied in name order. Its hash, with the
  * versions of the rules that derive rows from artifacts, is the schema version: a store written
  * under other SQL or other rules is rebuilt from the archive rather than migrated, since the
- * archive holds everything the store is derived from.
+ * archive holds everything the store is derived from. The descriptions of tables, views and
+ * columns (`COMMENT ON … IS '…';` beside each CREATE) are no part of it: they have a version of
+ * their own, and a store with other descriptions is given the new ones in place.
  */
 const SCHEMA_DIR = new URL('../../schema/', import.meta.url);
 
@@ -25,6 +27,8 @@ export const STORAGE_VERSION = 'v1.5.0';
 export interface SchemaSql {
   files: { name: string; sql: string }[];
   version: string;
+  /** Every `COMMENT ON` statement of the files, in order, and the hash of them all. */
+  descriptions: { statements: string[]; version: string };
 }
 
 let cached: SchemaSql | undefined;
@@ -35,14 +39,26 @@ export function loadSchemaSql(): SchemaSql {
     .filter((name) => name.endsWith('.sql'))
     .sort()
     .map((name) => ({ name, sql: readFileSync(new URL(name, SCHEMA_DIR), 'utf8') }));
-  cached = { files, version: schemaVersion(files) };
+  const statements = files.flatMap((f) => sqlAsRead(f.sql).match(DESCRIPTION) ?? []).map((s) => s.trim());
+  cached = { files, version: schemaVersion(files), descriptions: { statements, version: sha256(statements.join('\n')).slice(0, 16) } };
   return cached;
 }
 
 function schemaVersion(files: SchemaSql['files']): string {
   const rules = `rows ${ROWS_VERSION} fingerprint ${FINGERPRINT_VERSION} storage ${STORAGE_VERSION}`;
-  return sha256([rules, ...files.map((f) => `${f.name}\n${sqlAsRead(f.sql)}`)].join('\n')).slice(0, 16);
+  return sha256([rules, ...files.map((f) => `${f.name}\n${withoutDescriptions(sqlAsRead(f.sql))}`)].join('\n')).slice(0, 16);
 }
+
+/**
+ * The SQL as read, without its descriptions: what the schema version is taken from, so that
+ * describing a table, or rewording a description, derives no one's store again.
+ */
+export function withoutDescriptions(sqlRead: string): string {
+  return sqlRead.replace(DESCRIPTION, '').trim();
+}
+
+/** A `COMMENT ON … IS '…';` statement of SQL as read (one space between words), from the start or after a `;`. */
+const DESCRIPTION = /(?<=^|;)\s*COMMENT ON [^';]*? IS '(?:[^']|'')*'\s*;/gi;
 
 /**
  * The SQL as DuckDB reads it: without comments, each run of whitespace one space. The version
@@ -99,4 +115,22 @@ export async function applySchema(connection: DuckDBConnection): Promise<void> {
   for (const file of schema.files) await connection.run(file.sql);
   await connection.run(META_TABLE);
   await connection.run("INSERT OR REPLACE INTO store_meta VALUES ('schema_version', $1)", [schema.version]);
+  await stampDescriptions(connection, schema.descriptions.version);
+}
+
+/**
+ * Gives a store of the current schema the current descriptions, when it has others (a store
+ * written before they changed: the schema version leaves them out). Catalog entries only: no
+ * row is read or written.
+ */
+export async function applyDescriptions(connection: DuckDBConnection): Promise<void> {
+  const { statements, version } = loadSchemaSql().descriptions;
+  const rows = (await connection.runAndReadAll("SELECT value FROM store_meta WHERE key = 'descriptions_version'")).getRowObjectsJson();
+  if (rows[0]?.value === version) return;
+  for (const statement of statements) await connection.run(statement);
+  await stampDescriptions(connection, version);
+}
+
+async function stampDescriptions(connection: DuckDBConnection, version: string): Promise<void> {
+  await connection.run("INSERT OR REPLACE INTO store_meta VALUES ('descriptions_version', $1)", [version]);
 }

@@ -8,7 +8,7 @@ import { inTransaction, isStoreBusy, openDatabase, openUnlessBusy, type Database
 import { catchUpFromJournal } from './journal-sync.js';
 import { readersWaiting } from './waiting-readers.js';
 import { copyCompacted, isWasteful, readCompactedBytes, readSpace } from './compact.js';
-import { applySchema, hasCurrentStorage, loadSchemaSql, readSchemaVersion } from './schema.js';
+import { applyDescriptions, applySchema, hasCurrentStorage, loadSchemaSql, readSchemaVersion } from './schema.js';
 import { asStoreWriteError, isUnreadableStore, moveStoreAside, rebuildFileOf, removeAbandonedRebuilds, type MovedAside } from './store-file.js';
 
 /** skip: capture's way (never wait, never rebuild); wait: wait a little for the lock; once: do not wait, but rebuild. */
@@ -80,6 +80,7 @@ async function prepare(db: Database): Promise<boolean> {
   // One transaction: a first command killed midway leaves an empty file, never half a schema.
   if (version === null && (await isEmpty(db))) await inTransaction(db.connection, () => applySchema(db.connection));
   else if (version !== loadSchemaSql().version) return false;
+  else await applyDescriptions(db.connection);
   return true;
 }
 

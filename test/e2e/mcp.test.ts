@@ -184,15 +184,19 @@ describe('dbtattic mcp', () => {
     expect(out.structuredContent).toEqual({ state: await cli(['state', '--json']) });
   });
 
-  it('describes every table and view with its columns and README\'s words', async () => {
+  it('describes every table and view with its columns and the words the schema gives them in the database', async () => {
     const { resources } = await client.listResources();
     const uris = resources.map((r) => r.uri);
     expect(uris).toContain('dbtattic://schema');
     expect(uris).toContain('dbtattic://schema/v_test_history');
+    expect(resources.find((r) => r.uri === 'dbtattic://schema/v_test_history')?.description).toMatch(/^Per test:/);
     const read = await client.readResource({ uri: 'dbtattic://schema/invocation' });
-    const doc = JSON.parse(String((read.contents[0] as { text: string }).text)) as { kind: string; description: string; columns: Array<{ name: string }> };
+    const doc = JSON.parse(String((read.contents[0] as { text: string }).text)) as { kind: string; description: string; columns: Array<{ name: string; description?: string }> };
     expect(doc.kind).toBe('table');
-    expect(doc.description).toMatch(/^dbt invocation/);
+    const [stored] = await cli<Array<{ comment: string }>>(['query', '--json', "select comment from duckdb_tables() where table_name = 'invocation'"]);
+    expect(doc.description).toBe(stored!.comment);
+    expect(doc.description).toMatch(/^One row per dbt invocation/);
+    expect(doc.columns.find((c) => c.name === 'target_source')?.description).toMatch(/^Where `target` came from/);
     const columns = await cli<Array<{ column_name: string }>>(['query', '--json', "select column_name from information_schema.columns where table_name = 'invocation' order by ordinal_position"]);
     expect(doc.columns.map((c) => c.name)).toEqual(columns.map((c) => c.column_name));
   });
