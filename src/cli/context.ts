@@ -1,4 +1,4 @@
-import { resolveConfig, type AtticConfig } from '../config/resolve.js';
+import { resolveConfig, type AtticConfig, type ConfigInput } from '../config/resolve.js';
 import type { CliIo } from './io.js';
 
 /** The flags every command shares, as commander hands them over. */
@@ -12,9 +12,10 @@ export interface GlobalFlags {
   remote?: string;
 }
 
-export function loadConfig(io: CliIo, flags: GlobalFlags): AtticConfig {
+/** `own`: flags of one command that configuration also sets (export's --to and --project). */
+export function loadConfig(io: CliIo, flags: GlobalFlags, own: Partial<ConfigInput['flags']> = {}): AtticConfig {
   return resolveConfig({
-    flags: { store: flags.store, projectDir: flags.projectDir, targetPath: flags.targetPath, branch: flags.branch, offline: flags.offline, remote: flags.remote },
+    flags: { store: flags.store, projectDir: flags.projectDir, targetPath: flags.targetPath, branch: flags.branch, offline: flags.offline, remote: flags.remote, ...own },
     env: io.env,
     cwd: io.cwd,
   });

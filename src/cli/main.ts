@@ -166,6 +166,15 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
     .option('--json', 'print what was written as JSON')
     .action(run(() => import('./commands/report.js')));
 
+  program
+    .command('export')
+    .description('The history as a Parquet dataset (a table per entity, partitioned by project and day) that Spark, Trino, Athena, Snowflake, BigQuery and DuckDB read')
+    .option('--to <dir|s3://bucket/prefix>', "where the dataset is (default: export.to of dbtattic.yml)")
+    .option('--project <name>', "the project partition to file this store's runs under (default: export.project, else the dbt project's name and its git remote)")
+    .option('--dry-run', 'say what would be written and deleted, write nothing')
+    .option('--json', 'print what was done as JSON')
+    .action(run(() => import('./commands/export.js')));
+
   const branch = program.command('branch').description('Lines of history: list them, start one at a past run, or delete one');
   branch
     .command('list')

@@ -13,7 +13,7 @@ export interface Resolved<T> {
 }
 
 export interface ConfigInput {
-  flags: { store?: string; projectDir?: string; targetPath?: string; branch?: string; offline?: boolean; remote?: string };
+  flags: { store?: string; projectDir?: string; targetPath?: string; branch?: string; offline?: boolean; remote?: string; exportTo?: string; exportProject?: string };
   env: Record<string, string | undefined>;
   cwd: string;
 }
@@ -41,6 +41,8 @@ export interface AtticConfig {
   remote: RemoteStore | null;
   /** The other store of `push` and `pull`: their argument, else `remote:` in dbtattic.yml. */
   pushRemote: OtherStore | null;
+  /** Where `export` writes the Parquet dataset (--to, else `export: {to:}`), and the project it files runs under. */
+  export: ExportSettings;
   archiveLocation: string;
   /** Where derived, local things live: the store directory, or the cache of a remote store. */
   localDir: string;
@@ -50,7 +52,7 @@ export interface AtticConfig {
 const DEFAULT_STORE_DIR = '.dbtattic';
 
 /** What dbtattic.yml may hold. Anything else is a typo to point out, never a setting to ignore. */
-export const ATTIC_CONFIG_KEYS: readonly string[] = ['store', 'artifacts', 'capture', 'branch', 'catalog', 's3', 'cache', 'remote', 'retention'];
+export const ATTIC_CONFIG_KEYS: readonly string[] = ['store', 'artifacts', 'capture', 'branch', 'catalog', 's3', 'cache', 'remote', 'retention', 'export'];
 
 function refuseUnknownKeys(attic: Record<string, unknown>): void {
   const unknown = Object.keys(attic).find((key) => !ATTIC_CONFIG_KEYS.includes(key));
@@ -66,7 +68,7 @@ function refuseUnknownKeys(attic: Record<string, unknown>): void {
 /** Keys whose value is a path, a name or a URI: a number or a list there was taken as not set. */
 const TEXT_KEYS = ['store', 'branch', 'cache', 'remote'];
 /** Keys holding settings of their own. */
-const MAPPING_KEYS = ['s3', 'capture', 'catalog', 'retention'];
+const MAPPING_KEYS = ['s3', 'capture', 'catalog', 'retention', 'export'];
 
 function refuseWrongTypes(settings: Record<string, unknown>, where: string): void {
   for (const [key, value] of Object.entries(settings)) {
@@ -110,6 +112,7 @@ export function resolveConfig(input: ConfigInput): AtticConfig {
     offline: input.flags.offline === true || input.env.DBTATTIC_OFFLINE === '1',
     remote,
     pushRemote: resolvePushRemote(input, attic, projectDir?.value ?? null),
+    export: resolveExport(input, attic, projectDir?.value ?? null),
     archiveLocation: remote ? `${remote.uri}/archive` : path.join(store.value, 'archive'),
     localDir,
     databaseFile: path.join(localDir, 'store.duckdb'),
@@ -163,6 +166,36 @@ function resolvePushRemote(input: ConfigInput, attic: Record<string, unknown>, p
   // Its own default cache directory: `cache:` and DBTATTIC_CACHE name this project's store's.
   const remote = isRemoteUri(value) ? resolveRemote(value, { s3: attic.s3 }, { ...input.env, DBTATTIC_CACHE: undefined }, input.cwd, projectDir) : null;
   return { ...chosen, value, archiveLocation: remote ? `${remote.uri}/archive` : path.join(value, 'archive'), remote };
+}
+
+export interface ExportSettings {
+  to: OtherStore | null;
+  project: Resolved<string> | null;
+}
+
+/** `export: {to: DIR|s3://bucket/prefix, project: NAME}`; --to and --project win. */
+function resolveExport(input: ConfigInput, attic: Record<string, unknown>, projectDir: string | null): ExportSettings {
+  const raw = asMapping(attic.export ?? {});
+  const unknown = Object.keys(raw).filter((k) => k !== 'to' && k !== 'project');
+  if (unknown.length > 0) throw new AtticError('config', `'export' in ${ATTIC_CONFIG_FILE} knows only to and project (unknown: ${unknown.join(', ')}).`);
+  for (const key of ['to', 'project']) {
+    const value = raw[key];
+    if (value !== undefined && value !== null && (typeof value !== 'string' || value.trim() === '')) {
+      throw new AtticError('config', `'export.${key}' in ${ATTIC_CONFIG_FILE} must be a non-empty text (got ${JSON.stringify(value)}).`, { key: `export.${key}` });
+    }
+  }
+  const to = firstOf<string>([
+    [input.flags.exportTo, 'flag'],
+    [stringValue(raw.to), ATTIC_CONFIG_FILE],
+  ]);
+  const project = firstOf<string>([
+    [input.flags.exportProject, 'flag'],
+    [stringValue(raw.project), ATTIC_CONFIG_FILE],
+  ]);
+  if (!to) return { to: null, project };
+  const value = resolveStoreValue(to.source === 'flag' ? input.cwd : (projectDir ?? input.cwd), to.value);
+  const remote = isRemoteUri(value) ? resolveRemote(value, { s3: attic.s3 }, input.env, input.cwd, projectDir) : null;
+  return { to: { ...to, value, archiveLocation: remote ? remote.uri : value, remote }, project };
 }
 
 /** A directory relative to `base`, or a URI (s3://…) as it is. */

@@ -23,7 +23,9 @@ const ALLOWED: Record<string, string[]> = {
   plan: [...BOTTOM, 'archive', 'config', 'store'],
   report: [...BOTTOM, 'archive', 'config', 'store'],
   retention: [...BOTTOM, 'archive', 'extract', 'state'],
-  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'plan', 'retention', 'mcp', 'report'],
+  // The dataset is derived from the store, written through the archive's backends.
+  export: [...BOTTOM, 'archive', 'config', 'store'],
+  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'plan', 'retention', 'mcp', 'report', 'export'],
   // A second front end: it puts agents' questions to cli's own program, which loads it only for `dbtattic mcp`.
   mcp: [...BOTTOM, 'cli'],
 };

@@ -1,0 +1,66 @@
+import type { Database } from '../store/index.js';
+import type { DatasetFile } from './layout.js';
+import { rowsDigest } from './layout.js';
+import { projectKey } from './project-identity.js';
+import { DATASET_TABLES, type DatasetTable } from './tables.js';
+
+/** Where an invocation's files go. */
+export interface InvocationPartition {
+  project: string;
+  /** The partition its project's name alone would give: where an export without export.project put it. */
+  nameOnly: string;
+  /** The UTC day it was invoked on; 1970-01-01 when the store knows no time for it. */
+  date: string;
+}
+
+/**
+ * Each invocation's partition. The remote that names a project is the newest one its runs were
+ * captured with, so a run without git (a laptop's) lands beside the CI runs of the same project.
+ */
+const PARTITIONS = `
+WITH run AS (
+  SELECT i.invocation_id, i.project_name, i.git_remote, coalesce(i.started_at, i.generated_at, c.captured_at) AS invoked_at,
+    coalesce(i.generated_at, c.captured_at) AS ordered_at
+  FROM invocation AS i LEFT JOIN capture AS c ON c.capture_id = i.run_id
+),
+remote AS (
+  SELECT project_name, arg_max(git_remote, ordered_at) AS git_remote FROM run WHERE git_remote IS NOT NULL GROUP BY project_name
+)
+SELECT r.invocation_id, r.project_name, m.git_remote, coalesce(strftime(timezone('UTC', r.invoked_at), '%Y-%m-%d'), '1970-01-01') AS day
+FROM run AS r LEFT JOIN remote AS m ON m.project_name IS NOT DISTINCT FROM r.project_name`;
+
+export async function readPartitions(db: Database, explicitProject: string | null): Promise<Map<string, InvocationPartition>> {
+  const rows = (await db.connection.runAndReadAll(PARTITIONS)).getRows() as [string, string | null, string | null, string][];
+  return new Map(rows.map(([id, name, remote, date]) => [id, { project: projectKey(explicitProject, name, remote), nameOnly: projectKey(null, name, null), date }]));
+}
+
+/**
+ * The file each invocation's rows of `table` make now, named by a digest of those rows: the
+ * sum of DuckDB's hash of each row (order does not matter, a repeated row counts twice) and
+ * their count. Reading the digests costs one scan of the table, not a write.
+ */
+export async function readNeededFiles(db: Database, table: DatasetTable, partitions: ReadonlyMap<string, InvocationPartition>): Promise<DatasetFile[]> {
+  const sql = `SELECT owner, count(*)::VARCHAR || ':' || sum(hash(q))::VARCHAR FROM (${table.select}) AS q GROUP BY owner`;
+  const rows = (await db.connection.runAndReadAll(sql)).getRows() as [string, string][];
+  return rows.flatMap(([owner, digest]) => {
+    const partition = partitions.get(owner);
+    return partition ? [{ table: table.name, project: partition.project, date: partition.date, invocationId: owner, digest: rowsDigest(`${table.name}\n${digest}`) }] : [];
+  });
+}
+
+export async function readAllNeededFiles(db: Database, partitions: ReadonlyMap<string, InvocationPartition>): Promise<DatasetFile[]> {
+  const files: DatasetFile[] = [];
+  for (const table of DATASET_TABLES) files.push(...(await readNeededFiles(db, table, partitions)));
+  return files;
+}
+
+/**
+ * Writes the rows of `owners` in `table` as Parquet (DuckDB's writer, zstd), one file per owner,
+ * under `dir/owner=<id>/`. The partition columns stay out of the files: engines that read
+ * Hive partitions refuse a column that is in both.
+ */
+export async function copyTableFiles(db: Database, table: DatasetTable, owners: readonly string[], dir: string): Promise<void> {
+  const list = owners.map((id) => `'${id.replaceAll("'", "''")}'`).join(', ');
+  const sql = `COPY (SELECT * FROM (${table.select}) AS q WHERE owner IN (${list})) TO '${dir.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (owner), OVERWRITE_OR_IGNORE)`;
+  await db.connection.run(sql);
+}
