@@ -105,7 +105,7 @@ export function buildProgram(io: CliIo, setExit: (code: number) => void): Comman
 
   program
     .command('query')
-    .description('Run read-only SQL on the store (tables and views: see README)')
+    .description('Run read-only SQL on the store (its tables and views: docs/store.md, or query "show tables")')
     .argument('[sql...]', 'the SQL; read from stdin when absent')
     .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv', 'markdown']).default('table'))
     .option('--limit <n>', 'at most this many rows', positiveInt)
