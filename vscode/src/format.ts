@@ -12,7 +12,8 @@ export function formatSeconds(seconds: number | null | undefined): string {
 export function formatWhen(iso: string | null | undefined): string {
   if (!iso) return '-';
   const date = new Date(iso);
-  return Number.isNaN(date.getTime()) ? iso : date.toISOString().slice(0, 16).replace('T', ' ');
+  // As the CLI and the report print a time (issue 44 item 11): UTC, to the minute, zone said.
+  return Number.isNaN(date.getTime()) ? iso : `${date.toISOString().slice(0, 16).replace('T', ' ')}Z`;
 }
 
 /** The last run against the median of the runs before it: ↑ slower, ↓ faster, → within 10 %. */

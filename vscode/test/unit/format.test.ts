@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alignedTable, formatSeconds, formatTrend } from '../../src/format.js';
+import { alignedTable, formatSeconds, formatTrend, formatWhen } from '../../src/format.js';
 import { lensTitle, refTarget, statsOf } from '../../src/model-text.js';
 
 describe('what the CodeLens and hover say', () => {
@@ -19,6 +19,10 @@ describe('what the CodeLens and hover say', () => {
 
   it('ref() names its model last: one argument, a package first, a version after', () => {
     expect(["ref('orders')", 'ref("shop", "orders")', "ref('orders', v=2)", "ref('shop', 'orders', version=2)"].map(refTarget)).toEqual(['orders', 'orders', 'orders', 'orders']);
+  });
+
+  it('times as the CLI prints them: UTC to the minute, with its Z', () => {
+    expect(["2026-01-31T12:00:59.9Z", '2026-01-31T14:00:00+02:00', null, 'not a time'].map(formatWhen)).toEqual(['2026-01-31 12:00Z', '2026-01-31 12:00Z', '-', 'not a time']);
   });
 
   it('documents align their columns', () => {
