@@ -3,7 +3,7 @@ import { asRunResultsSummary, compareInstants, compareText, isArtifactType, isCa
 import type { Backend } from './backend.js';
 import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationIdProblem, keySegment } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
-import { isOutputKind, type OutputKind } from './outputs.js';
+import { isOutputKind, type OutputKind } from './output-kind.js';
 
 /**
  * Records are small immutable JSON documents that give meaning to objects.
