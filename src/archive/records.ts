@@ -28,7 +28,7 @@ export interface ArtifactRecord {
   capture_id: string;
   phase: CapturePhase;
   /**
-   * run_results only: its summary, derived at capture (vocab/run-summary.ts). Absent in records
+   * run_results only: its summary, derived at capture (vocab/run-results-summary.ts). Absent in records
    * of older dbtattic versions and when the results could not be summarised: readers then
    * summarise the bytes themselves.
    */

@@ -1,5 +1,5 @@
 import type { CaptureOutcome } from '../capture/index.js';
-import { filedManifestInvocation, type CapturePlan } from '../capture/plan.js';
+import { filedManifestInvocation, type CapturePlan } from '../capture/capture-plan.js';
 import type { CatchUpAhead } from '../store/index.js';
 import type { AtticConfig } from '../config/resolve.js';
 import { compactInBackground, startDetached } from './background-work.js';

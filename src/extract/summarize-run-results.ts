@@ -2,7 +2,7 @@ import { RUN_SUMMARY_FORMAT, type RunResultsSummary } from '../vocab/index.js';
 import { extractRunResults } from './run-results.js';
 
 /**
- * run_results.json → its summary (vocab/run-summary.ts), by the same reading the store's rows
+ * run_results.json → its summary (vocab/run-results-summary.ts), by the same reading the store's rows
  * come from, so `state`, retention and `history --status` judge a run alike. Capture keeps it
  * in the artifact record; a record without one is summarised from its bytes when read.
  */
