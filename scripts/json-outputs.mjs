@@ -17,7 +17,7 @@
 // (<NOW>), ids made now (<NEW-ID>), the archive files' stat stamps (<STAT>) and how long our own
 // work took (keys ending in _ms, elapsed or seconds).
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, utimesSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DBTATTIC_BIN, openReplay, prepareReplay } from '../fixtures/replay.mjs';
@@ -34,6 +34,7 @@ const historyDir = historyArg ? path.resolve(historyArg) : mkdtempSync(path.join
 if (!existsSync(path.join(historyDir, 'history', 'steps.json'))) buildHistory(historyDir);
 const work = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'json-outputs-')));
 cpSync(historyDir, work, { recursive: true });
+ageFiles(work);
 const replay = openReplay(work, { env });
 // Reading commands catch the store up in the background; after a copy it has to (the files it
 // stamps are new), so one sync first keeps what the first command reads from depending on timing.
@@ -115,6 +116,21 @@ for (const [name, args] of writes) write(name, args);
 
 rmSync(work, { recursive: true, force: true });
 process.stderr.write(`${readdirSync(outDir).length} files in ${outDir}\n`);
+
+/**
+ * Every file and folder of the copy dated alike, long ago: the store trusts a folder's time
+ * only once it is old enough to tell two changes apart (archive/backends/fs.ts, folderStamp),
+ * and prune's grace reads objects' times, so a copy dated now would answer by how fast it ran.
+ */
+function ageFiles(dir) {
+  const then = new Date('2024-06-04T00:00:00Z');
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) ageFiles(full);
+    if (!entry.isSymbolicLink()) utimesSync(full, then, then);
+  }
+  utimesSync(dir, then, then);
+}
 
 function buildHistory(dir) {
   mkdirSync(dir, { recursive: true });
