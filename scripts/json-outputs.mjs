@@ -14,12 +14,13 @@
 // of the moment the history was replayed). Commands run on a fresh copy of it each time; the
 // ones that write (state, sync, rebuild, compact, branch create/delete, push) come last.
 // Masked in what is written: the copy's path (<WORK>), times at or after this script started
-// (<NOW>), ids made now (<NEW-ID>), the archive files' stat stamps (<STAT>) and how long our own
-// work took (keys ending in _ms, elapsed or seconds).
+// (<NOW>), ids made now (<NEW-ID>), the archive files' stat stamps (<STAT>) and the HTML
+// report's size; its page and data are compared apart (writeReportPage).
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, utimesSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readFileSync, utimesSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { DBTATTIC_BIN, openReplay, prepareReplay } from '../fixtures/replay.mjs';
 
 const [outDir, historyArg] = process.argv.slice(2);
@@ -89,6 +90,7 @@ const reads = [
   ['error-json', ['inspect', 'nonexistent', '--json']],
 ];
 for (const [name, args] of reads) write(name, args);
+writeReportPage(path.join(work, 'report.html'));
 
 // The whole store, table by table and view by view, in a stable order.
 const objects = JSON.parse(attic(['query', '--json', "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name"]).stdout);
@@ -132,6 +134,18 @@ function ageFiles(dir) {
   utimesSync(dir, then, then);
 }
 
+/**
+ * The HTML report's page and its data, apart: the data is gzipped with the time it was made in
+ * it (meta.generated_at), so the page's bytes (and report --json's count of them) differ on
+ * every run; unpacked and masked, they are compared like the rest.
+ */
+function writeReportPage(file) {
+  const html = readFileSync(file, 'utf8');
+  const data = /(<script id="report-data"[^>]*>)([^<]*)(<)/.exec(html);
+  writeFileSync(path.join(outDir, 'report-html-page.txt'), mask(html.replace(data?.[2] ?? '', '<DATA>')));
+  writeFileSync(path.join(outDir, 'report-html-data.txt'), data ? `${mask(gunzipSync(Buffer.from(data[2], 'base64')).toString('utf8'))}\n` : 'no report-data\n');
+}
+
 function buildHistory(dir) {
   mkdirSync(dir, { recursive: true });
   const fresh = prepareReplay(dir, { env });
@@ -159,7 +173,8 @@ function mask(text) {
     .replace(/\b([0-9a-f]{13})-[0-9a-f]{12}\b/g, (whole, ms) => (Number.parseInt(ms, 16) >= started - 1000 ? '<NEW-ID>' : whole))
     // The archive's files as the store stamped them (inode:mtime), new in every copy.
     .replace(/\b\d+:\d{19}\b/g, '<STAT>')
-    .replace(/("[A-Za-z_]*(?:_ms|Ms|elapsed|Elapsed|seconds|Seconds)"\s*:\s*)[\d.]+/g, '$1<N>');
+    // The HTML report's size (writeReportPage compares what is in it).
+    .replace(/("bytes": )\d+(,\n\s*"runs": )/g, '$1<N>$2');
 }
 
 /** As test/helpers/replay.ts: a CI variable or DBTATTIC_BRANCH in the shell would change the branch runs are filed on. */
