@@ -11,15 +11,15 @@
 const ARCHIVE_PARTS = {
   'archive-objects': { mutate: ['src/archive/objects.ts', 'src/archive/layout.ts'], tests: ['test/unit/archive/{objects,objects-damage,objects-repair,repair,format-vectors,layout}.test.ts'] },
   'archive-records': {
-    mutate: ['src/archive/{records,journal,refs,branches,summary,plans,outputs,sql-tree,change-stamp,forgotten,handouts}.ts'],
+    mutate: ['src/archive/{records,journal,refs,branches,summary,plans,outputs,output-kind,sql-tree,change-stamp,forgotten,handouts}.ts'],
     tests: [
       'test/unit/archive/{records,records-damage,records-read,refs,branches,sql-tree,transfer,plans-damage,properties,verify,format-vectors,journal,outputs,forgotten}.test.ts',
       'test/unit/state/**/*.test.ts',
     ],
   },
   'archive-verify': {
-    mutate: ['src/archive/{verify,transfer,open,repair,prune-guard,index}.ts'],
-    tests: ['test/unit/archive/{verify,verify-records,transfer,transfer-merge,open,open-race,repair-lease,repair,records,records-damage,sql-tree,refs,prune-guard,prune-guard-renew}.test.ts'],
+    mutate: ['src/archive/{verify,transfer,open,archive-format,repair,prune-guard,index}.ts'],
+    tests: ['test/unit/archive/{archive-format,verify,verify-records,transfer,transfer-merge,open,open-race,repair-lease,repair,records,records-damage,sql-tree,refs,prune-guard,prune-guard-renew}.test.ts'],
   },
   'archive-backends': {
     mutate: ['src/archive/{backend,backends/fs,backends/mem}.ts'],
@@ -45,7 +45,7 @@ const SCOPES = {
   },
   status: {
     mutate: ['src/extract/status.ts'],
-    tests: ['test/unit/extract/status.test.ts', 'test/unit/extract/run-results.test.ts', 'test/unit/state/run-summary.test.ts'],
+    tests: ['test/unit/extract/status.test.ts', 'test/unit/extract/run-results.test.ts', 'test/unit/state/judged-run.test.ts'],
   },
   detect: { mutate: ['src/extract/detect.ts'], tests: ['test/unit/extract/detect.test.ts', 'test/unit/extract/run-results.test.ts'] },
 };

@@ -126,7 +126,7 @@ function buildHistory(history, { project, store, runsDir, scratch, keepManifests
 }
 
 /**
- * A capture that leaves the store wasteful compacts it in the background (store/compact-store.ts).
+ * A capture that leaves the store wasteful compacts it in the background (store/sync/compact-store.ts).
  * Runs here follow each other at once, where a user's are minutes apart: the next capture waits
  * for that copy, so that it ingests instead of finding the store busy, and the wait is reported.
  */

@@ -2,7 +2,7 @@
 // in one file, which the built CLI loads instead of the package (src/store/duckdb.ts). Loading
 // them one by one was the largest part of a reading command's start-up: resolving, reading and
 // compiling each file. The native binding (@duckdb/node-bindings) stays the package's own.
-// Then V8's code cache for that file (src/store/code-cache.ts), written after it has opened a
+// Then V8's code cache for that file (src/store/db/code-cache.ts), written after it has opened a
 // database and read a result as a reading command does, so the functions that path compiles
 // are in it too. Made by the Node that builds; another Node refuses it and compiles as usual.
 import { rmSync, writeFileSync } from 'node:fs';
@@ -24,7 +24,7 @@ await build({
   output: { file, format: 'cjs', exports: 'named' },
 });
 
-const { requireCompiled } = await import('../dist/store/code-cache.js');
+const { requireCompiled } = await import('../dist/store/db/code-cache.js');
 const compiled = requireCompiled(file, cacheFile);
 const duckdb = compiled.exports;
 const instance = await duckdb.DuckDBInstance.create(':memory:');

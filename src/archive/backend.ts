@@ -23,11 +23,6 @@ export interface BackendCapabilities {
 export interface Backend {
   /** A human description for messages: a path or URL, never with credentials. */
   readonly location: string;
-  /**
-   * The archive format its FORMAT file names, set when the archive is opened (open.ts): which
-   * chunking new artifacts are cut with. Unset (a backend not opened as an archive): the current.
-   */
-  archiveFormat?: 1 | 2;
   readonly capabilities: BackendCapabilities;
   /** The bytes under `key`, or undefined when there is none. */
   get(key: string): Promise<Buffer | undefined>;

@@ -9,6 +9,7 @@
  */
 export type { Backend, StoredKey } from './backend.js';
 export { backendFor, openArchive, openArchiveForCheck, openBackend, redactUrl, ARCHIVE_FORMAT, type RemoteOptions } from './open.js';
+export { archiveFormatOn, type ArchiveFormatVersion } from './archive-format.js';
 export type { BackendCapabilities } from './backend.js';
 export { putBlob, readBlob, recallBlob, hasBlob, repairBlob, restoreChunks, type PutResult } from './objects.js';
 export { BlobsAhead } from './blobs-ahead.js';

@@ -3,6 +3,7 @@ import { brotliCompress as brotliCb, brotliDecompress as unbrotliCb, constants a
 import { AtticError } from '../errors.js';
 import { sha256, type ObjectId } from '../vocab/index.js';
 import type { Backend } from './backend.js';
+import { archiveFormatOn } from './archive-format.js';
 import { CHUNKINGS, MAX_CHUNK, splitChunks, type Chunking } from './chunking.js';
 import { chunkKey, fileKey } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
@@ -44,7 +45,7 @@ const GZIP_LEVEL = 6;
 
 /** How the archive on `backend` cuts artifacts (its FORMAT; chunking.ts). */
 function chunkingOf(backend: Backend): Chunking {
-  return CHUNKINGS[backend.archiveFormat ?? 2];
+  return CHUNKINGS[archiveFormatOn(backend) ?? 2];
 }
 
 /**
@@ -57,7 +58,7 @@ function chunkingOf(backend: Backend): Chunking {
 const BROTLI = { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 5, [zlibConstants.BROTLI_PARAM_LGWIN]: 17 } };
 
 async function compressChunk(backend: Backend, chunk: Uint8Array): Promise<Buffer> {
-  if (backend.archiveFormat === 1) return gzip(chunk, { level: GZIP_LEVEL });
+  if (archiveFormatOn(backend) === 1) return gzip(chunk, { level: GZIP_LEVEL });
   const packed = await brotli(chunk, { params: { ...BROTLI.params, [zlibConstants.BROTLI_PARAM_SIZE_HINT]: chunk.length } });
   return isGzip(packed) ? gzip(chunk, { level: GZIP_LEVEL }) : packed;
 }
@@ -69,7 +70,7 @@ const isGzip = (stored: Uint8Array): boolean => stored[0] === 0x1f && stored[1] 
  * since the dbtattic that made it reads nothing else; the rest is copied as it is.
  */
 export async function chunkStoredFor(to: Backend, stored: Buffer): Promise<Buffer> {
-  return to.archiveFormat === 1 && !isGzip(stored) ? gzip(await unbrotli(stored, { chunkSize: MAX_CHUNK }), { level: GZIP_LEVEL }) : stored;
+  return archiveFormatOn(to) === 1 && !isGzip(stored) ? gzip(await unbrotli(stored, { chunkSize: MAX_CHUNK }), { level: GZIP_LEVEL }) : stored;
 }
 
 function decompressChunk(stored: Buffer): Promise<Buffer> {

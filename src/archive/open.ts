@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { AtticError } from '../errors.js';
+import { recordArchiveFormat, type ArchiveFormatVersion } from './archive-format.js';
 import type { Backend } from './backend.js';
 import { FsBackend } from './backends/fs.js';
 import { MemBackend } from './backends/mem.js';
@@ -12,12 +13,12 @@ import { CAPTURE_RECORDS_PREFIX, CHUNKS_PREFIX, FILES_PREFIX, FORMAT_KEY, INVOCA
  * (chunking.ts): objects and records are the same in both; an archive is cut as it was created,
  * so its captures keep sharing chunks with its old ones.
  */
-const ARCHIVE_FORMATS: Readonly<Record<string, 1 | 2>> = { 'dbtattic-archive 1': 1, 'dbtattic-archive 2': 2 };
+const ARCHIVE_FORMATS: Readonly<Record<string, ArchiveFormatVersion>> = { 'dbtattic-archive 1': 1, 'dbtattic-archive 2': 2 };
 /** The format a new archive is created in. */
 export const ARCHIVE_FORMAT = 'dbtattic-archive 2';
 
 /** The format a FORMAT file's text names, if this dbtattic reads it. */
-export function archiveFormatOf(text: string | undefined): 1 | 2 | undefined {
+export function archiveFormatOf(text: string | undefined): ArchiveFormatVersion | undefined {
   return text !== undefined && Object.hasOwn(ARCHIVE_FORMATS, text) ? ARCHIVE_FORMATS[text] : undefined;
 }
 
@@ -93,7 +94,7 @@ export async function openArchiveOn(backend: Backend, create: boolean): Promise<
       `The archive at ${backend.location} has format '${text ?? ''}', and this dbtattic reads ${Object.keys(ARCHIVE_FORMATS).map((f) => `'${f}'`).join(' and ')}. Upgrade dbtattic.`,
     );
   }
-  backend.archiveFormat = version;
+  recordArchiveFormat(backend, version);
   return backend;
 }
 

@@ -2,6 +2,7 @@ import { AtticError } from '../errors.js';
 import { isCapturePhase, type CapturePhase, type ObjectId } from '../vocab/index.js';
 import type { Backend } from './backend.js';
 import { OUTPUT_RECORDS_PREFIX, outputRecordKey } from './layout.js';
+import { isOutputKind, type OutputKind } from './output-kind.js';
 import { readKeys, type OnDamagedRecord } from './records.js';
 
 /**
@@ -13,8 +14,7 @@ import { readKeys, type OnDamagedRecord } from './records.js';
  * only grows while dbt writes it, so of several log records of one invocation the largest is
  * authoritative; of several trees, the newest capture's.
  */
-export const OUTPUT_KINDS = ['sql', 'log'] as const;
-export type OutputKind = (typeof OUTPUT_KINDS)[number];
+export { OUTPUT_KINDS, isOutputKind, type OutputKind } from './output-kind.js';
 
 export interface OutputRecord {
   kind: 'output';
@@ -47,10 +47,6 @@ export async function hasOutputRecord(backend: Backend, invocationId: string, ou
 export async function listOutputRecordKeys(backend: Backend, invocationId?: string): Promise<string[]> {
   const prefix = invocationId === undefined ? OUTPUT_RECORDS_PREFIX : outputRecordKey(invocationId, 'sql', '').replace(/sql-\.json$/, '');
   return (await backend.list(prefix)).map((k) => k.key).filter((k) => k.endsWith('.json'));
-}
-
-export function isOutputKind(text: string): text is OutputKind {
-  return (OUTPUT_KINDS as readonly string[]).includes(text);
 }
 
 /** A damaged record is left out and handed to `onDamaged`, as for artifact records. */

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { newTimeId, processIsGone } from '../vocab/index.js';
 import type { Backend, BackendCapabilities, StoredKey } from './backend.js';
+import { followArchiveFormat } from './archive-format.js';
 import { CHUNKS_PREFIX, FILES_PREFIX } from './layout.js';
 
 /**
@@ -199,7 +200,9 @@ export class GuardedBackend implements Backend {
   constructor(
     private readonly inner: Backend,
     private readonly onWait?: WaitNote,
-  ) {}
+  ) {
+    followArchiveFormat(this, inner);
+  }
 
   get location(): string {
     return this.inner.location;
@@ -207,10 +210,6 @@ export class GuardedBackend implements Backend {
 
   get capabilities(): BackendCapabilities {
     return this.inner.capabilities;
-  }
-
-  get archiveFormat(): 1 | 2 | undefined {
-    return this.inner.archiveFormat;
   }
 
   /** Drops the lease, if one was taken. */

@@ -3,7 +3,7 @@ import { asRunResultsSummary, compareInstants, compareText, isArtifactType, isCa
 import type { Backend } from './backend.js';
 import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationIdProblem, keySegment } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
-import { isOutputKind, type OutputKind } from './outputs.js';
+import { isOutputKind, type OutputKind } from './output-kind.js';
 
 /**
  * Records are small immutable JSON documents that give meaning to objects.
@@ -28,7 +28,7 @@ export interface ArtifactRecord {
   capture_id: string;
   phase: CapturePhase;
   /**
-   * run_results only: its summary, derived at capture (vocab/run-summary.ts). Absent in records
+   * run_results only: its summary, derived at capture (vocab/run-results-summary.ts). Absent in records
    * of older dbtattic versions and when the results could not be summarised: readers then
    * summarise the bytes themselves.
    */

@@ -21,7 +21,7 @@ import { readBlob, readChunk, readFileIndex } from './objects.js';
 import { parseOutputRecord } from './outputs.js';
 import { parseSqlTree } from './sql-tree.js';
 import { forEachLimited } from '../vocab/parallel.js';
-import type { RunResultsSummary } from '../vocab/run-summary.js';
+import type { RunResultsSummary } from '../vocab/run-results-summary.js';
 import { parseArtifactRecord, parseCaptureRecord, type ArtifactRecord } from './records.js';
 import { parsePlanRecord, PLAN_RECORDS_PREFIX } from './plans.js';
 import { FORGOTTEN_PREFIX, forgetRecordKey, parseForgetRecord } from './forgotten.js';

@@ -143,7 +143,7 @@ async function repairArtifact(backend: Backend, item: PresentArtifact, bytes: Bu
  */
 async function summaryOf(item: PresentArtifact, bytes: Buffer): Promise<RunResultsSummary | undefined> {
   if (item.artifact !== 'run_results') return undefined;
-  const { summarizeRunResults } = await import('../extract/run-summary.js');
+  const { summarizeRunResults } = await import('../extract/summarize-run-results.js');
   try {
     return summarizeRunResults(bytes, item.invocationId);
   } catch {

@@ -3,7 +3,7 @@ import { checkBranchName, forgottenCheck, hasArtifactRecord, withWriterLease, ty
 import { AtticError } from '../errors.js';
 import { newTimeId, type ArtifactType, type CapturePhase } from '../vocab/index.js';
 import { applyCapture, type CaptureDescription } from './apply.js';
-import { planCapture, setAsideForgotten, type CapturePlan } from './plan.js';
+import { planCapture, setAsideForgotten, type CapturePlan } from './capture-plan.js';
 import { checkPlan } from './checked-plan.js';
 import { attributeOutputs } from './attribution.js';
 import { captureOutputs, type OutputOptions } from './outputs.js';

@@ -1,6 +1,6 @@
 import { AtticError, isAtticError } from '../errors.js';
 import { checkComplete } from './artifact-header.js';
-import type { CapturePlan, PlannedArtifact } from './plan.js';
+import type { CapturePlan, PlannedArtifact } from './capture-plan.js';
 import { readRegularFileHashed } from './regular-file.js';
 import { unknownInvocation, type PresentArtifact } from './target.js';
 

@@ -7,6 +7,6 @@
  * Uses the archive; knows nothing of DuckDB.
  */
 export { captureTarget, type CaptureOptions, type CaptureOutcome } from './capture.js';
-export type { CapturePlan, PlannedArtifact } from './plan.js';
-export { filedManifestInvocation } from './plan.js';
+export type { CapturePlan, PlannedArtifact } from './capture-plan.js';
+export { filedManifestInvocation } from './capture-plan.js';
 export { intactCopies } from './intact-copies.js';

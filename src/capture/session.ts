@@ -6,7 +6,7 @@ import type { AtticConfig } from '../config/resolve.js';
 import { AtticError } from '../errors.js';
 import type { CapturePhase } from '../vocab/index.js';
 import { captureTarget, type CaptureOutcome } from './capture.js';
-import type { CapturePlan } from './plan.js';
+import type { CapturePlan } from './capture-plan.js';
 import type { RunContext } from './run-context.js';
 
 export interface SessionOptions {

@@ -1,12 +1,12 @@
 import type { CaptureOutcome } from '../capture/index.js';
-import { filedManifestInvocation, type CapturePlan } from '../capture/plan.js';
+import { filedManifestInvocation, type CapturePlan } from '../capture/capture-plan.js';
 import type { CatchUpAhead } from '../store/index.js';
 import type { AtticConfig } from '../config/resolve.js';
 import { compactInBackground, startDetached } from './background-work.js';
 import type { CliIo } from './io.js';
 
 /**
- * The store, opened while the capture writes the archive (store/catch-up-ahead.ts): loading
+ * The store, opened while the capture writes the archive (store/sync/catch-up-ahead.ts): loading
  * DuckDB, opening the file and reading what ingest reads first cost about 0.5 s at 10,000 nodes,
  * and begun when the capture knows it will write, they run beside its hashing and writes.
  */
@@ -66,7 +66,7 @@ export async function catchUpCaptures(io: CliIo, config: AtticConfig, captureIds
  * caller waits on dbt's exit code, the 0.3-0.5 s of DuckDB's load, ingest and checkpoint would
  * come after dbt ended, on every build. The archive is written before this returns; a reading
  * command that comes first catches up itself, or waits for the child's write lock
- * (store/busy-wait.ts). What the child cannot say (a store in use, of another version, failed),
+ * (store/db/busy-wait.ts). What the child cannot say (a store in use, of another version, failed),
  * the next reading command says.
  */
 export function catchUpInBackground(io: CliIo, config: AtticConfig, outcomes: (CaptureOutcome | null)[]): void {

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AtticError } from '../errors.js';
 import { ATTIC_CONFIG_FILE } from './dbt-project.js';
-import type { Resolved, Source } from './resolve.js';
+import type { Resolved, Source } from './resolved.js';
 
 /**
  * A store in object storage (`s3://bucket/prefix`). The archive is there; everything derived

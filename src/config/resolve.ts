@@ -3,14 +3,9 @@ import { AtticError } from '../errors.js';
 import { ARTIFACT_TYPES, isArtifactType, nearestName, type ArtifactType } from '../vocab/index.js';
 import { asMapping, ATTIC_CONFIG_FILE, findProjectDir, readDbtProject, readYamlMapping } from './dbt-project.js';
 import { isRemoteUri, resolveRemote, type RemoteStore } from './remote.js';
+import type { Resolved, Source } from './resolved.js';
 
-/** Where a resolved value came from, so `info` can explain it. */
-export type Source = 'flag' | `env:${string}` | typeof ATTIC_CONFIG_FILE | 'dbt_project.yml' | 'default' | 'cwd';
-
-export interface Resolved<T> {
-  value: T;
-  source: Source;
-}
+export type { Resolved, Source } from './resolved.js';
 
 export interface ConfigInput {
   flags: { store?: string; projectDir?: string; targetPath?: string; branch?: string; offline?: boolean; remote?: string; exportTo?: string; exportProject?: string };

@@ -38,7 +38,7 @@ export type { MacroEntry, NodeEntry } from './manifest-nodes.js';
 export { EXCLUDED_MACRO_FIELDS, EXCLUDED_NODE_FIELDS, macroVersionId, nodeVersionId } from './node-version.js';
 export type * from './rows.js';
 export { extractRunResults, type RunResultsExtract } from './run-results.js';
-export { summarizeRunResults } from './run-summary.js';
+export { summarizeRunResults } from './summarize-run-results.js';
 export { extractSemanticManifest, type SemanticManifestExtract } from './semantic-manifest.js';
 export { extractFreshness, extractSources, type SourcesExtract } from './sources.js';
 export { KNOWN_STATUSES, normaliseStatus, type KnownStatus } from './status.js';

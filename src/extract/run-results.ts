@@ -32,7 +32,7 @@ export function extractRunResults(buf: Buffer, options: ReadOptions = {}): RunRe
 
 /**
  * The reading of large run results, kept with their bytes (json/bytes-memo.ts): capture
- * summarises them (run-summary.ts), then ingest reads them. The header is read and checked again
+ * summarises them (summarize-run-results.ts), then ingest reads them. The header is read and checked again
  * by each call, so a caller that refuses a newer schema still does. Readers treat the rows as
  * read-only.
  */

@@ -6,7 +6,7 @@
  *   the keep window, the newest success of each line; never forgotten.
  * - forget: removes records, leaving a forget record; prune: deletes unreferenced objects,
  *   safe beside captures at work (archive/prune-guard.ts).
- * Reads and writes the archive only; the store follows at its next sync (store/forgotten.ts).
+ * Reads and writes the archive only; the store follows at its next sync (store/sync/forgotten.ts).
  */
 export { applyPolicy, describePolicy, isEmptyPolicy, periodOf, EMPTY_POLICY, type Dated, type KeepPolicy, type PolicyReason } from './policy.js';
 export { hasConfiguredPolicy, resolvePolicy, resolvePruneGrace, RETENTION_KEYS, DEFAULT_PRUNE_GRACE_MS, type KeepFlags, type ResolvedPolicy } from './policy-config.js';

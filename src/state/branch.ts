@@ -3,7 +3,7 @@ import { AtticError } from '../errors.js';
 import { countOf, resolvePrefix } from '../vocab/index.js';
 import { listArchivedInvocations } from './invocations.js';
 import { isSuccess } from './last-success.js';
-import { readRunSummary } from './run-summary.js';
+import { readRunSummary } from './judged-run.js';
 
 /**
  * Starts a new line of history at a past run. Branching from a run that failed (or has no

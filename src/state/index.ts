@@ -8,7 +8,7 @@
 export { chooseState, isSuccess, DEPLOY_COMMANDS, type StateQuery, type ChosenState } from './last-success.js';
 export { listArchivedInvocations, type ArchivedInvocation } from './invocations.js';
 export { checkStateDir, STATE_ARTIFACTS, STATE_DIR_MARKER, writeStateDir } from './materialize.js';
-export { readRunSummary, FAILED_STATUSES, type RunSummary } from './run-summary.js';
+export { readRunSummary, FAILED_STATUSES, type RunSummary } from './judged-run.js';
 export { createBranchFrom } from './branch.js';
 export { refuseUnknownBranch } from './known-branch.js';
 export { synthesizePerNodeState, writePerNodeState, type PerNodeState } from './synthesize.js';

@@ -1,4 +1,5 @@
-import type { Doc } from './per-node.js';
+// An artifact's JSON as parsed, as per-node.ts names it; said again here, not imported: per-node.ts imports this file.
+type Doc = Record<string, unknown>;
 
 /**
  * What a node was built with besides its own entry: the macros it calls (and the macros they

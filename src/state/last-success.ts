@@ -4,7 +4,7 @@ import { resolvePrefix } from '../vocab/index.js';
 import { listArchivedInvocations, readInvocation, recentInvocations, type ArchivedInvocation } from './invocations.js';
 import { noManifestOfItsOwn } from './manifest-beside.js';
 import { refuseUnknownBranch } from './known-branch.js';
-import { readRunSummary, type RunSummary } from './run-summary.js';
+import { readRunSummary, type RunSummary } from './judged-run.js';
 
 /** Commands whose success is a deployment worth deferring to; `dbt compile` or `docs generate` are not. */
 export const DEPLOY_COMMANDS = ['build', 'run'];

@@ -18,5 +18,5 @@ export * from './time-argument.js';
 export * from './duration.js';
 export * from './count.js';
 export * from './nearest-name.js';
-export * from './run-summary.js';
+export * from './run-results-summary.js';
 export * from './process.js';

@@ -50,7 +50,7 @@ async function snapshotStore(): Promise<{ counts: Record<string, number>; invoca
     const tables = (await db.connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_catalog = current_database() ORDER BY 1")).getRows();
     const counts: Record<string, number> = {};
     // The archive stamp is the store's own bookkeeping, kept by the first read that catches up
-    // fully (store/archive-stamp.ts): whether it is there yet depends on which tests ran before.
+    // fully (store/sync/archive-stamp.ts): whether it is there yet depends on which tests ran before.
     const where = (table: string): string => (table === 'store_meta' ? " WHERE key <> 'archive_stamp'" : '');
     for (const [table] of tables) counts[String(table)] = Number((await db.connection.runAndReadAll(`SELECT count(*) FROM "${String(table)}"${where(String(table))}`)).getRows()[0]![0]);
     const rows = (await db.connection.runAndReadAll('SELECT * FROM invocation ORDER BY ALL')).getRowsJson();

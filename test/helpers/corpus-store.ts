@@ -4,7 +4,7 @@ import path from 'node:path';
 import { openArchive } from '../../src/archive/index.js';
 import { captureTarget } from '../../src/capture/index.js';
 import { compareNodes, openDatabase, syncStore, type Database } from '../../src/store/index.js';
-import { plainResult } from '../../src/store/plain-rows.js';
+import { plainResult } from '../../src/store/db/plain-rows.js';
 import { ARTIFACT_TYPES } from '../../src/vocab/index.js';
 
 /**

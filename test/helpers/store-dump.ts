@@ -5,8 +5,8 @@ import { openDatabase } from '../../src/store/index.js';
 /**
  * Every row of every table of a store (store_meta included), and of the views node_invocation
  * and node_depends_on, in a stable order. Left out: the
- * archive's change stamp in store_meta (store/archive-stamp.ts), which records when the store
- * last caught up, and the size it had when last compacted (store/compact.ts): facts about the
+ * archive's change stamp in store_meta (store/sync/archive-stamp.ts), which records when the store
+ * last caught up, and the size it had when last compacted (store/sync/compact.ts): facts about the
  * file, not anything derived from the archive's content; and node_entry, ingest's memo
  * of entries read (schema/001-tables.sql), which may also remember entries of a manifest dbt
  * rewrote since (test/unit/store/entry-memo.test.ts checks its rows are exact); and

@@ -19,7 +19,7 @@ describe('the packed tarball', () => {
     expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'assets/', 'bin/', 'dist/', 'package.json', 'schema/']);
     expect(files.filter((f) => f.endsWith('.map') || /(^|\/)(test|fixtures|src)\//.test(f))).toEqual([]);
     expect(files).toContain('dist/cli/main.js');
-    // DuckDB's client in one file (scripts/bundle-duckdb.mjs), with its code cache (src/store/code-cache.ts).
+    // DuckDB's client in one file (scripts/bundle-duckdb.mjs), with its code cache (src/store/db/code-cache.ts).
     expect(files).toContain('dist/vendor/duckdb-node-api.cjs');
     expect(files).toContain('dist/vendor/duckdb-node-api.cjs.cache');
     // The CLI bundled (scripts/bundle-cli.mjs), which bin/ loads.

@@ -10,7 +10,7 @@ interface CompactFlags extends GlobalFlags {
   json?: boolean;
 }
 
-/** The store's compaction (store/compact-store.ts), on its own: what capture starts in the background. */
+/** The store's compaction (store/sync/compact-store.ts), on its own: what capture starts in the background. */
 export default async function compact(io: CliIo, flags: CompactFlags): Promise<number> {
   const config = loadConfig(io, flags);
   const outcome = await compactStore(config.databaseFile, { force: flags.force });

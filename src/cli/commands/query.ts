@@ -1,8 +1,8 @@
 import { AtticError } from '../../errors.js';
 // The two modules, not the store's index: `query "select 1"` is the floor of every reading
 // command, and the index loads every report and comparison module too.
-import { withCurrentStore } from '../../store/project-store.js';
-import { streamReadOnlyQuery } from '../../store/query.js';
+import { withCurrentStore } from '../../store/sync/project-store.js';
+import { streamReadOnlyQuery } from '../../store/read/query.js';
 import { loadConfig, type GlobalFlags } from '../context.js';
 import type { CliIo } from '../io.js';
 import { querySink, type QueryFormat } from '../query-output.js';

@@ -5,7 +5,7 @@ import { MemBackend } from '../../../src/archive/backends/mem.js';
 import { CHUNKINGS, splitChunks } from '../../../src/archive/chunking.js';
 import { compareArtifactRecords, putArtifactRecord, putBlob, readBlob, type ArtifactRecord } from '../../../src/archive/index.js';
 import { listArchivedInvocations } from '../../../src/state/index.js';
-import { newestPerArtifact } from '../../../src/store/ingest.js';
+import { newestPerArtifact } from '../../../src/store/ingest/ingest.js';
 
 /**
  * Rules of the archive that hold for every input, checked on generated ones (fast-check; a

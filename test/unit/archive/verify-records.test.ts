@@ -16,7 +16,7 @@ import {
   type OutputRecord,
   type Summarize,
 } from '../../../src/archive/index.js';
-import type { RunResultsSummary } from '../../../src/vocab/run-summary.js';
+import type { RunResultsSummary } from '../../../src/vocab/run-results-summary.js';
 import { file } from '../../helpers/archive-builder.js';
 
 /**

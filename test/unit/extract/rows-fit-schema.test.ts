@@ -14,7 +14,7 @@ import {
   type Cell,
 } from '../../../src/extract/index.js';
 import type { ArtifactType } from '../../../src/vocab/index.js';
-import { planNodeBlocks, type NodeMember } from '../../../src/store/node-blocks.js';
+import { planNodeBlocks, type NodeMember } from '../../../src/store/ingest/node-blocks.js';
 import { corpusArtifacts, hasCorpus } from '../../helpers/corpus.js';
 
 /**
@@ -45,7 +45,7 @@ function rowsOf(type: ArtifactType, buf: Buffer): Rows {
         add(rows, entry.kind === 'node' ? 'node_version' : 'macro_version', entry.version);
         add(rows, entry.kind === 'node' ? 'node_invocation' : 'macro_invocation', entry.invocation);
         if (entry.kind === 'node') for (const edge of entry.dependsOn) add(rows, 'node_depends_on', edge);
-        // What the store writes under the node_invocation and node_depends_on views (src/store/artifact-rows.ts).
+        // What the store writes under the node_invocation and node_depends_on views (src/store/ingest/artifact-rows.ts).
         if (entry.kind === 'node') {
           members.push({ ...entry.invocation, macros: entry.dependsOn.filter((d) => d.kind === 'macro').map((d) => d.depends_on_id) });
           for (const edge of entry.dependsOn) if (edge.kind === 'node') add(rows, 'node_version_edge', { node_version_id: entry.invocation.node_version_id, depends_on_id: edge.depends_on_id });

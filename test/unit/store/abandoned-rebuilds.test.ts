@@ -3,7 +3,7 @@ import { mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'nod
 import os, { hostname } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rebuildFileOf, removeAbandonedRebuilds } from '../../../src/store/store-file.js';
+import { rebuildFileOf, removeAbandonedRebuilds } from '../../../src/store/db/store-file.js';
 
 /**
  * A rebuild or compaction killed midway leaves its new store beside the old one (up to twice its

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive, readChangeStamp, type Backend } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
-import { openIfCurrent } from '../../../src/store/archive-stamp.js';
+import { openIfCurrent } from '../../../src/store/sync/archive-stamp.js';
 import { syncStore } from '../../../src/store/index.js';
 import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dbtCommandOf } from '../../../src/store/capture-facts.js';
+import { dbtCommandOf } from '../../../src/store/ingest/capture-facts.js';
 
 describe('dbtCommandOf', () => {
   it.each([

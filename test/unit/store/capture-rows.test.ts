@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CaptureRecord } from '../../../src/archive/index.js';
-import { readCapturesOf, writeCaptureRows } from '../../../src/store/capture-rows.js';
-import { inTransaction, openDatabase, type Database } from '../../../src/store/database.js';
+import { readCapturesOf, writeCaptureRows } from '../../../src/store/ingest/capture-rows.js';
+import { inTransaction, openDatabase, type Database } from '../../../src/store/db/database.js';
 import { applySchema } from '../../../src/store/schema.js';
 import { ARTIFACT_TYPES } from '../../../src/vocab/index.js';
 

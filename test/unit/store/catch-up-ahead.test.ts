@@ -4,22 +4,22 @@ import path from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { openArchive } from '../../../src/archive/index.js';
 import { captureTarget, filedManifestInvocation } from '../../../src/capture/index.js';
-import { takePrior, type CatchUpAhead } from '../../../src/store/catch-up-ahead.js';
+import { takePrior, type CatchUpAhead } from '../../../src/store/sync/catch-up-ahead.js';
 import { rebuildStore, syncStore } from '../../../src/store/index.js';
-import { openAheadOfCatchUp } from '../../../src/store/sync.js';
+import { openAheadOfCatchUp } from '../../../src/store/sync/sync.js';
 import { ARTIFACT_TYPES } from '../../../src/vocab/index.js';
 import { generateSequence } from '../../../fixtures/generate.mjs';
 import { dumpStore, expectSameRows } from '../../helpers/store-dump.js';
 
 /**
  * The catch-up after a capture opens the store and reads the prior manifest and the stored
- * versions while the capture writes the archive (store/catch-up-ahead.ts). What it read then must
+ * versions while the capture writes the archive (store/sync/catch-up-ahead.ts). What it read then must
  * be what it would have read after: the store it leaves is the one a rebuild derives.
  */
 const readings = vi.hoisted(() => ({ calls: [] as string[] }));
 
-vi.mock('../../../src/store/prior-manifest.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../../src/store/prior-manifest.js')>();
+vi.mock('../../../src/store/ingest/prior-manifest.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../../src/store/ingest/prior-manifest.js')>();
   return {
     ...original,
     readPriorManifest: async (...args: Parameters<typeof original.readPriorManifest>) => {

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { requireCompiled } from '../../../src/store/code-cache.js';
+import { requireCompiled } from '../../../src/store/db/code-cache.js';
 
 /**
- * DuckDB's client is run from its bundle with V8's code cache (store/code-cache.ts): the file
+ * DuckDB's client is run from its bundle with V8's code cache (store/db/code-cache.ts): the file
  * must behave as `require` would run it, with or without a cache, and a cache V8 cannot use
  * (another source, damaged bytes) must change nothing but the time.
  */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../../../src/archive/index.js';
 import { openDatabase, syncStore } from '../../../src/store/index.js';
-import { plainResult } from '../../../src/store/plain-rows.js';
+import { plainResult } from '../../../src/store/db/plain-rows.js';
 import { isBuildingCommand, NON_BUILDING_COMMANDS } from '../../../src/vocab/index.js';
 import { corpusTargetDirs, hasCorpus } from '../../helpers/corpus.js';
 import { buildCorpusStore, type CorpusStore } from '../../helpers/corpus-store.js';

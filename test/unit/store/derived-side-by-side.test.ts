@@ -4,22 +4,22 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openArchive, type Backend } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
-import { inTransaction } from '../../../src/store/database.js';
-import { refreshDerivedTables } from '../../../src/store/derived-tables.js';
+import { inTransaction } from '../../../src/store/db/database.js';
+import { refreshDerivedTables } from '../../../src/store/derived/derived-tables.js';
 import { openDatabase, rebuildStore, syncStore } from '../../../src/store/index.js';
 import { dumpStore, expectSameRows } from '../../helpers/store-dump.js';
 import { syntheticManifest, syntheticRunResults, type SyntheticInvocation } from '../../helpers/synthetic-artifacts.js';
 
 /**
  * Ingest refreshes node changes on a second connection, beside run and test history
- * (store/derived-tables.ts). The rows must be those of the refresh done one step after the
+ * (store/derived/derived-tables.ts). The rows must be those of the refresh done one step after the
  * other, and a failure of node changes must leave the invocation pending, so that the next
  * catch-up derives everything again.
  */
 const failing = vi.hoisted(() => ({ invocation: null as string | null }));
 
-vi.mock('../../../src/store/node-changes.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('../../../src/store/node-changes.js')>();
+vi.mock('../../../src/store/derived/node-changes.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('../../../src/store/derived/node-changes.js')>();
   return {
     ...original,
     refreshNodeChanges: async (...args: Parameters<typeof original.refreshNodeChanges>) => {

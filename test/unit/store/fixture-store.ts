@@ -4,8 +4,8 @@ import path from 'node:path';
 import { openArchive } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
 import { openDatabase, syncStore, type Database } from '../../../src/store/index.js';
-import { plainResult } from '../../../src/store/plain-rows.js';
-import { refreshDerivedTables } from '../../../src/store/derived-tables.js';
+import { plainResult } from '../../../src/store/db/plain-rows.js';
+import { refreshDerivedTables } from '../../../src/store/derived/derived-tables.js';
 import { ARTIFACT_TYPES } from '../../../src/vocab/index.js';
 import { generateSequence, type Step } from '../../../fixtures/generate.mjs';
 import { builtOnce } from '../../helpers/built-once.js';
@@ -33,7 +33,7 @@ export interface FixtureStore {
 }
 
 const READS = /^\s*(SELECT|WITH|FROM|DESCRIBE|SUMMARIZE)\b/i;
-/** What ingest derives (store/derived-tables.ts), the views over it, and run_result, which takes in run_result_pending. */
+/** What ingest derives (store/derived/derived-tables.ts), the views over it, and run_result, which takes in run_result_pending. */
 const READS_DERIVED = /\b(v_\w+|change_macro|manifest_invocation|node_change|node_runtime|run_history|test_history|test_run_state|runtime_merged|run_result)\b/i;
 const START = Date.parse('2024-06-03T12:00:00Z');
 
@@ -156,7 +156,7 @@ function watchWrites(db: Database, onWrite: () => void): () => void {
   };
 }
 
-/** What ingest derives (store/derived-tables.ts) derived again for every invocation, edited or not. */
+/** What ingest derives (store/derived/derived-tables.ts) derived again for every invocation, edited or not. */
 async function rederive(db: Database): Promise<void> {
   const ids = (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation')).getRows().map(([id]) => String(id));
   await refreshDerivedTables(db.connection, ids, ids);

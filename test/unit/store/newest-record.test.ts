@@ -6,7 +6,7 @@ import { openArchive, type Backend } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
 import { listArchivedInvocations, writeStateDir } from '../../../src/state/index.js';
 import { openDatabase, rebuildStore, syncStore } from '../../../src/store/index.js';
-import { plainResult } from '../../../src/store/plain-rows.js';
+import { plainResult } from '../../../src/store/db/plain-rows.js';
 import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
 
 /**

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
 import { openDatabase, syncStore } from '../../../src/store/index.js';
-import { planNodeBlocks, type NodeMember } from '../../../src/store/node-blocks.js';
+import { planNodeBlocks, type NodeMember } from '../../../src/store/ingest/node-blocks.js';
 import { syntheticManifest } from '../../helpers/synthetic-artifacts.js';
 
 /**

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openArchive, type Backend } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
 import { openDatabase, rebuildStore, syncStore } from '../../../src/store/index.js';
-import { plainResult } from '../../../src/store/plain-rows.js';
+import { plainResult } from '../../../src/store/db/plain-rows.js';
 import { syntheticManifest, syntheticRunResults } from '../../helpers/synthetic-artifacts.js';
 import { dumpStore, expectSameRows } from '../../helpers/store-dump.js';
 

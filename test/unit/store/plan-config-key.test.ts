@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readPlanFacts } from '../../../src/store/plan-facts.js';
+import { readPlanFacts } from '../../../src/store/read/plan-facts.js';
 import { buildCorpusStore, type CorpusStore } from '../../helpers/corpus-store.js';
 import { syntheticManifest, syntheticRunResults } from '../../helpers/synthetic-artifacts.js';
 

@@ -19,8 +19,8 @@ import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
 const writers: WatchedProcess[] = [];
 let afterEachCatchUp: ((file: string) => Promise<void>) | null = null;
 
-vi.mock('../../../src/store/sync.js', async (importOriginal) => {
-  const sync = await importOriginal<typeof import('../../../src/store/sync.js')>();
+vi.mock('../../../src/store/sync/sync.js', async (importOriginal) => {
+  const sync = await importOriginal<typeof import('../../../src/store/sync/sync.js')>();
   return {
     ...sync,
     syncStore: async (...args: Parameters<typeof sync.syncStore>) => {

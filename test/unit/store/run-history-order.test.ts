@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
 import { applyForget } from '../../../src/retention/index.js';
 import { openDatabase, rebuildStore, syncStore } from '../../../src/store/index.js';
-import { plainResult } from '../../../src/store/plain-rows.js';
+import { plainResult } from '../../../src/store/db/plain-rows.js';
 import { file, type Filing } from '../../helpers/archive-builder.js';
 import { syntheticManifest } from '../../helpers/synthetic-artifacts.js';
 import { dumpStore, expectSameRows } from '../../helpers/store-dump.js';

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../../src/store/index.js';
-import { plainResult } from '../../../src/store/plain-rows.js';
+import { plainResult } from '../../../src/store/db/plain-rows.js';
 import { applySchema } from '../../../src/store/schema.js';
 
 /**

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { openArchive } from '../../../src/archive/index.js';
 import { captureTarget } from '../../../src/capture/index.js';
 import { claimCompaction, compactionRunning, compactStore, openDatabase, syncStore } from '../../../src/store/index.js';
-import { COMPACT_MIN_BYTES, copyCompacted, isWasteful } from '../../../src/store/compact.js';
+import { COMPACT_MIN_BYTES, copyCompacted, isWasteful } from '../../../src/store/sync/compact.js';
 import { applySchema } from '../../../src/store/schema.js';
 import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
 import { addFreeBlocks } from '../../helpers/store-waste.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Step } from '../../../fixtures/generate.mjs';
-import { refreshNodeChanges } from '../../../src/store/node-changes.js';
+import { refreshNodeChanges } from '../../../src/store/derived/node-changes.js';
 import { copyNodeRows, editNodeRows } from '../../helpers/node-rows.js';
 import { buildFixtureStore, completedByNode, median, type FixtureStore } from './fixture-store.js';
 

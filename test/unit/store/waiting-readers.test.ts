@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
 import { syncStore } from '../../../src/store/index.js';
-import { markWaiting, readersWaiting } from '../../../src/store/waiting-readers.js';
+import { markWaiting, readersWaiting } from '../../../src/store/db/waiting-readers.js';
 import { file } from '../../helpers/archive-builder.js';
 
 /**
