@@ -41,7 +41,11 @@ export function printTable(io: CliIo, columns: readonly (Column | string)[], row
   if (left.length > 0) io.stderr(`${wrapText(`(left out to fit ${io.columns} columns: ${left.join(', ')}; --json has them)`, io.columns).join('\n')}\n`);
 }
 
-/** Box-drawn, as cli-table3 drew it, which took minutes over cells of hundreds of lines. */
+/**
+ * Box-drawn, as cli-table3 drew it. cli-table3 is gone: it took 0.33 s for one cell of 25
+ * lines, 2.3 s for 50 and 17.7 s for 100 (a query of run_results args), and never ended over
+ * five rows of 300.
+ */
 function printGrid(io: CliIo, columns: readonly Column[], rows: readonly Cell[][], widths: readonly number[]): void {
   const rule = (left: string, middle: string, right: string): string => `${left}${widths.map((w) => '─'.repeat(w + 2)).join(middle)}${right}`;
   const lines = (cells: string[][]): string[] => {
