@@ -3,7 +3,7 @@
  * status it maps to. The CLI turns them into output in exactly one place (cli/main.ts).
  */
 
-/** Exit statuses, documented in README ("Exit status"). */
+/** Exit statuses, documented in docs/commands.md ("Exit status"). */
 export const ExitCode = {
   ok: 0,
   /** Some artifacts could not be captured (the others were). */

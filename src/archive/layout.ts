@@ -2,7 +2,7 @@ import { fanOut, type ObjectId } from '../vocab/index.js';
 import type { ArtifactType } from '../vocab/index.js';
 
 /**
- * Where each kind of thing lives in an archive, in one place: README's "Archive format" section
+ * Where each kind of thing lives in an archive, in one place: docs/archive-format.md
  * describes exactly these keys.
  */
 export const FORMAT_KEY = 'FORMAT';

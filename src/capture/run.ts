@@ -47,7 +47,7 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
   // Never fatal, but said: otherwise a broken `catalog:` only shows in `info` and `inspect`.
   if (context?.catalog?.provider === 'invalid') warnings.push(`no catalog snapshot taken: ${context.catalog.reason ?? 'the catalog: section of dbtattic.yml is invalid'}`);
   const run: RunInfo = {
-    // The archive is kept for good: --vars values and credential flags never go in (README: Reliability).
+    // The archive is kept for good: --vars values and credential flags never go in (docs/reliability.md).
     argv: redactArgv(argv),
     started_at: command.startedAt.toISOString(),
     ended_at: command.endedAt.toISOString(),

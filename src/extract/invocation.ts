@@ -46,7 +46,7 @@ export function metadataFacts(header: ArtifactHeader, invocationId: string): Inv
   return {
     ...emptyFacts(invocationId),
     dbt_version: str(metadata.dbt_version),
-    // dbt copies DBT_ENV_CUSTOM_ENV_* here; one named like a credential is not kept (README: Reliability).
+    // dbt copies DBT_ENV_CUSTOM_ENV_* here; one named like a credential is not kept (docs/reliability.md).
     env: json(redactNested(metadata.env)),
     generated_at: timestamp(header.generatedAt),
     started_at: timestamp(metadata.invocation_started_at),

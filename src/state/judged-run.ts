@@ -18,7 +18,7 @@ export interface RunSummary {
 export const FAILED_STATUSES = ['error', 'fail', 'runtime error', 'partial success'];
 
 /**
- * The summary capture kept in the record when there is one (README, Archive format): judging
+ * The summary capture kept in the record when there is one (docs/archive-format.md): judging
  * a run then costs no read of its results, however many runs there are. A record without one
  * (written by an older dbtattic) is summarised from its bytes, by the same function.
  */

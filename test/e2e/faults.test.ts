@@ -10,7 +10,7 @@ import { CORPUS_DIR, hasCorpus } from '../helpers/corpus.js';
 import { writeScaledManifest } from '../helpers/scaled-manifest.js';
 import { syntheticRunResults, writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
 
-/** Archive keys as README's "Archive format" gives them. */
+/** Archive keys as docs/archive-format.md gives them. */
 const objectPath = (archive: string, kind: 'chunks' | 'files', id: string): string => path.join(archive, kind, id.slice(0, 2), id.slice(2));
 
 function chunkFiles(archive: string): string[] {

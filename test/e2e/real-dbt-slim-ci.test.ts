@@ -154,7 +154,7 @@ async function statePath(project: string, args: string[], env: Record<string, st
 }
 
 /**
- * The selected nodes `plan` gives a verdict: models, seeds, snapshots and tests (README, "Plan").
+ * The selected nodes `plan` gives a verdict: models, seeds, snapshots and tests (docs/plan.md).
  * Ephemeral models are left out as plan leaves them out: dbt never builds one, and its SQL is
  * checked as part of each child's. Unit tests and exposures have no verdict either.
  */

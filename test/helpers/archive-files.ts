@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /**
- * Reads an archive directory as its format (README, "Archive format") lays it out, without going
+ * Reads an archive directory as its format (docs/archive-format.md) lays it out, without going
  * through dbtattic's code, so end-to-end tests check the format rather than reuse its reader.
  */
 export function archiveDirOf(projectDir: string): string {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 
 /**
- * Outputs (SQL trees, log slices) read from an archive directory as README's "Archive format"
+ * Outputs (SQL trees, log slices) read from an archive directory as docs/archive-format.md
  * lays them out, without dbtattic's reader: chunks and file indexes by hand, trees with their
  * delta chain applied by hand.
  */

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 /**
- * Layers point one way (README, Architecture). This reads every import under src/ and fails on
+ * Layers point one way (ARCHITECTURE.md). This reads every import under src/ and fails on
  * an edge the tables below do not allow: the archive knows nothing of DuckDB, extract stays
  * pure, capture never touches the store, and nothing but cli imports cli. Inside the store, its
  * rooms (src/store/index.ts) point one way too; and no module reaches itself through its imports.

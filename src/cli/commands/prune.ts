@@ -12,7 +12,7 @@ interface PruneFlags extends GlobalFlags {
   json?: boolean;
 }
 
-/** Deletes the objects no record needs, beside captures at work (README, "Retention"). */
+/** Deletes the objects no record needs, beside captures at work (docs/retention.md). */
 export default async function prune(io: CliIo, flags: PruneFlags): Promise<number> {
   const config = loadConfig(io, flags);
   const graceMs = resolvePruneGrace(flags.grace, config.retention?.value);

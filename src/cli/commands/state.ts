@@ -63,7 +63,7 @@ export default async function state(io: CliIo, flags: StateFlags): Promise<numbe
   return ExitCode.ok;
 }
 
-/** Retention keeps what a job was handed (README, "Retention"); a store we may not write to still answers. */
+/** Retention keeps what a job was handed (docs/retention.md); a store we may not write to still answers. */
 async function recordHandout(io: CliIo, backend: Backend, invocationId: string): Promise<void> {
   const now = new Date();
   await putHandoutRecord(backend, { handout_id: newTimeId(now), invocation_id: invocationId, by: 'state', at: now.toISOString() }).catch((error: unknown) => {

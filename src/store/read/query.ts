@@ -102,7 +102,7 @@ function refusal(error: unknown, sql: string): unknown {
   if (/read-only|external access|disabled (by|through) configuration|lock_configuration|Cannot change configuration/i.test(message)) {
     return new AtticError('query-refused', `The store is read-only to queries; the statement was refused and nothing changed (${firstLine(message)}).`);
   }
-  const hint = /Catalog Error/.test(message) ? " See the tables and views with: dbtattic query 'show tables' (README lists them)." : '';
+  const hint = /Catalog Error/.test(message) ? " See the tables and views with: dbtattic query 'show tables' (docs/store.md lists them)." : '';
   return new AtticError('usage', `The query failed: ${firstLine(message)}${hint}`);
 }
 

@@ -18,7 +18,7 @@ const { StatementType } = duckdb;
 
 /**
  * Queries, and SET: `SET VARIABLE` sets a variable of the session, which the views' thresholds
- * read (README: views); a setting of DuckDB's own is refused by DuckDB, the configuration being
+ * read (docs/store.md); a setting of DuckDB's own is refused by DuckDB, the configuration being
  * locked before the query runs.
  */
 const READING = new Set([StatementType.SELECT, StatementType.SET, StatementType.VARIABLE_SET]);

@@ -4,7 +4,7 @@ import { advanceBranch, createBranch, deleteBranch, listBranches, readBranch } f
 import { isAtticError } from '../../../src/errors.js';
 
 /**
- * Branches as README's "Archive format" lays them out: refs/branches/<name> changed by
+ * Branches as docs/archive-format.md lays them out: refs/branches/<name> changed by
  * compare-and-swap, or, on storage without it, immutable head entries
  * refs/branch-heads/<name>/<capture_id> whose newest is the head.
  */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { CHUNKINGS, splitChunks } from '../../../src/archive/chunking.js';
 
 /**
- * The edges of the cut rule (README, "Archive format"): the harder mask holds up to the average
+ * The edges of the cut rule (docs/archive-format.md): the harder mask holds up to the average
  * size, the easier one from there, and no chunk is longer than the maximum; in format 1 (16, 64,
  * 256 KiB) the masks are of 18 and 14 bits, in format 2 (8, 32, 128 KiB) of 17 and 13. Inputs
  * are built to meet a mask exactly at an edge, with the gear hash as the format defines it (the

@@ -15,7 +15,7 @@ import {
 } from '../../../src/archive/index.js';
 
 /**
- * The records retention writes and reads (README, "Archive format" and "Retention"): forget
+ * The records retention writes and reads (docs/archive-format.md and "Retention"): forget
  * records, and what keeps an invocation from being forgotten, handouts and plans.
  */
 const FORGET: ForgetRecord = { kind: 'forget', format: 1, forget_id: 'f2', forgotten_at: '2026-01-02T00:00:00.000Z', policy: 'keep_last: 1', invocations: ['i1', 'i2'], captures: ['c1'] };

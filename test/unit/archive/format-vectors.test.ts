@@ -15,7 +15,7 @@ const gunzip = promisify(gunzipCb);
 const unbrotli = promisify(unbrotliCb);
 
 /**
- * Known-answer vectors for the archive format (README, "Archive format"). The inputs are made
+ * Known-answer vectors for the archive format (docs/archive-format.md). The inputs are made
  * here from fixed seeds; the expected boundaries, ids and bytes were written down once and are
  * never recomputed by the code under test. When one of these fails, the format changed: every
  * archive written before stops sharing chunks with new captures. That must be a deliberate new
@@ -222,7 +222,7 @@ describe.each(VECTORS)('archive format $format vector: $name', (vector) => {
     const pairs = vector.chunkIds.map((id, i) => `["${id}",${vector.lengths[i]}]`).join(',');
     expect(index).toBe(`{"format":1,"size":${bytes.length},"chunks":[${pairs}]}`);
     for (const [i, id] of vector.chunkIds.entries()) {
-      // Format 1 stores chunks gzipped, format 2 with brotli (README, "Archive format").
+      // Format 1 stores chunks gzipped, format 2 with brotli (docs/archive-format.md).
       const stored = (await backend.get(`chunks/${id.slice(0, 2)}/${id.slice(2)}`))!;
       expect(stored[0] === 0x1f && stored[1] === 0x8b).toBe(vector.format === 1);
       const chunk = await (vector.format === 1 ? gunzip : unbrotli)(stored);

@@ -3,7 +3,7 @@ import type { Backend } from '../../../src/archive/backend.js';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
 import { listJournalIds, putJournalEntry, readChangeStamp, readJournalEntries } from '../../../src/archive/index.js';
 
-/** The journal as README's "Archive format" lays it out: records/journal/<capture_id>.json. */
+/** The journal as docs/archive-format.md lays it out: records/journal/<capture_id>.json. */
 const SHA = 'b'.repeat(64);
 const ENTRY = { journal_id: '0190a1b2c3d4e-000000000001', captures: ['0190a1b2c3d4e-000000000001'], artifact_records: [{ invocation_id: 'inv 1', artifact: 'manifest' as const, sha256: SHA }] };
 

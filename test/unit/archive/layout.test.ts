@@ -15,7 +15,7 @@ import {
   refNameOfKey,
 } from '../../../src/archive/layout.js';
 
-/** The keys README's "Archive format" section writes out, written out again here by hand. */
+/** The keys docs/archive-format.md writes out, written out again here by hand. */
 const ID = 'ab' + 'c'.repeat(62);
 const SHA = '0123456789abcdef'.repeat(4);
 

@@ -11,7 +11,7 @@ import {
 } from '../../../src/archive/index.js';
 import { isAtticError } from '../../../src/errors.js';
 
-/** Output records as README's "Archive format" lays them out: records/outputs/<invocation_id>/<sql|log>-<sha256>.json. */
+/** Output records as docs/archive-format.md lays them out: records/outputs/<invocation_id>/<sql|log>-<sha256>.json. */
 const sha = (digit: string): string => digit.repeat(64);
 const RECORD: OutputRecord = {
   kind: 'output', format: 1, output: 'log', invocation_id: 'inv1', sha256: sha('a'), size: 10, entries: 2, detail: { log_format: 'json' },

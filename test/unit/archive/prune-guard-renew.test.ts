@@ -4,7 +4,7 @@ import { beginSweep, removeDeadHolders, takeWriterLease } from '../../../src/arc
 import { LEASE_MS } from '../../../src/archive/prune-guard.js';
 
 /**
- * The clock of the prune guard (README, "Archive format"): a sweep renews its marker and a writer
+ * The clock of the prune guard (docs/archive-format.md): a sweep renews its marker and a writer
  * its lease every 20 s, so either can tell a live holder on another machine from a dead one; a
  * key not renewed for two minutes, or an older dbtattic's lease an hour old, is a dead holder's.
  */

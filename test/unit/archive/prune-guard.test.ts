@@ -5,7 +5,7 @@ import { MemBackend } from '../../../src/archive/backends/mem.js';
 import { beginSweep, removeDeadHolders, takeWriterLease, withWriterLease } from '../../../src/archive/index.js';
 
 /**
- * Writer leases and sweep markers (README, "Archive format": locks/writers/, locks/sweeps/): a
+ * Writer leases and sweep markers (docs/archive-format.md: locks/writers/, locks/sweeps/): a
  * writer steps back while a live prune sweeps, a prune waits for live writers, and the keys of
  * a holder that died are ignored (same machine: its process is gone; another machine: its key
  * is older than an hour for a writer, two minutes for a sweep).

@@ -20,7 +20,7 @@ import {
 import { parsePlanRecord } from '../../../src/archive/plans.js';
 import { isAtticError } from '../../../src/errors.js';
 
-/** Records that are damaged, repaired or refused (README, "Archive format" and "verify"). */
+/** Records that are damaged, repaired or refused (docs/archive-format.md and "verify"). */
 const SHA = 'a'.repeat(64);
 const RECORD: ArtifactRecord = {
   kind: 'artifact', format: 1, invocation_id: 'inv', invocation_id_source: 'metadata', artifact: 'manifest', sha256: SHA, size: 3,

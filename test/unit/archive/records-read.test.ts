@@ -6,7 +6,7 @@ import { AtticError } from '../../../src/errors.js';
 import { file } from '../../helpers/archive-builder.js';
 
 /**
- * How readers take records (README, "Archive format"): only damage is left out (a fault of the
+ * How readers take records (docs/archive-format.md): only damage is left out (a fault of the
  * storage or of the reader is not hidden as one), a file that is not a record is not read, and a
  * summary belongs to run_results alone. Plans' listing for retention skips what is not a plan.
  */

@@ -21,7 +21,7 @@ import {
 import { idOfObjectKey, keySegment, refKey, refNameOfKey } from '../../../src/archive/layout.js';
 import { isAtticError } from '../../../src/errors.js';
 
-/** Records, keys and the opening of an archive: each rule README's "Archive format" states. */
+/** Records, keys and the opening of an archive: each rule docs/archive-format.md states. */
 const RECORD: ArtifactRecord = {
   kind: 'artifact', format: 1, invocation_id: 'inv', invocation_id_source: 'metadata', artifact: 'manifest', sha256: 'a'.repeat(64), size: 3,
   dbt_schema_version: 'v12', dbt_version: '1.9.4', generated_at: '2026-01-02T03:04:05Z', captured_at: '2026-01-02T04:00:00.000Z', capture_id: 'c1', phase: 'post',

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { writeConditionally } from '../../../src/archive/backends/s3/conditional.js';
 
 /**
- * A conditional write (create-only, compare-and-swap) on S3 retries itself (README, "S3"): a
+ * A conditional write (create-only, compare-and-swap) on S3 retries itself (docs/remote-stores.md): a
  * refusal is final unless an earlier attempt's answer was lost and the value shows it landed; a
  * write in flight (409), throttling or a lost answer is tried again; anything else fails.
  */

@@ -3,7 +3,7 @@ import { bareEtag } from '../../../src/archive/backends/s3/backend.js';
 import { isMissing, remoteError, statusOf } from '../../../src/archive/backends/s3/failure.js';
 
 /**
- * How an S3 failure reaches the user (README, "S3"): which failures mean "no such key", and the
+ * How an S3 failure reaches the user (docs/remote-stores.md): which failures mean "no such key", and the
  * message each kind of failure gets, naming the bucket, what went wrong and the fix. The SDK's
  * errors are plain objects with a name, maybe a code, and the HTTP status in $metadata.
  */

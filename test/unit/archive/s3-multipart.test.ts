@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { MULTIPART_THRESHOLD, putMultipart } from '../../../src/archive/backends/s3/multipart.js';
 
 /**
- * A value over 16 MiB goes up in 8 MiB parts (README, "S3"), numbered from 1 and completed in
+ * A value over 16 MiB goes up in 8 MiB parts (docs/remote-stores.md), numbered from 1 and completed in
  * order; an upload that fails is aborted, so its parts do not cost storage. Against a stand-in.
  */
 function standIn(failPart?: number) {

@@ -8,7 +8,7 @@ import { probeCapabilities } from '../../../src/archive/backends/s3/probe.js';
 import { resolveS3Settings } from '../../../src/archive/backends/s3/settings.js';
 
 /**
- * What the probe learns of a server's conditional writes (README, "S3"), against stand-ins that
+ * What the probe learns of a server's conditional writes (docs/remote-stores.md), against stand-ins that
  * behave as the servers measured in ../shared/notes/s3-facts.md do: AWS honours If-None-Match and
  * If-Match with the ETag quoted or bare, Ceph 16 If-Match only bare, an old server neither. And
  * the cache of what was probed: trusted for its own store and endpoint, for a day.

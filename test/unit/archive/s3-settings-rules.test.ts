@@ -3,7 +3,7 @@ import { describeUri, formatS3Uri, isS3Uri, parseS3Uri } from '../../../src/arch
 import { isLoopback, resolveS3Settings } from '../../../src/archive/backends/s3/settings.js';
 
 /**
- * The rules of `s3:` in dbtattic.yml and of store URIs (README, "S3"), each setting's default and
+ * The rules of `s3:` in dbtattic.yml and of store URIs (docs/remote-stores.md), each setting's default and
  * the message a wrong value gets; the cases s3-settings.test.ts leaves out.
  */
 const refusal = (raw: unknown, env: Record<string, string> = {}): string => {

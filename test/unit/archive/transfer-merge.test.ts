@@ -4,7 +4,7 @@ import { advanceBranch, applyForget, createBranch, putCaptureRecord, readBranch,
 import { file } from '../../helpers/archive-builder.js';
 
 /**
- * push/pull (README, "Branches"): how branch heads merge in the cases where the order of the
+ * push/pull (docs/branches.md): how branch heads merge in the cases where the order of the
  * two sides' captures decides, and what the journal entry of a transfer names.
  */
 const now = new Date('2026-03-01T00:00:00Z');

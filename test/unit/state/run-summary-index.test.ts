@@ -13,7 +13,7 @@ import { writeSyntheticTarget } from '../../helpers/synthetic-artifacts.js';
 import { CORPUS_DIR, corpusCases } from '../../helpers/corpus.js';
 
 /**
- * README, Archive format: a run_results record carries its summary, so `state --last-success`
+ * docs/archive-format.md: a run_results record carries its summary, so `state --last-success`
  * judges runs from their records and reads no run results. On the corpus' real sequences, the
  * choice must be the one made by reading every run_results (the same records with their
  * summaries taken out, as an older dbtattic wrote them).

@@ -2,7 +2,7 @@ import type { CliOutcome } from './run-cli.js';
 
 /**
  * Why the CLI gave no answer, in words a view can show in place of its items. The kinds follow
- * the CLI's exit statuses (README: Exit status): 2 usage or no project, 3 nothing there (no
+ * the CLI's exit statuses (docs/commands.md, "Exit status"): 2 usage or no project, 3 nothing there (no
  * archive yet), 5 the store is held by another process, 6 a remote store unreachable.
  */
 export type ProblemKind = 'missing-cli' | 'no-project' | 'no-store' | 'busy' | 'unreachable' | 'failed';
