@@ -63,6 +63,10 @@ describe.skipIf(!hasCorpus)('a real history as a new user meets it (rembo-dbt-pr
     const named = JSON.parse((await runCli(['plan', '--no-record', '--json', '--invocation', id], { cwd: project.dir })).stdout) as PlanResult;
     expect(named.nodes).toEqual(plan.nodes);
     expect(named.notices.find((n) => n.code === 'finished-build')?.message).not.toContain('dbt parse');
+    // explain, of any of its nodes, says it too.
+    const explained = await runCli(['explain', plan.nodes[0]!.unique_id], { cwd: project.dir });
+    expect(explained.exitCode, explained.stderr).toBe(0);
+    expect(explained.stderr).toContain('target/ holds a finished build');
   }, 120_000);
 
   it("show falls back to the manifest's compiled code when no SQL file was archived (item 9)", async () => {

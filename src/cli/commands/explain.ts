@@ -10,7 +10,13 @@ export default async function explain(io: CliIo, flags: PlanFlags & { args?: str
   const result = await planFromFlags(io, flags, { record: false });
   const node = findNode(result, flags.args?.[0] ?? '');
   if (flags.json) printJson(io, node);
-  else printExplain(io, node);
+  else {
+    printExplain(io, node);
+    // What plan says after its table, as far as it concerns this node: target/ holding a
+    // finished build concerns every verdict; freshness, only a verdict it decided.
+    const concerns = (code: string): boolean => code === 'finished-build' || (code === 'freshness-unknown' && node.checks.some((c) => !c.ok && c.reason === 'freshness unknown'));
+    for (const notice of result.notices.filter((n) => concerns(n.code))) io.stderr(`note: ${notice.message}\n`);
+  }
   return ExitCode.ok;
 }
 
