@@ -16,18 +16,27 @@ export interface InvocationPartition {
 /**
  * Each invocation's partition. The remote that names a project is the newest one its runs were
  * captured with, so a run without git (a laptop's) lands beside the CI runs of the same project.
+ * An invocation whose artifacts name no project (a run_results.json captured without its
+ * manifest) is the project's of the invocation before it in history, else of the one after: a
+ * partition of its own ('unnamed') would split one project's history in two.
  */
 const PARTITIONS = `
 WITH run AS (
   SELECT i.invocation_id, i.project_name, i.git_remote, coalesce(i.started_at, i.generated_at, c.captured_at) AS invoked_at,
-    coalesce(i.generated_at, c.captured_at) AS ordered_at
+    coalesce(i.generated_at, c.captured_at) AS ordered_at, i.run_id
   FROM invocation AS i LEFT JOIN capture AS c ON c.capture_id = i.run_id
 ),
+named AS (
+  SELECT *, coalesce(project_name,
+    last_value(project_name IGNORE NULLS) OVER (ORDER BY ordered_at NULLS LAST, run_id, invocation_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW),
+    first_value(project_name IGNORE NULLS) OVER (ORDER BY ordered_at NULLS LAST, run_id, invocation_id ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)) AS project
+  FROM run
+),
 remote AS (
-  SELECT project_name, arg_max(git_remote, ordered_at) AS git_remote FROM run WHERE git_remote IS NOT NULL GROUP BY project_name
+  SELECT project, arg_max(git_remote, ordered_at) AS git_remote FROM named WHERE git_remote IS NOT NULL GROUP BY project
 )
-SELECT r.invocation_id, r.project_name, m.git_remote, coalesce(strftime(timezone('UTC', r.invoked_at), '%Y-%m-%d'), '1970-01-01') AS day
-FROM run AS r LEFT JOIN remote AS m ON m.project_name IS NOT DISTINCT FROM r.project_name`;
+SELECT r.invocation_id, r.project, m.git_remote, coalesce(strftime(timezone('UTC', r.invoked_at), '%Y-%m-%d'), '1970-01-01') AS day
+FROM named AS r LEFT JOIN remote AS m ON m.project IS NOT DISTINCT FROM r.project`;
 
 export async function readPartitions(db: Database, explicitProject: string | null): Promise<Map<string, InvocationPartition>> {
   const rows = (await db.connection.runAndReadAll(PARTITIONS)).getRows() as [string, string | null, string | null, string][];
