@@ -108,6 +108,7 @@ describe.skipIf(!hasSpark || !hasCorpus)('three projects exported into one datas
   if (!hasSpark) console.warn(`SKIPPED: ${NO_SPARK_REASON}`);
   announceS3Skip('Spark reading the dataset through s3a://');
   const viaS3 = s3Available && s3aJars !== null;
+  if (s3Available && !s3aJars && process.env.DBTATTIC_REQUIRE_SPARK === '1') throw new Error(`DBTATTIC_REQUIRE_SPARK=1 and S3 is here, but no S3A jars: ${process.env.DBTATTIC_NO_S3A_REASON ?? 'unknown'}`);
   if (s3Available && !s3aJars) console.warn(`SKIPPED (no S3A jars: ${process.env.DBTATTIC_NO_S3A_REASON ?? 'unknown'}): Spark reading through s3a://`);
   let history: ReplayedHistory;
   const projects: Project[] = [];
