@@ -8,7 +8,7 @@
 //   node bench/export.mjs [--nodes 10000] [--runs 200]
 //   BENCH_EXPORT_DIR=/tmp/e node bench/export.mjs     keep the history there; measure it again next time
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -65,21 +65,25 @@ async function buildHistory(history, project, store) {
 const keep = process.env.BENCH_EXPORT_DIR;
 const root = keep ?? mkdtempSync(path.join(os.tmpdir(), 'attic-bench-export-'));
 const project = path.join(root, 'project');
+const built = path.join(root, 'store-built');
 const store = path.join(root, 'store');
 const dataset = path.join(root, 'dataset');
+// What a kept directory holds: runs 1..N-1 of nodes, in store-built/, measured on a copy (store/).
+const marker = path.join(root, `built-${nodes}x${runs}`);
 try {
   const history = new ScaledHistory(nodes, runs);
-  const marker = path.join(root, `built-${nodes}x${runs}`);
   if (!existsSync(marker)) {
     rmSync(root, { recursive: true, force: true });
     mkdirSync(path.join(project, 'target'), { recursive: true });
     writeFileSync(path.join(project, 'dbt_project.yml'), "name: hubspot_integration_tests\nversion: '1.0'\nprofile: bench\n");
-    await buildHistory(history, project, store);
+    await buildHistory(history, project, built);
     writeFileSync(marker, '');
   } else {
-    // The history object writes run N from the state run N-1 left: replay the changes only.
+    // The history writes run N from the state run N-1 left: replay the changes only.
     for (let r = 2; r < runs; r++) history.changeModels(r);
   }
+  rmSync(store, { recursive: true, force: true });
+  cpSync(built, store, { recursive: true });
   rmSync(dataset, { recursive: true, force: true });
   const first = attic(project, store, ['export', '--to', dataset, '--json']);
   const firstReport = JSON.parse(first.stdout);

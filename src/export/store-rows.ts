@@ -46,10 +46,13 @@ export async function readPartitions(db: Database, explicitProject: string | nul
 /**
  * The file each invocation's rows of `table` make now, named by a digest of those rows: the
  * sum of DuckDB's hash of each row (order does not matter, a repeated row counts twice) and
- * their count. Reading the digests costs one scan of the table, not a write.
+ * their count. Reading the digests costs one scan of the table, not a write; with `owners`, of
+ * those owners' rows (the filter reaches the table's scan where the owner is a column of it).
  */
-export async function readNeededFiles(db: Database, table: DatasetTable, partitions: ReadonlyMap<string, InvocationPartition>): Promise<DatasetFile[]> {
-  const sql = `SELECT owner, count(*)::VARCHAR || ':' || sum(hash(q))::VARCHAR FROM (${table.select}) AS q GROUP BY owner`;
+export async function readNeededFiles(db: Database, table: DatasetTable, partitions: ReadonlyMap<string, InvocationPartition>, owners: ReadonlySet<string> | null = null): Promise<DatasetFile[]> {
+  if (owners?.size === 0) return [];
+  const list = owners ? `(${ownerList([...owners])})` : null;
+  const sql = `SELECT owner, count(*)::VARCHAR || ':' || sum(hash(q))::VARCHAR FROM (${table.select}) AS q ${list ? `WHERE owner IN ${list}` : ''} GROUP BY owner`;
   const rows = (await db.connection.runAndReadAll(sql)).getRows() as [string, string][];
   return rows.flatMap(([owner, digest]) => {
     const partition = partitions.get(owner);
@@ -57,10 +60,10 @@ export async function readNeededFiles(db: Database, table: DatasetTable, partiti
   });
 }
 
-export async function readAllNeededFiles(db: Database, partitions: ReadonlyMap<string, InvocationPartition>): Promise<DatasetFile[]> {
-  const files: DatasetFile[] = [];
-  for (const table of DATASET_TABLES) files.push(...(await readNeededFiles(db, table, partitions)));
-  return files;
+/** The store's invocations in history's order. */
+export async function readHistoryOrder(db: Database): Promise<string[]> {
+  const rows = (await db.connection.runAndReadAll('SELECT invocation_id FROM v_invocation_sequence ORDER BY seq')).getRows() as [string][];
+  return rows.map(([id]) => id);
 }
 
 /**
@@ -77,8 +80,12 @@ const OWNERS_PER_COPY = 64;
  */
 export async function copyTableFiles(db: Database, table: DatasetTable, owners: readonly string[], dir: string): Promise<void> {
   for (let i = 0; i < owners.length; i += OWNERS_PER_COPY) {
-    const list = owners.slice(i, i + OWNERS_PER_COPY).map((id) => `'${id.replaceAll("'", "''")}'`).join(', ');
-    const sql = `COPY (SELECT * FROM (${table.select}) AS q WHERE owner IN (${list})) TO '${dir.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (owner), OVERWRITE_OR_IGNORE)`;
+    const list = `(${ownerList(owners.slice(i, i + OWNERS_PER_COPY))})`;
+    const sql = `COPY (SELECT * FROM (${table.select}) AS q WHERE owner IN ${list}) TO '${dir.replaceAll("'", "''")}' (FORMAT parquet, COMPRESSION zstd, PARTITION_BY (owner), OVERWRITE_OR_IGNORE)`;
     await db.connection.run(sql);
   }
+}
+
+function ownerList(owners: readonly string[]): string {
+  return owners.map((id) => `'${id.replaceAll("'", "''")}'`).join(', ');
 }
