@@ -13,10 +13,11 @@ export const hasSpark = sparkBin !== null && existsSync(path.join(sparkBin, 'pyt
 /** The jars S3A needs (scripts/spark-s3a-jars.sh), comma-separated; null when they could not be fetched. */
 export const s3aJars: string[] | null = process.env.DBTATTIC_SPARK_JARS ? process.env.DBTATTIC_SPARK_JARS.split(',') : null;
 
+const missing = process.env.DBTATTIC_NO_SPARK_REASON ?? (sparkBin ? `no python in DBTATTIC_SPARK_BIN=${sparkBin}` : 'DBTATTIC_SPARK_BIN is not set');
 if (!hasSpark && process.env.DBTATTIC_REQUIRE_SPARK === '1') {
-  throw new Error(`DBTATTIC_REQUIRE_SPARK=1 but no Spark (${process.env.DBTATTIC_NO_SPARK_REASON ?? 'DBTATTIC_SPARK_BIN is not set'}): run scripts/spark-venv.sh, with Java 17 installed.`);
+  throw new Error(`DBTATTIC_REQUIRE_SPARK=1 but no Spark (${missing}): run scripts/spark-venv.sh, with Java 17 installed.`);
 }
-export const NO_SPARK_REASON = `no Spark (${process.env.DBTATTIC_NO_SPARK_REASON ?? 'DBTATTIC_SPARK_BIN is not set'}): scripts/spark-venv.sh makes one from PyPI; it needs Java`;
+export const NO_SPARK_REASON = `no Spark (${missing}): scripts/spark-venv.sh makes one from PyPI; it needs Java`;
 
 const SCRIPT = path.join(path.dirname(fileURLToPath(import.meta.url)), 'spark_questions.py');
 
