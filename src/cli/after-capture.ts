@@ -56,9 +56,30 @@ export async function catchUpCaptures(io: CliIo, config: AtticConfig, captureIds
     .then(({ catchUpAfterCapture }) => catchUpAfterCapture(config, captureIds, opened))
     .catch((error: unknown) => ({ status: 'failed' as const, error: error instanceof Error ? error.message : String(error) }));
   if (result.status === 'synced' && result.compactionDue) await compactInBackground(io, config).catch(() => undefined);
+  if (result.status === 'synced') await exportAfterCapture(io, config, quiet);
   if (result.status === 'busy' && !quiet) io.stderr(io.color.dim('dbtattic: the store is in use by another process; it catches up on the next read.\n'));
   if (result.status === 'stale' && !quiet) io.stderr(io.color.dim('dbtattic: the store was written by another dbtattic version; the next read rebuilds it.\n'));
   if (result.status === 'failed') io.stderr(`${io.color.yellow('dbtattic warning:')} the store could not be updated (${result.error}); the capture is safe in the archive. Run dbtattic rebuild.\n`);
+}
+
+/**
+ * With `export: {to: …}` in dbtattic.yml, what the store just took in goes to the dataset too
+ * (docs/export.md): the export writes only the files the dataset lacks, so this costs the
+ * digests' read and a listing. Like the catch-up, a problem is talk, never a failed capture:
+ * the next capture, or `dbtattic export`, writes whatever is missing. A busy or stale store is
+ * not caught up here, and not exported from either.
+ */
+async function exportAfterCapture(io: CliIo, config: AtticConfig, quiet: boolean): Promise<void> {
+  if (!config.export.to) return;
+  const location = config.export.to.value;
+  const outcome = await import('../export/index.js')
+    .then(({ exportHistory }) => exportHistory(config))
+    .catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
+  if ('error' in outcome) {
+    io.stderr(`${io.color.yellow('dbtattic warning:')} the export to ${location} failed (${outcome.error}); the capture is safe in the archive. Run dbtattic export.\n`);
+  } else if (!quiet && outcome.written + outcome.deleted > 0) {
+    io.stderr(io.color.dim(`dbtattic: exported to ${outcome.location}: ${outcome.written} file(s) written, ${outcome.deleted} deleted.\n`));
+  }
 }
 
 /**

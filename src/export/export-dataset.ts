@@ -6,9 +6,9 @@ import type { Database } from '../store/index.js';
 import { forEachLimited } from '../vocab/index.js';
 import { claimDataset } from './dataset-file.js';
 import { datasetFileKey, parseDatasetFileKey, partitionPrefix, type DatasetFile } from './layout.js';
-import { planExport, type ExportPlan } from './plan.js';
-import { copyTableFiles, readAllNeededFiles, readPartitions } from './store-rows.js';
-import { DATASET_TABLES } from './tables.js';
+import { digestScope, planExport, type ExportPlan } from './plan.js';
+import { copyTableFiles, readHistoryOrder, readNeededFiles, readPartitions, type InvocationPartition } from './store-rows.js';
+import { DATASET_TABLES, INVOCATION_TABLE } from './tables.js';
 
 export interface ExportOptions {
   /** `export.project` of dbtattic.yml or --project: the partition every invocation goes to. */
@@ -35,8 +35,8 @@ const PARALLEL_PUTS = 8;
 export async function exportDataset(db: Database, target: Backend, options: ExportOptions): Promise<ExportReport> {
   const partitions = await readPartitions(db, options.project);
   const projects = [...new Set([...partitions.values()].map((p) => p.project))].sort();
-  const needed = await readAllNeededFiles(db, partitions);
   const listed = await listDataset(target, [...projects, ...[...partitions.values()].map((p) => p.nameOnly)]);
+  const needed = await readNeeded(db, partitions, listed, options.forgotten);
   const plan = planExport({ needed, invocations: new Set(partitions.keys()), forgotten: options.forgotten, listed });
   const report = { location: target.location, projects, written: plan.write.length, deleted: plan.delete.length, unchanged: plan.unchanged, bytes: 0, dryRun: options.dryRun === true };
   if (options.dryRun) return report;
@@ -44,6 +44,20 @@ export async function exportDataset(db: Database, target: Backend, options: Expo
   report.bytes = await writeFiles(db, target, plan.write);
   await forEachLimited(plan.delete, PARALLEL_PUTS, (file) => target.delete(datasetFileKey(file)));
   return report;
+}
+
+/**
+ * The files the store's invocations need: the invocation table's of all (one cheap scan), the
+ * other tables' digested for the invocations `digestScope` names, and as listed for the settled
+ * ones before them, which keep their files. An export after one more run digests that run.
+ */
+async function readNeeded(db: Database, partitions: ReadonlyMap<string, InvocationPartition>, listed: readonly DatasetFile[], forgotten: ReadonlySet<string>): Promise<DatasetFile[]> {
+  const invocationFiles = await readNeededFiles(db, INVOCATION_TABLE, partitions);
+  const scope = digestScope({ order: await readHistoryOrder(db), invocationFiles, forgotten, listed });
+  const needed = [...invocationFiles];
+  for (const table of DATASET_TABLES) if (table !== INVOCATION_TABLE) needed.push(...(await readNeededFiles(db, table, partitions, scope)));
+  const settled = (file: DatasetFile): boolean => scope !== null && partitions.has(file.invocationId) && !scope.has(file.invocationId);
+  return [...needed, ...listed.filter((file) => file.table !== INVOCATION_TABLE.name && settled(file))];
 }
 
 /**
@@ -68,7 +82,8 @@ async function writeFiles(db: Database, target: Backend, files: ExportPlan['writ
   const scratch = await mkdtemp(path.join(os.tmpdir(), 'dbtattic-export-'));
   let bytes = 0;
   try {
-    for (const table of DATASET_TABLES) {
+    // The invocation table last: its file is what marks an invocation exported (digestScope).
+    for (const table of [...DATASET_TABLES.filter((t) => t !== INVOCATION_TABLE), INVOCATION_TABLE]) {
       const mine = files.filter((f) => f.table === table.name);
       if (mine.length === 0) continue;
       const dir = path.join(scratch, table.name);

@@ -20,12 +20,7 @@ export interface CorpusStore {
 }
 
 export async function buildCorpusStore(dirs: string[]): Promise<CorpusStore> {
-  const root = mkdtempSync(path.join(os.tmpdir(), 'attic-corpus-store-'));
-  const backend = await openArchive(path.join(root, 'archive'), { create: true });
-  for (const [i, dir] of dirs.entries()) {
-    await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.parse('2026-01-01T00:00:00Z') + i * 60_000) });
-  }
-  await syncStore(backend, path.join(root, 'store.duckdb'), 'wait');
+  const root = await buildCorpusStoreDir(mkdtempSync(path.join(os.tmpdir(), 'attic-corpus-store-')), dirs);
   const db = await openDatabase(path.join(root, 'store.duckdb'), 'write');
   return {
     db,
@@ -36,4 +31,17 @@ export async function buildCorpusStore(dirs: string[]): Promise<CorpusStore> {
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The same store, left in `root` as a store directory (archive/, store.duckdb) that the CLI opens
+ * with `--store root` or DBTATTIC_STORE, without a dbt project.
+ */
+export async function buildCorpusStoreDir(root: string, dirs: string[]): Promise<string> {
+  const backend = await openArchive(path.join(root, 'archive'), { create: true });
+  for (const [i, dir] of dirs.entries()) {
+    await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.parse('2026-01-01T00:00:00Z') + i * 60_000) });
+  }
+  await syncStore(backend, path.join(root, 'store.duckdb'), 'wait');
+  return root;
 }

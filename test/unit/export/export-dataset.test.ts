@@ -92,3 +92,30 @@ describe.skipIf(!hasCorpus)('exportDataset', () => {
     expect(rows).toEqual(await store.query('SELECT count(*) AS n FROM run_history'));
   });
 });
+
+/**
+ * rembo's twelve runs, some captured without their manifest (so the store knows no project name
+ * for them): each goes to its neighbours' project, not to a partition of its own.
+ */
+describe.skipIf(!hasCorpus)('exportDataset: runs that name no project', () => {
+  let store: CorpusStore;
+  let root: string;
+  beforeAll(async () => {
+    const seq = path.join(CORPUS_DIR, 'rembo-dbt-prod', 'target-seq');
+    store = await buildCorpusStore(readdirSync(seq).sort().map((d) => path.join(seq, d)));
+    root = mkdtempSync(path.join(os.tmpdir(), 'attic-export-'));
+  }, 120_000);
+  afterAll(() => {
+    store?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('files them with the project of the run before (or after) them', async () => {
+    const nameless = await store.query('SELECT count(*) AS n FROM invocation WHERE project_name IS NULL');
+    expect(Number(nameless[0]!.n)).toBeGreaterThan(0);
+    const report = await exportDataset(store.db, backendFor(root), { project: null, forgotten: new Set() });
+    expect(report.projects).toEqual(['dbt_prod']);
+    const got = await store.query(`SELECT DISTINCT project, invocation_id FROM read_parquet('${root}/invocation/**/*.parquet', hive_partitioning = true) ORDER BY ALL`);
+    expect(got).toEqual((await store.query('SELECT invocation_id FROM invocation ORDER BY ALL')).map((r) => ({ project: 'dbt_prod', ...r })));
+  });
+});

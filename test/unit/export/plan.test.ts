@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { digestScope } from '../../../src/export/plan.js';
 import { normalizedRemote, planExport, projectKey } from '../../../src/export/index.js';
 
 const file = (invocationId: string, digest: string, project = 'p') => ({ table: 'run_result', project, date: '2026-01-01', invocationId, digest });
@@ -36,5 +37,34 @@ describe('projectKey', () => {
     expect(projectKey(null, 'analytics', 'git@github.com:a/x.git')).not.toBe(projectKey(null, 'analytics', 'git@github.com:b/x.git'));
     expect(projectKey('org/analytics prod', 'analytics', 'git@github.com:a/x.git')).toBe('org_analytics_prod');
     expect(projectKey(null, null, null)).toBe('unnamed');
+  });
+});
+
+describe('digestScope', () => {
+  const inv = (id: string, digest = 'a'.repeat(16), project = 'p') => ({ table: 'invocation', project, date: '2026-01-01', invocationId: id, digest });
+  const order = ['a', 'b', 'c'];
+  const invocationFiles = order.map((id) => inv(id));
+  const listedAll = [...invocationFiles, ...order.map((id) => file(id, 'b'.repeat(16)))];
+  const scope = (listed: ReturnType<typeof inv>[], forgotten: string[] = []) => digestScope({ order, invocationFiles, forgotten: new Set(forgotten), listed });
+
+  it('digests nothing when every invocation is exported as the store has it now', () => {
+    expect(scope(listedAll)).toEqual(new Set());
+  });
+
+  it('digests a new run, and from an older run filed late onwards (its arrival re-matches what follows)', () => {
+    expect(scope(listedAll.filter((f) => f.invocationId !== 'c'))).toEqual(new Set(['c']));
+    expect(scope(listedAll.filter((f) => f.invocationId !== 'b'))).toEqual(new Set(['b', 'c']));
+  });
+
+  it('digests from an invocation whose row changed, or that has two files of a table, or a file in another partition', () => {
+    expect(scope([...listedAll.filter((f) => !(f.invocationId === 'b' && f.table === 'invocation')), inv('b', 'c'.repeat(16))])).toEqual(new Set(['b', 'c']));
+    expect(scope([...listedAll, file('b', 'd'.repeat(16))])).toEqual(new Set(['b', 'c']));
+    expect(scope([...listedAll.filter((f) => !(f.invocationId === 'c' && f.table === 'run_result')), file('c', 'b'.repeat(16), 'old-name')])).toEqual(new Set(['c']));
+  });
+
+  it('digests everything on a first export, and while a forgotten invocation has files', () => {
+    expect(scope([])).toBeNull();
+    expect(scope([...listedAll, file('gone', 'e'.repeat(16))], ['gone'])).toBeNull();
+    expect(scope(listedAll, ['gone'])).toEqual(new Set());
   });
 });
