@@ -80,8 +80,8 @@ const QUESTIONS: { name: string; store: string; spark: string }[] = [
 ];
 
 /**
- * Brooklyn's `dbt test` again, a day later, as a new invocation of the same manifest in which
- * one test failed: a flaky test (failed and passed under the same definitions), which none of
+ * MADE UP HERE, not a run brooklyn-data made: its real `dbt test` artifacts copied as a new
+ * invocation a day later, with one test's result set to fail. A flaky test (failed and passed under the same definitions), which none of
  * the three histories holds, so that the flaky rule is compared on a true as well.
  */
 function flakyRerun(dir: string): string {
