@@ -11,7 +11,7 @@ import { REPO_DIR } from '../helpers/cli.js';
  */
 describe("the built DuckDB client's code cache", () => {
   it('is taken by the Node that built it, and the client it runs opens a database', () => {
-    const codeCache = pathToFileURL(path.join(REPO_DIR, 'dist', 'store', 'code-cache.js')).href;
+    const codeCache = pathToFileURL(path.join(REPO_DIR, 'dist', 'store', 'db', 'code-cache.js')).href;
     const client = path.join(REPO_DIR, 'dist', 'vendor', 'duckdb-node-api.cjs');
     const script = `
       const { requireCompiled } = await import(${JSON.stringify(codeCache)});
