@@ -8,7 +8,7 @@
  * normalisation of what is compared). The store's version includes it, so a store derived under
  * other rules is re-derived from the archive instead of mixing rows of both.
  */
-export const ROWS_VERSION = 3;
+export const ROWS_VERSION = 4;
 
 /** Bumped whenever the fingerprint recipe (node-fingerprint.ts) changes, since every fingerprint changes with it. */
 export const FINGERPRINT_VERSION = 2;
