@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'rolldown';
 
-const INLINED = new Set(['commander', 'chalk', 'js-yaml']);
+const INLINED = new Set(['commander', '@commander-js/extra-typings', 'chalk', 'js-yaml']);
 const out = fileURLToPath(new URL('../dist/bundle/', import.meta.url));
 rmSync(out, { recursive: true, force: true });
 await build({

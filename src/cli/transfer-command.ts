@@ -1,16 +1,21 @@
+import type { Command } from '@commander-js/extra-typings';
+import { defineCommand, type CommandModule, type FlagsOf } from './command-module.js';
 import { divergedBranches, openArchive, transferArchive, type TransferReport } from '../archive/index.js';
 import { AtticError, ExitCode } from '../errors.js';
-import { loadConfig, type GlobalFlags } from './context.js';
+import { loadConfig } from './context.js';
 import { printJson, type CliIo } from './io.js';
 import { startProgress } from './progress.js';
 
-export interface TransferFlags extends GlobalFlags {
-  json?: boolean;
-  args?: string[];
+const options = (command: Command) => command
+  .argument('[remote]', 'the other store')
+  .option('--json', 'print the report as JSON');
+
+/** push (this store → the other) and pull (the other → this store): one command, two directions. */
+export function transferCommand(direction: 'push' | 'pull'): CommandModule {
+  return defineCommand(options, (io, flags) => runTransfer(io, flags, direction));
 }
 
-/** push (this store → the other) and pull (the other → this store): one copy, two directions. */
-export async function runTransfer(io: CliIo, flags: TransferFlags, direction: 'push' | 'pull'): Promise<number> {
+async function runTransfer(io: CliIo, flags: FlagsOf<typeof options>, direction: 'push' | 'pull'): Promise<number> {
   const config = loadConfig(io, { ...flags, remote: flags.args?.[0] });
   const other = config.pushRemote;
   if (!other) throw new AtticError('usage', `${direction} needs another store: 'dbtattic ${direction} s3://bucket/prefix', or 'remote:' in dbtattic.yml.`);

@@ -1,20 +1,33 @@
+import type { Command } from '@commander-js/extra-typings';
+import { defineCommand, defineGroup, type FlagsOf } from '../command-module.js';
 import { deleteBranch, listBranches, listInvocationIds, openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
 import { createBranchFrom } from '../../state/index.js';
 import { timeOfTimeId, uniquePrefixes } from '../../vocab/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { id, printTable, text, time } from '../print-table.js';
 
-interface BranchFlags extends GlobalFlags {
-  args?: string[];
-  from?: string;
-  allowFailed?: boolean;
-  json?: boolean;
-}
+const listOptions = (command: Command) => command.option('--json', 'print as JSON');
 
-export async function list(io: CliIo, flags: BranchFlags): Promise<number> {
+const createOptions = (command: Command) => command
+  .argument('<name>', 'the new branch')
+  .requiredOption('--from <invocation>', 'the base run: an invocation id, unique prefix or @branch (its newest run)')
+  .option('--allow-failed', 'allow a base run that failed or has no results')
+  .option('--json', 'print the new branch as JSON');
+
+const deleteOptions = (command: Command) => command
+  .argument('<name>', 'the branch')
+  .option('--json', 'print the deleted branch as JSON');
+
+export default defineGroup([
+  ['list', 'Every branch with its head and, for branches made with create, its base', defineCommand(listOptions, list)],
+  ['create', 'Start a branch whose base is a past run (state falls back to it)', defineCommand(createOptions, create)],
+  ['delete', "Remove a branch's name, head and base; the captures filed on it stay in history", defineCommand(deleteOptions, remove)],
+]);
+
+async function list(io: CliIo, flags: FlagsOf<typeof listOptions>): Promise<number> {
   const config = loadConfig(io, flags);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   const branches = await listBranches(backend);
@@ -30,7 +43,7 @@ export async function list(io: CliIo, flags: BranchFlags): Promise<number> {
   return ExitCode.ok;
 }
 
-export async function create(io: CliIo, flags: BranchFlags): Promise<number> {
+async function create(io: CliIo, flags: FlagsOf<typeof createOptions>): Promise<number> {
   const name = flags.args?.[0] ?? '';
   const config = loadConfig(io, flags);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
@@ -40,7 +53,7 @@ export async function create(io: CliIo, flags: BranchFlags): Promise<number> {
   return ExitCode.ok;
 }
 
-export async function remove(io: CliIo, flags: BranchFlags): Promise<number> {
+async function remove(io: CliIo, flags: FlagsOf<typeof deleteOptions>): Promise<number> {
   const name = flags.args?.[0] ?? '';
   const config = loadConfig(io, flags);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });

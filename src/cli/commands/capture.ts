@@ -1,9 +1,11 @@
+import { Option, type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { catalogConfigProblem } from '../../capture/catalog/config.js';
 import { captureProject } from '../../capture/session.js';
 import { ExitCode } from '../../errors.js';
 import { findProjectDir } from '../../config/dbt-project.js';
-import { isCapturePhase } from '../../vocab/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { CAPTURE_PHASES, isCapturePhase } from '../../vocab/index.js';
+import { loadConfig } from '../context.js';
 import type { CliIo } from '../io.js';
 import { storeAhead, updateStoreAfter } from '../after-capture.js';
 import { captureRows, printCaptureResult } from '../print-capture.js';
@@ -11,14 +13,18 @@ import { archiveAbbreviator } from '../abbreviate.js';
 import { startProgress } from '../progress.js';
 import { TOOL_VERSION } from '../version.js';
 
-interface CaptureFlags extends GlobalFlags {
-  phase?: string;
-  dryRun?: boolean;
-  quiet?: boolean;
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .addOption(new Option('--phase <phase>', 'when this capture happens relative to dbt').choices([...CAPTURE_PHASES]).default('manual'))
+  .option('--branch <name>', 'the line of history to file this capture on')
+  .option('--dry-run', 'show what would be captured, write nothing')
+  .option('--quiet', 'print nothing unless something failed')
+  .option('--json', 'print the result as JSON');
 
-export default async function capture(io: CliIo, flags: CaptureFlags): Promise<number> {
+type CaptureFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, capture);
+
+async function capture(io: CliIo, flags: CaptureFlags): Promise<number> {
   const phase = flags.phase && isCapturePhase(flags.phase) ? flags.phase : 'manual';
   if (phase === 'pre' && outsideAnyProject(io, flags)) return ExitCode.ok;
   const config = loadConfig(io, flags);

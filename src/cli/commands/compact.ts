@@ -1,17 +1,22 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { ExitCode } from '../../errors.js';
 import { compactStore, type CompactOutcome } from '../../store/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { formatBytes } from '../format.js';
 
-interface CompactFlags extends GlobalFlags {
-  force?: boolean;
-  quiet?: boolean;
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .option('--force', 'copy it even when little would be saved')
+  .option('--quiet', 'print nothing unless something failed')
+  .option('--json', 'print the outcome as JSON');
+
+type CompactFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, compact);
 
 /** The store's compaction (store/sync/compact-store.ts), on its own: what capture starts in the background. */
-export default async function compact(io: CliIo, flags: CompactFlags): Promise<number> {
+async function compact(io: CliIo, flags: CompactFlags): Promise<number> {
   const config = loadConfig(io, flags);
   const outcome = await compactStore(config.databaseFile, { force: flags.force });
   if (flags.json) printJson(io, { store: config.databaseFile, ...jsonOf(outcome) });

@@ -1,19 +1,25 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { branchBaseReader, diffInvocations, invocationAbbreviator, resolveInvocationRef, withCurrentStore } from '../../store/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
 import { withProgress } from '../progress.js';
 import { readNotices } from '../read-notice.js';
 import { wrappingIo } from '../wrap-lines.js';
 
-interface DiffFlags extends GlobalFlags {
-  args?: string[];
-  nearest?: boolean;
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .argument('<from>', 'an id, a unique prefix, or @branch')
+  .argument('<to>', 'an id, a unique prefix, or @branch')
+  .option('--nearest', 'compare nodes of a side without a manifest through the nearest earlier run that has one')
+  .option('--json', 'print as JSON');
+
+type DiffFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, diff);
 
 /** What changed from invocation A to B: nodes, statuses, runtimes, git range, catalog snapshot. */
-export default async function diff(terminal: CliIo, flags: DiffFlags): Promise<number> {
+async function diff(terminal: CliIo, flags: DiffFlags): Promise<number> {
   const io = wrappingIo(terminal);
   const [a, b] = flags.args ?? [];
   const config = loadConfig(io, flags);

@@ -1,11 +1,23 @@
+import type { Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { AtticError, ExitCode } from '../../errors.js';
 import type { NodeVerdict, PlanResult } from '../../plan/index.js';
 import { printJson, type CliIo } from '../io.js';
-import { planFromFlags, type PlanFlags } from '../planned-invocation.js';
+import { planFromFlags } from '../planned-invocation.js';
 import { printExplain } from '../print-plan.js';
 
+const options = (command: Command) => command
+  .argument('<node>', 'a name, selector or unique_id')
+  .option('--target <name>', 'count only builds on this dbt target')
+  .option('--branch <name>', 'count only builds on this line of history')
+  .option('--defer-to <branch>', "nodes never built on this branch may reuse that branch's builds")
+  .option('--invocation <id>', 'plan an archived invocation instead of target/')
+  .option('--json', 'print as JSON');
+
+export default defineCommand(options, explain);
+
 /** One node's verdict with every check behind it: `dbtattic explain orders`. */
-export default async function explain(io: CliIo, flags: PlanFlags & { args?: string[]; json?: boolean }): Promise<number> {
+async function explain(io: CliIo, flags: FlagsOf<typeof options>): Promise<number> {
   // Explaining is reading: only `plan` itself is recorded.
   const result = await planFromFlags(io, flags, { record: false });
   const node = findNode(result, flags.args?.[0] ?? '');

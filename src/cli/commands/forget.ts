@@ -1,20 +1,33 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
-import { describePolicy, evaluatePolicy, forgetByPolicy, predictShrink, resolvePolicy, type Decision, type KeepFlags } from '../../retention/index.js';
+import { describePolicy, evaluatePolicy, forgetByPolicy, predictShrink, resolvePolicy, type Decision } from '../../retention/index.js';
 import { refuseUnknownBranch } from '../../state/index.js';
 import { countOf, uniquePrefixes } from '../../vocab/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { formatBytes, formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { id, printTable, text, time } from '../print-table.js';
 
-interface ForgetFlags extends GlobalFlags, KeepFlags {
-  dryRun?: boolean;
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .option('--keep-last <n>', 'the n newest')
+  .option('--keep-hourly <n>', 'the newest of each of the n newest hours with a run')
+  .option('--keep-daily <n>', 'the newest of each of the n newest days with a run')
+  .option('--keep-weekly <n>', 'the newest of each of the n newest ISO weeks with a run')
+  .option('--keep-monthly <n>', 'the newest of each of the n newest months with a run')
+  .option('--keep-yearly <n>', 'the newest of each of the n newest years with a run')
+  .option('--keep-within <duration>', 'every run less than this (12h, 30d, 2w, 6m, 1y) before the newest')
+  .option('--branch <name>', 'decide only the lines of this branch')
+  .option('--dry-run', 'remove nothing: list what would go and why each kept one stays')
+  .option('--json', 'print as JSON');
+
+type ForgetFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, forget);
 
 /** Decides per branch and target which invocations to keep, and removes the others' records. */
-export default async function forget(io: CliIo, flags: ForgetFlags): Promise<number> {
+async function forget(io: CliIo, flags: ForgetFlags): Promise<number> {
   const config = loadConfig(io, flags);
   const { policy, source } = resolvePolicy(flags, config.retention?.value);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });

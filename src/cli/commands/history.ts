@@ -2,7 +2,10 @@ import { AtticError } from '../../errors.js';
 import { typedCommandName } from '../../extract/index.js';
 import { branchBaseReader, invocationAbbreviator, readHistory, withCurrentStore, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
 import { countOf, parseTimeArgument, shortId, spanLastIso, spanStartIso } from '../../vocab/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { Option, type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
+import { loadConfig } from '../context.js';
+import { positiveInt } from '../option-values.js';
 import { formatDuration, formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { id, printTable, text, time, type Cell } from '../print-table.js';
@@ -10,19 +13,23 @@ import { refuseMistypedBranch } from '../named-branch.js';
 import { withProgress } from '../progress.js';
 import { readNotices } from '../read-notice.js';
 
-interface HistoryFlags extends GlobalFlags {
-  limit?: number;
-  target?: string;
-  command?: string;
-  status?: string;
-  since?: string;
-  until?: string;
-  node?: string;
-  failed?: boolean;
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .option('--limit <n>', 'how many', positiveInt, 20)
+  .option('--target <name>', 'only this dbt target')
+  .option('--command <name>', 'only this dbt command (build, run, test, ...)')
+  .addOption(new Option('--status <outcome>', 'ok: results, none failed; failed: some error or fail; none: no results').choices(['ok', 'failed', 'none'] as const))
+  .option('--branch <name>', 'only this line of history')
+  .option('--since <time>', 'only invocations at or after this time (ISO 8601, a date alone from its start; or back from now: 12h, 7d, 2w, today, yesterday)')
+  .option('--until <time>', 'only invocations at or before this time (ISO 8601, a date alone to its end; or 12h, 7d, yesterday…)')
+  .option('--node <name>', "one model's or test's runs: its name or unique id")
+  .option('--failed', "only failed invocations, one line per failed node with dbt's message")
+  .option('--json', 'print as JSON');
 
-export default async function history(io: CliIo, flags: HistoryFlags): Promise<number> {
+type HistoryFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, history);
+
+async function history(io: CliIo, flags: HistoryFlags): Promise<number> {
   if (flags.failed && flags.status !== undefined && flags.status !== 'failed') {
     throw new AtticError('usage', `--failed lists the failures of failed runs; --status ${flags.status} asks for others. Drop one of them.`);
   }

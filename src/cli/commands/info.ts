@@ -1,10 +1,12 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { existsSync } from 'node:fs';
 import { openArchive, summarizeArchive, type ArchiveSummary, type Backend } from '../../archive/index.js';
 import { parseCatalogConfig } from '../../capture/catalog/index.js';
 import type { AtticConfig } from '../../config/resolve.js';
 import { isAtticError } from '../../errors.js';
 import type { ReadNotice, StoreFigures } from '../../store/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { formatBytes } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { withProgress } from '../progress.js';
@@ -14,11 +16,14 @@ import { wrappingIo } from '../wrap-lines.js';
 import { countOf } from '../../vocab/index.js';
 import { describePolicy, evaluatePolicy, hasConfiguredPolicy, predictShrink, resolvePolicy } from '../../retention/index.js';
 
-interface InfoFlags extends GlobalFlags {
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .option('--json', 'print as JSON');
 
-export default async function info(terminal: CliIo, flags: InfoFlags): Promise<number> {
+type InfoFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, info);
+
+async function info(terminal: CliIo, flags: InfoFlags): Promise<number> {
   const io = wrappingIo(terminal);
   const config = loadConfig(io, flags);
   const backend = config.remote || existsSync(config.archiveLocation) ? await openIfPresent(config) : null;

@@ -1,8 +1,10 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { listPlanRecords, openArchive } from '../../archive/index.js';
 import { AtticError } from '../../errors.js';
 import { branchBaseReader, inspectInvocation, invocationAbbreviator, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
 import { shortId } from '../../vocab/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { formatDuration, formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
@@ -10,15 +12,18 @@ import { withProgress } from '../progress.js';
 import { readNotices } from '../read-notice.js';
 import { wrappingIo } from '../wrap-lines.js';
 
-interface InspectFlags extends GlobalFlags {
-  args?: string[];
-  at?: string;
-  nearest?: boolean;
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .argument('[invocation]', 'an id, a unique prefix, or @branch for its latest')
+  .option('--at <time>', 'the latest invocation at or before this time (ISO 8601, or back from now: 12h, 7d, yesterday…)')
+  .option('--nearest', 'when it has no manifest, compare nodes through the nearest earlier run that has one')
+  .option('--json', 'print as JSON');
+
+type InspectFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, inspect);
 
 /** Which code, which data and which run produced an invocation, and what changed since the one before. */
-export default async function inspect(terminal: CliIo, flags: InspectFlags): Promise<number> {
+async function inspect(terminal: CliIo, flags: InspectFlags): Promise<number> {
   const io = wrappingIo(terminal);
   const ref = flags.args?.[0];
   if (!ref && !flags.at) throw new AtticError('usage', 'Name an invocation (id, unique prefix or @branch) or give --at TIME.');

@@ -1,17 +1,22 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
+import { positiveInt, positiveSeconds } from '../option-values.js';
 import { ExitCode } from '../../errors.js';
-import type { GlobalFlags } from '../context.js';
 import type { CliIo } from '../io.js';
 import { TOOL_VERSION } from '../version.js';
 
-interface McpFlags extends GlobalFlags {
-  maxRows?: number;
-  maxSeconds?: number;
-  maxBytes?: number;
-  maxRequestBytes?: number;
-}
+const options = (command: Command) => command
+  .option('--max-rows <n>', 'the most rows a query tool may return', positiveInt, 1000)
+  .option('--max-bytes <n>', 'the most bytes of rows (as JSON) one answer holds', positiveInt, 4_000_000)
+  .option('--max-request-bytes <n>', 'a request larger than this is refused with a JSON-RPC error', positiveInt, 1_000_000)
+  .option('--max-seconds <n>', 'the longest a query tool may run before it is stopped (query --timeout)', positiveSeconds, 60);
+
+type McpFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, mcp);
 
 /** Runs until the client closes the connection; stdout carries the protocol, so we say nothing there. */
-export default async function mcp(io: CliIo, flags: McpFlags): Promise<number> {
+async function mcp(io: CliIo, flags: McpFlags): Promise<number> {
   // Loaded, not imported: mcp is the front end above cli (it calls cli's program), and the one
   // edge back down to it is this load, when `dbtattic mcp` runs (test/unit/layers.test.ts).
   const { serveMcp } = await import('../../mcp/index.js');

@@ -1,19 +1,24 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';
 import { pruneArchive, resolvePruneGrace } from '../../retention/index.js';
 import { countOf } from '../../vocab/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { formatBytes } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 
-interface PruneFlags extends GlobalFlags {
-  dryRun?: boolean;
-  grace?: string;
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .option('--dry-run', 'delete nothing: say what would go')
+  .option('--grace <duration>', 'keep unreferenced objects younger than this (default 1h, or retention.prune_grace; 0 for none)')
+  .option('--json', 'print the report as JSON');
+
+type PruneFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, prune);
 
 /** Deletes the objects no record needs, beside captures at work (docs/retention.md). */
-export default async function prune(io: CliIo, flags: PruneFlags): Promise<number> {
+async function prune(io: CliIo, flags: PruneFlags): Promise<number> {
   const config = loadConfig(io, flags);
   const graceMs = resolvePruneGrace(flags.grace, config.retention?.value);
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });

@@ -1,7 +1,4 @@
-import type { CliIo } from '../io.js';
-import { runTransfer, type TransferFlags } from '../transfer-command.js';
+import { transferCommand } from '../transfer-command.js';
 
 /** Copies what the other store lacks to it; branch heads merge, a diverged one is reported. */
-export default function push(io: CliIo, flags: TransferFlags): Promise<number> {
-  return runTransfer(io, flags, 'push');
-}
+export default transferCommand('push');

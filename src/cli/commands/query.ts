@@ -1,25 +1,31 @@
+import { Option, type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
+import { positiveInt, wholeSeconds } from '../option-values.js';
 import { AtticError } from '../../errors.js';
 // The two modules, not the store's index: `query "select 1"` is the floor of every reading
 // command, and the index loads every report and comparison module too.
 import { withCurrentStore } from '../../store/sync/project-store.js';
 import { streamReadOnlyQuery } from '../../store/read/query.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import type { CliIo } from '../io.js';
 import { querySink, type QueryFormat } from '../query-output.js';
 import { readNotices } from '../read-notice.js';
 import { withProgress } from '../progress.js';
 import { countOf } from '../../vocab/index.js';
 
-interface QueryFlags extends GlobalFlags {
-  args?: string[];
-  format?: QueryFormat;
-  limit?: number;
-  maxBytes?: number;
-  timeout?: number;
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .argument('[sql...]', 'the SQL; read from stdin when absent')
+  .addOption(new Option('--format <format>', 'output format').choices(['table', 'json', 'csv', 'markdown'] as const).default('table' as const))
+  .option('--limit <n>', 'at most this many rows', positiveInt)
+  .option('--max-bytes <n>', 'at most this many bytes of rows, counted as JSON', positiveInt)
+  .option('--timeout <seconds>', 'stop the query after this long (0: never)', wholeSeconds, 300)
+  .option('--json', 'same as --format json');
 
-export default async function query(io: CliIo, flags: QueryFlags): Promise<number> {
+type QueryFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, query);
+
+async function query(io: CliIo, flags: QueryFlags): Promise<number> {
   const sql = flags.args?.join(' ').trim() || (await io.readStdin());
   if (!sql.trim()) throw new AtticError('usage', 'Give SQL as an argument or on stdin, e.g. dbtattic query "select * from invocation".');
   const config = loadConfig(io, flags);

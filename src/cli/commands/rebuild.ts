@@ -1,16 +1,21 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { ExitCode } from '../../errors.js';
 import { rebuildProjectStore, type IngestProblem } from '../../store/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
 import { countOf } from '../../vocab/index.js';
 
-interface RebuildFlags extends GlobalFlags {
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .option('--json', 'print the report as JSON');
+
+type RebuildFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, rebuild);
 
 /** Re-derives the whole store from the archive; the old store serves readers until the swap. */
-export default async function rebuild(io: CliIo, flags: RebuildFlags): Promise<number> {
+async function rebuild(io: CliIo, flags: RebuildFlags): Promise<number> {
   const config = loadConfig(io, flags);
   const progress = startProgress(io, 'rebuilding');
   const report = await rebuildProjectStore(config, progress.update).finally(progress.stop);

@@ -1,3 +1,6 @@
+import { Option, type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
+import { positiveInt } from '../option-values.js';
 import { lstatSync, statSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
@@ -5,29 +8,33 @@ import { AtticError, ExitCode } from '../../errors.js';
 import { readMarkdownSummary, writeHtmlReport } from '../../report/index.js';
 import { withCurrentStore } from '../../store/index.js';
 import { parseTimeArgument, spanStartIso } from '../../vocab/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { refuseMistypedBranch } from '../named-branch.js';
 import { withProgress } from '../progress.js';
 import { TOOL_VERSION } from '../version.js';
 
-interface ReportFlags extends GlobalFlags {
-  out?: string;
-  format?: 'html' | 'markdown';
-  since?: string;
-  last?: number;
-  target?: string;
-  from?: string;
-  to?: string;
-  open?: boolean;
-  json?: boolean;
-  reportUrl?: string;
-}
+const options = (command: Command) => command
+  .option('--out <file>', 'where to write the HTML report', 'report.html')
+  .addOption(new Option('--format <format>', 'html, or markdown: a summary from --from to --to on stdout').choices(['html', 'markdown'] as const).default('html' as const))
+  .option('--since <time>', 'only invocations at or after this time (ISO 8601, or back from now: 12h, 7d, 2w, today, yesterday)')
+  .option('--last <n>', 'only the newest N invocations', positiveInt)
+  .option('--target <name>', 'only this dbt target')
+  .option('--branch <name>', 'only this line of history')
+  .option('--from <id>', 'markdown: the earlier run (default: the run before --to on its branch and target)')
+  .option('--to <id>', 'markdown: the later run (default: the newest)')
+  .option('--report-url <url>', "markdown: where the HTML report is (a CI artifact), linked when lists are cut to fit GitHub's 65,536-character comment")
+  .option('--open', 'open the report in a browser once written')
+  .option('--json', 'print what was written as JSON');
+
+type ReportFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, report);
 
 /** 10 MB: what a mail attachment or CI artifact viewer takes without complaint. */
 const SIZE_BUDGET = 10_000_000;
 
-export default async function report(io: CliIo, flags: ReportFlags): Promise<number> {
+async function report(io: CliIo, flags: ReportFlags): Promise<number> {
   const config = loadConfig(io, flags);
   if (flags.format === 'markdown') {
     const text = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) => readMarkdownSummary(db, config, { from: flags.from, to: flags.to, reportUrl: flags.reportUrl }), update));

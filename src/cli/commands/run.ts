@@ -1,20 +1,27 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { dbtPaths } from '../../capture/dbt-flags.js';
 import { runWithCapture } from '../../capture/run.js';
 import { AtticError, ExitCode } from '../../errors.js';
 import { archiveAbbreviator } from '../abbreviate.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { formatBytes } from '../format.js';
 import type { CliIo } from '../io.js';
 import { TOOL_VERSION } from '../version.js';
 import { catchUpInBackground } from '../after-capture.js';
 
-interface RunFlags extends GlobalFlags {
-  args?: string[];
-  quiet?: boolean;
-}
+const options = (command: Command) => command
+  .argument('<command...>', 'the command to run, after --')
+  .passThroughOptions()
+  .option('--branch <name>', 'the line of history to file these captures on')
+  .option('--quiet', 'print nothing of our own unless something failed');
+
+type RunFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, run);
 
 /** dbt's own output passes straight through; ours is one line on stderr at the end. */
-export default async function run(io: CliIo, flags: RunFlags): Promise<number> {
+async function run(io: CliIo, flags: RunFlags): Promise<number> {
   const argv = flags.args ?? [];
   if (argv.length === 0) throw new AtticError('usage', 'Give the command to run after --, e.g. dbtattic run -- dbt build.');
   // Where dbt is told its project and target/ are is where to capture, unless dbtattic was told.

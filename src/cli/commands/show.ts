@@ -1,18 +1,23 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { openArchive } from '../../archive/index.js';
 import { AtticError, ExitCode } from '../../errors.js';
 import { readNodeOutput, withCurrentStore, type NodeOutput } from '../../store/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 
-interface ShowFlags extends GlobalFlags {
-  args?: string[];
-  invocation?: string;
-  at?: string;
-  compiled?: boolean;
-  run?: boolean;
-  log?: boolean;
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .argument('<node>', 'a unique_id, or a node name')
+  .option('--invocation <id>', 'this invocation (id, unique prefix or @branch) instead of the latest that ran the node')
+  .option('--at <time>', 'the latest invocation at or before this time (ISO 8601, or back from now: 12h, 7d, yesterday…)')
+  .option('--compiled', 'only the compiled SQL (target/compiled), as written')
+  .option('--run', 'only the executed statement (target/run), as written')
+  .option('--log', "only the node's lines of dbt.log")
+  .option('--json', 'print as JSON');
+
+type ShowFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, show);
 
 type Part = 'compiled' | 'run' | 'log';
 
@@ -20,7 +25,7 @@ type Part = 'compiled' | 'run' | 'log';
  * What a node ran: its compiled SQL, the statement dbt executed and its lines of dbt.log. With
  * exactly one of --compiled, --run, --log, that text alone, byte for byte (for a pipe).
  */
-export default async function show(io: CliIo, flags: ShowFlags): Promise<number> {
+async function show(io: CliIo, flags: ShowFlags): Promise<number> {
   if (flags.invocation && flags.at) throw new AtticError('usage', 'Give --invocation or --at, not both (--at chooses the invocation).');
   const config = loadConfig(io, flags);
   const node = flags.args?.[0] ?? '';

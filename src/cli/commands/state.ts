@@ -1,26 +1,32 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import path from 'node:path';
 import { keySegment, openArchive, putHandoutRecord, type Backend } from '../../archive/index.js';
 import { AtticError, ExitCode, isAtticError } from '../../errors.js';
 import { typedCommandName } from '../../extract/index.js';
 import { checkStateDir, chooseState, STATE_ARTIFACTS, synthesizePerNodeState, writePerNodeState, writeStateDir, type ChosenState, type StateQuery } from '../../state/index.js';
 import { ARTIFACT_TYPES, artifactFileName, isArtifactType, newTimeId, type ArtifactType } from '../../vocab/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 
-interface StateFlags extends GlobalFlags {
-  lastSuccess?: boolean;
-  perNode?: boolean;
-  invocation?: string;
-  target?: string;
-  command?: string;
-  out?: string;
-  artifacts?: string;
-  allowFailed?: boolean;
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .option('--last-success', 'the newest successful build or run (the default)')
+  .option('--per-node', "each node from its own newest successful build, across invocations (synthesized)")
+  .option('--invocation <id>', 'a given invocation, by id or unique prefix')
+  .option('--target <name>', 'only invocations run against this dbt target')
+  .option('--command <names>', 'which dbt commands count as a success (comma-separated)', 'build,run')
+  .option('--branch <name>', "only this line of history; falls back to the branch's base")
+  .option('--out <dir>', 'where to write it (default: <store>/state/<invocation>)')
+  .option('--artifacts <names>', 'which archived artifacts to write (comma-separated; default: manifest,run_results,sources)')
+  .option('--allow-failed', "with --branch: accept the branch's base even if that run failed")
+  .option('--json', 'print what was chosen as JSON');
+
+type StateFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, state);
 
 /** Prints only the directory's path: `dbt build --state "$(dbtattic state --last-success)"`. */
-export default async function state(io: CliIo, flags: StateFlags): Promise<number> {
+async function state(io: CliIo, flags: StateFlags): Promise<number> {
   if (flags.perNode && (flags.lastSuccess || flags.invocation)) {
     throw new AtticError('usage', `--per-node builds the directory from each node's newest successful build; ${flags.lastSuccess ? '--last-success' : '--invocation'} chooses one invocation instead. Give one of them.`);
   }

@@ -1,6 +1,8 @@
+import { Option, type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { ExitCode } from '../../errors.js';
 import { compactStore, syncForReading } from '../../store/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
 import { countOf } from '../../vocab/index.js';
@@ -8,13 +10,17 @@ import { formatBytes } from '../format.js';
 import { catchUpCaptures } from '../after-capture.js';
 import type { AtticConfig } from '../../config/resolve.js';
 
-interface SyncFlags extends GlobalFlags {
-  json?: boolean;
-  afterCapture?: string;
-}
+const options = (command: Command) => command
+  .option('--json', 'print the report as JSON')
+  // `run` starts it with the captures it filed, to catch up on beside dbt's caller (cli/after-capture.ts).
+  .addOption(new Option('--after-capture <capture-ids>').hideHelp());
+
+type SyncFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, sync);
 
 /** What every reading command does first, on its own: for a CI step that only warms the cache. */
-export default async function sync(io: CliIo, flags: SyncFlags): Promise<number> {
+async function sync(io: CliIo, flags: SyncFlags): Promise<number> {
   const config = loadConfig(io, flags);
   if (flags.afterCapture !== undefined) return afterCapture(io, config, flags.afterCapture.split(','));
   const progress = startProgress(io, 'syncing');

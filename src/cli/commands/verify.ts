@@ -1,20 +1,25 @@
+import { type Command } from '@commander-js/extra-typings';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import path from 'node:path';
 import { openArchiveForCheck, repairArchive, verifyArchive, type VerifyReport } from '../../archive/index.js';
 import { intactCopies } from '../../capture/index.js';
 import { ExitCode } from '../../errors.js';
 import { summarizeRunResults } from '../../extract/index.js';
-import { loadConfig, type GlobalFlags } from '../context.js';
+import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
 import { wrappingIo } from '../wrap-lines.js';
 import { countOf } from '../../vocab/index.js';
 
-interface VerifyFlags extends GlobalFlags {
-  repair?: boolean;
-  json?: boolean;
-}
+const options = (command: Command) => command
+  .option('--repair', 're-write damaged objects from intact copies (target/, state directories), then say what remains lost')
+  .option('--json', 'print the report as JSON');
 
-export default async function verify(terminal: CliIo, flags: VerifyFlags): Promise<number> {
+type VerifyFlags = FlagsOf<typeof options>;
+
+export default defineCommand(options, verify);
+
+async function verify(terminal: CliIo, flags: VerifyFlags): Promise<number> {
   const io = wrappingIo(terminal);
   const config = loadConfig(io, flags);
   const backend = await openArchiveForCheck(config.archiveLocation, config.remote);
