@@ -1,19 +1,9 @@
+import type { ArchiveSummary } from '../answers/index.js';
 import type { Backend } from './backend.js';
 import { CAPTURE_RECORDS_PREFIX, CHUNKS_PREFIX, FILES_PREFIX, INVOCATION_RECORDS_PREFIX } from './layout.js';
 import { listArtifactRecords } from './records.js';
 
-export interface ArchiveSummary {
-  location: string;
-  invocations: number;
-  artifactRecords: number;
-  captureRecords: number;
-  files: number;
-  chunks: number;
-  /** Sum of the sizes of the distinct artifacts archived, as dbt wrote them. */
-  logicalBytes: number;
-  /** What the archive occupies: compressed chunks, file indexes and records. */
-  storedBytes: number;
-}
+export type { ArchiveSummary };
 
 export async function summarizeArchive(backend: Backend): Promise<ArchiveSummary> {
   const [chunks, files, captures, recordKeys, records] = await Promise.all([

@@ -1,27 +1,44 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { readAnswers, type ToolAnswer } from './answer.js';
+import { forgetWrittenBlobs } from '../archive/written-blobs.js';
+import { resolveConfig, type AtticConfig } from '../config/resolve.js';
+import { queryRows } from '../core/query.js';
+import { isAtticError } from '../errors.js';
 import { boundedRequests } from './request-bound.js';
-import { cliCaller, type CliAnswer, type CliCaller } from './cli-call.js';
 import { COLUMNS_SQL, describeRelations, type RelationDoc } from './resources.js';
-import { TOOLS, type QueryLimits, type ToolSpec } from './tools.js';
+import { TOOLS, type QueryLimits, type ToolContext, type ToolSpec } from './tools.js';
 
 export interface McpOptions extends QueryLimits {
   /** A request line past this many bytes is refused (request-bound.ts). */
   maxRequestBytes: number;
   cwd: string;
   env: Record<string, string | undefined>;
-  /** --store, --project-dir, --target-path as given to `dbtattic mcp`: every tool call gets them. */
-  globalArgs: string[];
+  /** --store, --project-dir, --target-path as given to `dbtattic mcp`: every tool call reads that store. */
+  flags: { store?: string; projectDir?: string; targetPath?: string };
   version: string;
 }
 
 export function createMcpServer(options: McpOptions): McpServer {
-  const call = cliCaller(options.cwd, options.env, options.globalArgs);
+  // Read afresh at each call, as each CLI command does: dbtattic.yml may change while the server runs.
+  const context: ToolContext = { config: () => resolveConfig({ flags: options.flags, env: options.env, cwd: options.cwd }), limits: options };
   const server = new McpServer({ name: 'dbtattic', version: options.version });
-  for (const tool of TOOLS) registerTool(server, tool, call, options);
-  registerSchemaResources(server, call);
+  const oneAtATime = serially();
+  for (const tool of TOOLS) registerTool(server, tool, context, oneAtATime);
+  registerSchemaResources(server, context.config, oneAtATime);
   return server;
+}
+
+type Serial = <T>(work: () => Promise<T>) => Promise<T>;
+
+/** One answer at a time: two opening the store at once would each hold a DuckDB instance on one file. */
+function serially(): Serial {
+  let queue: Promise<unknown> = Promise.resolve();
+  return (work) => {
+    // Each answer lets go of the blobs it wrote, as a CLI command does when it ends (archive/written-blobs.ts).
+    const next = queue.then(work).finally(forgetWrittenBlobs);
+    queue = next.catch(() => undefined);
+    return next;
+  };
 }
 
 /** Serves until the client closes stdin (the SDK's transport does not notice: the process ended with Node's exit 13). */
@@ -50,31 +67,32 @@ function answerParseErrors(transport: StdioServerTransport): void {
   };
 }
 
-function registerTool(server: McpServer, tool: ToolSpec, call: CliCaller, limits: QueryLimits): void {
+function registerTool(server: McpServer, tool: ToolSpec, context: ToolContext, serial: Serial): void {
   server.registerTool(
     tool.name,
     { description: tool.description, inputSchema: tool.input, annotations: { readOnlyHint: true, openWorldHint: false } },
-    async (input: Record<string, unknown>) => toolResult(await ask(call, tool.commands(input, limits))),
+    (input: Record<string, unknown>) => serial(() => toolResult(tool, input, context)),
   );
 }
 
-async function ask(call: CliCaller, commands: Record<string, string[]>): Promise<ToolAnswer> {
-  const answers: Record<string, CliAnswer> = {};
-  for (const [key, argv] of Object.entries(commands)) answers[key] = await call(argv);
-  return readAnswers(answers);
+/** The answer as structured content and as its JSON text; a failure as the message the CLI gives it. */
+async function toolResult(tool: ToolSpec, input: Record<string, unknown>, context: ToolContext) {
+  try {
+    const value = await tool.answer(input, context);
+    return { structuredContent: value, content: [{ type: 'text' as const, text: JSON.stringify(value, null, 2) }] };
+  } catch (error) {
+    return { isError: true, content: [{ type: 'text' as const, text: failureText(error) }] };
+  }
 }
 
-function toolResult(answer: ToolAnswer) {
-  if (!answer.ok) return { isError: true, content: [{ type: 'text' as const, text: answer.message }] };
-  return { structuredContent: answer.value, content: [{ type: 'text' as const, text: JSON.stringify(answer.value, null, 2) }] };
+function failureText(error: unknown): string {
+  if (isAtticError(error)) return error.message;
+  return `internal error: ${error instanceof Error ? error.message : String(error)}. Please report this.`;
 }
 
-function registerSchemaResources(server: McpServer, call: CliCaller): void {
-  const relations = async (): Promise<RelationDoc[]> => {
-    const answer = await ask(call, { columns: ['query', '--json', '--', COLUMNS_SQL] });
-    if (!answer.ok) throw new Error(answer.message);
-    return describeRelations(answer.value.columns as Array<Record<string, unknown>>);
-  };
+function registerSchemaResources(server: McpServer, config: () => AtticConfig, serial: Serial): void {
+  const relations = (): Promise<RelationDoc[]> =>
+    serial(async () => describeRelations((await queryRows(config(), { sql: COLUMNS_SQL, limit: null, maxBytes: null, timeoutMs: null })).value.rows));
   server.registerResource(
     'schema',
     'dbtattic://schema',

@@ -1,9 +1,11 @@
 import { z } from 'zod';
+import type { AtticConfig } from '../config/resolve.js';
+import { diffOf, explainOf, handOutState, historyOf, inspectOf, makePlan, queryRows, type PlanOptions, type QueryRowsAnswer } from '../core/index.js';
+import { countOf } from '../vocab/index.js';
 
 /**
- * Every tool the server offers, each a question the CLI already answers. `argv` is the command
- * line the CLI would be given (always with --json); `shape` names the answer's fields, since an
- * MCP tool's structured output is an object while several commands print a list.
+ * Every tool the server offers, each a question the CLI answers too, put to the same typed core
+ * (src/core/). An MCP tool's structured output is an object, so each answer's parts have keys.
  */
 export interface QueryLimits {
   maxRows: number;
@@ -13,18 +15,23 @@ export interface QueryLimits {
   maxSeconds: number;
 }
 
+/** What a tool call is answered with: the store's configuration, read afresh, and the server's limits. */
+export interface ToolContext {
+  config: () => AtticConfig;
+  limits: QueryLimits;
+}
+
 export interface ToolSpec {
   name: string;
   description: string;
   input: z.ZodRawShape;
-  /** One or more command lines; each answer lands under its key of the result. */
-  commands: (input: Record<string, unknown>, limits: QueryLimits) => Record<string, string[]>;
+  /** The answer's parts, each under its key; `truncated` says, per key, what a limit left out. */
+  answer: (input: Record<string, unknown>, context: ToolContext) => Promise<Record<string, unknown>>;
 }
 
 /**
- * A value the CLI is handed as an argument. One starting with '-' would be read as an option
- * (`--store=/elsewhere` reads another store, `--help` answers with help): no id, name, branch,
- * target or selector starts so.
+ * A value an agent names: no id, name, branch, target or selector starts with '-', and one that
+ * does is a flag typed where a value belongs (`--store=/elsewhere`), refused as the CLI would.
  */
 const word = () => z.string().min(1).regex(/^[^-]/, "may not start with '-'");
 const ref = word().describe('an invocation id, a unique prefix of one, or @branch for its latest');
@@ -35,24 +42,33 @@ export function sqlString(text: string): string {
   return `'${text.replace(/'/g, "''")}'`;
 }
 
-/** A variadic option, its values after it: `--select a b`. */
-function list(name: string, values: unknown): string[] {
-  return Array.isArray(values) && values.length > 0 ? [name, ...values.map(String)] : [];
+const text = (value: unknown): string | undefined => (value === undefined || value === null ? undefined : String(value));
+const words = (value: unknown): string[] | undefined => (Array.isArray(value) && value.length > 0 ? value.map(String) : undefined);
+
+/** Read-only SQL with the rows and seconds asked for, never more than the server allows; each answer under its key. */
+async function queries(context: ToolContext, statements: Record<string, string>, rows = context.limits.maxRows, seconds = context.limits.maxSeconds): Promise<Record<string, unknown>> {
+  const { limits } = context;
+  const request = { limit: Math.min(rows, limits.maxRows), maxBytes: limits.maxBytes, timeoutMs: Math.min(seconds, limits.maxSeconds) * 1000 };
+  const answer: Record<string, unknown> = {};
+  const truncated: Record<string, string> = {};
+  for (const [key, sql] of Object.entries(statements)) {
+    const { value } = await queryRows(context.config(), { sql, ...request });
+    answer[key] = value.rows;
+    const cut = truncation(value, request);
+    if (cut) truncated[key] = cut;
+  }
+  return Object.keys(truncated).length > 0 ? { ...answer, truncated } : answer;
 }
 
-function flag(name: string, value: unknown): string[] {
-  if (value === undefined || value === null || value === false) return [];
-  return value === true ? [name] : [name, String(value)];
+/** What a limit left out of a query's rows, said to an agent: without it, the first rows pass for all of them. */
+function truncation({ outcome }: QueryRowsAnswer, request: { limit: number; maxBytes: number }): string | null {
+  if (outcome.cutBy === 'bytes') return `showing the first ${countOf(outcome.rows, 'row')}, within ${countOf(request.maxBytes, 'byte')}; the server answers no more at once: ask for fewer or shorter values`;
+  return outcome.truncated ? `showing the first ${countOf(request.limit, 'row')}; raise limit for more` : null;
 }
 
-/** `query --json` with the rows and seconds asked for, never more than the server allows. */
-function sql(text: string, limits: QueryLimits, rows = limits.maxRows, seconds = limits.maxSeconds): string[] {
-  return ['query', '--json', '--limit', String(Math.min(rows, limits.maxRows)), '--max-bytes', String(limits.maxBytes), '--timeout', String(Math.min(seconds, limits.maxSeconds)), '--', text];
-}
-
-/** The flags `plan` and `explain` share, from a tool's input. */
-function planFlags(i: Record<string, unknown>): string[] {
-  return ['--invocation', String(i.invocation), ...flag('--target', i.target), ...flag('--branch', i.branch), ...flag('--defer-to', i.defer_to)];
+/** What `plan` and `explain` share, from a tool's input: an archived manifest, never recorded. */
+function planOptions(i: Record<string, unknown>): PlanOptions {
+  return { invocation: String(i.invocation), from: 'named', target: text(i.target), branch: text(i.branch), deferTo: text(i.defer_to), select: words(i.select), exclude: words(i.exclude), record: false };
 }
 
 const planInput = {
@@ -87,41 +103,44 @@ export const TOOLS: ToolSpec[] = [
       status: z.enum(['ok', 'failed', 'none']).optional().describe('ok: results, none failed; failed: some error or fail; none: no results'),
       branch: optional('only this line of history'),
     },
-    commands: (i) => ({
-      runs: ['history', '--json', ...flag('--limit', i.limit), ...flag('--target', i.target), ...flag('--command', i.command), ...flag('--status', i.status), ...flag('--branch', i.branch)],
-    }),
+    answer: async (i, { config }) => {
+      const filter = { limit: Number(i.limit ?? 20), target: text(i.target), command: text(i.command), status: i.status as 'ok' | 'failed' | 'none' | undefined, branch: text(i.branch) };
+      const { value } = await historyOf(config(), filter, false);
+      const cut = value.matched > value.rows.length ? { truncated: { runs: `showing the newest ${value.rows.length} of ${countOf(value.matched, 'matching invocation')}; raise limit for more` } } : {};
+      return { runs: value.rows, ...cut };
+    },
   },
   {
     name: 'inspect_run',
     description: 'The code (git, fingerprint), data (catalog snapshot) and run behind one invocation, and what changed since the previous run on its branch and target (dbtattic inspect).',
     input: { invocation: ref.optional(), at: optional('instead: the latest invocation at or before this ISO-8601 time') },
-    commands: (i) => ({ inspect: ['inspect', ...(i.invocation ? [String(i.invocation)] : []), ...flag('--at', i.at), '--json'] }),
+    answer: async (i, { config }) => ({ inspect: (await inspectOf(config(), { ref: text(i.invocation), at: text(i.at), nearest: false })).value.report }),
   },
   {
     name: 'diff_runs',
     description: 'What changed between two invocations: nodes added, removed and changed by kind, statuses, runtimes, git range, catalog snapshot (dbtattic diff).',
     input: { from: ref, to: ref },
-    commands: (i) => ({ diff: ['diff', String(i.from), String(i.to), '--json'] }),
+    answer: async (i, { config }) => ({ diff: (await diffOf(config(), { from: String(i.from), to: String(i.to), nearest: false })).value.changes }),
   },
   {
     name: 'node_history',
     description: "One node's history, by unique_id or name: its distinct versions, its changes by kind between manifests, and every run with status and runtime.",
     input: { node: word().describe('a unique_id (model.shop.orders) or a name (orders)') },
-    commands: (i, limits) => Object.fromEntries(Object.entries(nodeHistorySql(String(i.node))).map(([key, text]) => [key, sql(text, limits)])),
+    answer: (i, context) => queries(context, nodeHistorySql(String(i.node))),
   },
   {
     name: 'test_history',
     description: 'Per test: pass/warn/fail/error/skip counts, last status, last failure, flaky (v_test_history).',
     input: { test: optional('only tests whose unique_id or name is this'), flaky_only: z.boolean().optional().describe('only flaky tests') },
-    commands: (i, limits) => ({
-      tests: sql(`SELECT * FROM v_test_history WHERE true${i.test ? ` AND (unique_id = ${sqlString(String(i.test))} OR name = ${sqlString(String(i.test))})` : ''}${i.flaky_only ? ' AND flaky' : ''} ORDER BY unique_id`, limits),
+    answer: (i, context) => queries(context, {
+      tests: `SELECT * FROM v_test_history WHERE true${i.test ? ` AND (unique_id = ${sqlString(String(i.test))} OR name = ${sqlString(String(i.test))})` : ''}${i.flaky_only ? ' AND flaky' : ''} ORDER BY unique_id`,
     }),
   },
   {
     name: 'runtime_regressions',
     description: 'Nodes whose last run is much slower than their baseline (v_runtime_regressions).',
     input: {},
-    commands: (_i, limits) => ({ regressions: sql('SELECT * FROM v_runtime_regressions ORDER BY unique_id', limits) }),
+    answer: (_i, context) => queries(context, { regressions: 'SELECT * FROM v_runtime_regressions ORDER BY unique_id' }),
   },
   {
     name: 'plan',
@@ -131,15 +150,13 @@ export const TOOLS: ToolSpec[] = [
       select: z.array(word()).optional().describe("dbt's simple selectors: names, tag:, path:, resource_type:, + and n+ operators"),
       exclude: z.array(word()).optional().describe('the same forms, taken out'),
     },
-    commands: (i) => ({
-      plan: ['plan', '--json', '--no-record', ...planFlags(i), ...list('--select', i.select), ...list('--exclude', i.exclude)],
-    }),
+    answer: async (i, { config }) => ({ plan: await makePlan(config(), planOptions(i)) }),
   },
   {
     name: 'explain',
     description: "One node's plan verdict with each check behind it: old value, new value, result (dbtattic explain).",
     input: { node: word().describe('a name, selector or unique_id'), ...planInput },
-    commands: (i) => ({ explain: ['explain', String(i.node), '--json', ...planFlags(i)] }),
+    answer: async (i, { config }) => ({ explain: await explainOf(config(), String(i.node), planOptions(i)) }),
   },
   {
     name: 'query',
@@ -149,7 +166,7 @@ export const TOOLS: ToolSpec[] = [
       limit: z.number().int().positive().optional().describe('at most this many rows (capped by the server)'),
       timeout_s: z.number().int().positive().optional().describe('stop the query after this many seconds (capped by the server)'),
     },
-    commands: (i, limits) => ({ rows: sql(String(i.sql), limits, Number(i.limit ?? limits.maxRows), Number(i.timeout_s ?? limits.maxSeconds)) }),
+    answer: (i, context) => queries(context, { rows: String(i.sql) }, Number(i.limit ?? context.limits.maxRows), Number(i.timeout_s ?? context.limits.maxSeconds)),
   },
   {
     name: 'state_path',
@@ -159,6 +176,6 @@ export const TOOLS: ToolSpec[] = [
       target: optional('only invocations run against this dbt target'),
       branch: optional("only this line of history (falls back to the branch's base)"),
     },
-    commands: (i) => ({ state: ['state', '--json', ...flag('--invocation', i.invocation), ...flag('--target', i.target), ...flag('--branch', i.branch)] }),
+    answer: async (i, { config }) => ({ state: (await handOutState(config(), { invocation: text(i.invocation), target: text(i.target), branch: text(i.branch) })).answer }),
   },
 ];

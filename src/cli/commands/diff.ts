@@ -1,11 +1,11 @@
 import { type Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
-import { branchBaseReader, diffInvocations, invocationAbbreviator, resolveInvocationRef, withCurrentStore } from '../../store/index.js';
+import { diffOf } from '../../core/index.js';
 import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
 import { withProgress } from '../progress.js';
-import { readNotices } from '../read-notice.js';
+import { sayNotice } from '../read-notice.js';
 import { wrappingIo } from '../wrap-lines.js';
 
 const options = (command: Command) => command
@@ -23,17 +23,12 @@ async function diff(terminal: CliIo, flags: DiffFlags): Promise<number> {
   const io = wrappingIo(terminal);
   const [a, b] = flags.args ?? [];
   const config = loadConfig(io, flags);
-  const notices = readNotices(io, config);
-  const { changes, abbreviate } = await withProgress(io, 'catching up', (update) => withCurrentStore(config, async (db) => {
-    const baseOf = branchBaseReader(config);
-    const from = await resolveInvocationRef(db.connection, { id: a, baseOf });
-    const to = await resolveInvocationRef(db.connection, { id: b, baseOf });
-    return { changes: await diffInvocations(db.connection, from, to, { nearest: flags.nearest === true }), abbreviate: await invocationAbbreviator(db.connection) };
-  }, update, notices.collect));
+  const { value, notice } = await withProgress(io, 'catching up', (update) => diffOf(config, { from: a ?? '', to: b ?? '', nearest: flags.nearest === true }, update));
+  const { changes, abbreviate } = value;
   if (flags.json) printJson(io, changes);
   else {
     io.stdout(`from        ${changes.from}\nto          ${changes.to}\n`);
     printChanges(io, changes, abbreviate);
   }
-  return notices.exitCode();
+  return sayNotice(io, config, notice);
 }

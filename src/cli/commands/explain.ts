@@ -1,7 +1,7 @@
 import type { Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
-import { AtticError, ExitCode } from '../../errors.js';
-import type { NodeVerdict, PlanResult } from '../../plan/index.js';
+import { findNode } from '../../core/plan.js';
+import { ExitCode } from '../../errors.js';
 import { printJson, type CliIo } from '../io.js';
 import { planFromFlags } from '../planned-invocation.js';
 import { printExplain } from '../print-plan.js';
@@ -30,14 +30,4 @@ async function explain(io: CliIo, flags: FlagsOf<typeof options>): Promise<numbe
     for (const notice of result.notices.filter((n) => concerns(n.code))) io.stderr(`note: ${notice.message}\n`);
   }
   return ExitCode.ok;
-}
-
-/** By unique_id, name or selector word; a name two nodes share is ambiguous. */
-export function findNode(plan: PlanResult, wanted: string): NodeVerdict {
-  const exact = plan.nodes.find((n) => n.unique_id === wanted || n.selector === wanted);
-  if (exact) return exact;
-  const named = plan.nodes.filter((n) => n.name === wanted);
-  if (named.length === 1) return named[0]!;
-  if (named.length > 1) throw new AtticError('usage', `'${wanted}' names ${named.length} nodes: ${named.map((n) => n.unique_id).join(', ')}. Give the unique_id.`);
-  throw new AtticError('not-found', `No model, seed, snapshot or test '${wanted}' in the planned manifest.`);
 }

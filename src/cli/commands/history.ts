@@ -1,6 +1,6 @@
 import { AtticError } from '../../errors.js';
-import { typedCommandName } from '../../extract/index.js';
-import { branchBaseReader, invocationAbbreviator, readHistory, withCurrentStore, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
+import { historyOf } from '../../core/index.js';
+import { branchBaseReader, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
 import { countOf, parseTimeArgument, shortId, spanLastIso, spanStartIso } from '../../vocab/index.js';
 import { Option, type Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
@@ -9,9 +9,8 @@ import { positiveInt } from '../option-values.js';
 import { formatDuration, formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { id, printTable, text, time, type Cell } from '../print-table.js';
-import { refuseMistypedBranch } from '../named-branch.js';
 import { withProgress } from '../progress.js';
-import { readNotices } from '../read-notice.js';
+import { sayNotice } from '../read-notice.js';
 
 const options = (command: Command) => command
   .option('--limit <n>', 'how many', positiveInt, 20)
@@ -35,29 +34,20 @@ async function history(io: CliIo, flags: HistoryFlags): Promise<number> {
   }
   const filter = filterOf(flags);
   const config = loadConfig(io, flags);
-  const notices = readNotices(io, config);
-  const found = await withProgress(io, 'catching up', (update) =>
-    withCurrentStore(config, async (db) => {
-      const read = await readHistory(db.connection, filter, flags.failed ?? false);
-      // Whether the branch itself is empty, not just of what the other filters want.
-      const branchRuns = read.matched === 0 && filter.branch ? (await readHistory(db.connection, { limit: 1, branch: filter.branch }, false)).matched : null;
-      return { ...read, branchRuns, abbreviate: await invocationAbbreviator(db.connection) };
-    }, update, notices.collect));
-  // Only once nothing was found: a branch with runs costs no look at the archive.
-  if (found.rows.length === 0) await refuseMistypedBranch(config, flags.branch);
+  const { value: found, notice } = await withProgress(io, 'catching up', (update) => historyOf(config, filter, flags.failed ?? false, update));
   if (flags.json) printJson(io, found.rows);
   else if (found.rows.length > 0) printRows(io, found.rows, flags, found.abbreviate);
   const base = found.branchRuns === 0 ? await branchBaseReader(config)(flags.branch!) : null;
   if (base) sayBranchStartsAt(io, flags.branch!, found.abbreviate(base));
   else sayWhatWasLeftOut(io, found);
-  return notices.exitCode();
+  return sayNotice(io, config, notice);
 }
 
 function filterOf(flags: HistoryFlags): HistoryFilter {
   return {
     limit: flags.limit ?? 20,
     target: flags.target,
-    command: flags.command === undefined ? undefined : typedCommandName(flags.command),
+    command: flags.command,
     // A run's failed nodes are listed for runs that failed.
     status: flags.failed ? 'failed' : parseStatus(flags.status),
     branch: flags.branch,

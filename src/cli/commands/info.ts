@@ -1,3 +1,4 @@
+import type { ConfigView, InfoAnswer, RemoteView, RetentionView, StoreView } from '../../answers/index.js';
 import { type Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
 import { existsSync } from 'node:fs';
@@ -32,20 +33,12 @@ async function info(terminal: CliIo, flags: InfoFlags): Promise<number> {
   const store = archive ? await withProgress(io, 'catching up', (update) => storeFigures(config, update, notices.collect)) : null;
   const remote = config.remote && backend ? remoteView(config, backend) : null;
   const retention = backend ? await retentionView(config, backend) : null;
-  if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), remote, archive, store, retention });
+  if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), remote, archive, store, retention } satisfies InfoAnswer);
   else {
     printHuman(io, config, archive, store, remote);
     if (retention) printRetention(io, retention);
   }
   return notices.exitCode();
-}
-
-interface RetentionView {
-  policy: string;
-  source: string;
-  would_forget: number;
-  would_keep: number;
-  would_free_bytes: number;
 }
 
 /** What the configured policy (`retention:`) would free now: forget, then prune after its grace period. */
@@ -72,13 +65,6 @@ async function openIfPresent(config: AtticConfig): Promise<Backend | null> {
   }
 }
 
-interface RemoteView {
-  uri: string;
-  capabilities: Backend['capabilities'];
-  branch_heads: 'compare-and-swap' | 'head entries (fallback)';
-  cache: { value: string; source: string };
-}
-
 /** The remote store, what its server was probed to support (cached per store), and the local cache. */
 function remoteView(config: AtticConfig, backend: Backend): RemoteView {
   return {
@@ -88,8 +74,6 @@ function remoteView(config: AtticConfig, backend: Backend): RemoteView {
     cache: config.remote!.cacheDir,
   };
 }
-
-type StoreView = StoreFigures | { busy: string };
 
 /** Store figures after catching up; a busy store is reported, not fatal: info must always answer. */
 async function storeFigures(config: AtticConfig, onProgress: (done: number, total: number) => void, onNotice: (notice: ReadNotice) => void): Promise<StoreView> {
@@ -102,7 +86,7 @@ async function storeFigures(config: AtticConfig, onProgress: (done: number, tota
   }
 }
 
-function configView(config: AtticConfig): Record<string, unknown> {
+function configView(config: AtticConfig): ConfigView {
   return {
     project_dir: config.projectDir,
     project_name: config.projectName,
@@ -117,7 +101,7 @@ function configView(config: AtticConfig): Record<string, unknown> {
 }
 
 /** The catalog provider as configured (never a credential: config holds only variable names). */
-function catalogView(config: AtticConfig): { value: unknown; source: string } | { error: string; source: string } | null {
+function catalogView(config: AtticConfig): ConfigView['catalog'] {
   if (!config.catalog) return null;
   try {
     return { value: parseCatalogConfig(config.catalog.value) ?? null, source: config.catalog.source };

@@ -1,15 +1,15 @@
 import { type Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
-import { listPlanRecords, openArchive } from '../../archive/index.js';
 import { AtticError } from '../../errors.js';
-import { branchBaseReader, inspectInvocation, invocationAbbreviator, resolveInvocationRef, withCurrentStore, type InspectReport } from '../../store/index.js';
+import { inspectOf } from '../../core/index.js';
+import type { InspectReport } from '../../store/index.js';
 import { shortId } from '../../vocab/index.js';
 import { loadConfig } from '../context.js';
 import { formatDuration, formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';
 import { withProgress } from '../progress.js';
-import { readNotices } from '../read-notice.js';
+import { sayNotice } from '../read-notice.js';
 import { wrappingIo } from '../wrap-lines.js';
 
 const options = (command: Command) => command
@@ -26,38 +26,15 @@ export default defineCommand(options, inspect);
 async function inspect(terminal: CliIo, flags: InspectFlags): Promise<number> {
   const io = wrappingIo(terminal);
   const ref = flags.args?.[0];
-  if (!ref && !flags.at) throw new AtticError('usage', 'Name an invocation (id, unique prefix or @branch) or give --at TIME.');
-  if (ref && flags.at) throw new AtticError('usage', 'Give an invocation or --at TIME, not both (--at chooses the invocation).');
   const config = loadConfig(io, flags);
-  const notices = readNotices(io, config);
-  const { report, abbreviate } = await withProgress(io, 'catching up', (update) =>
-    withCurrentStore(config, async (db) => {
-      const id = await resolveInvocationRef(db.connection, { id: ref, at: flags.at, baseOf: branchBaseReader(config) });
-      return { report: await inspectInvocation(db.connection, id, { nearest: flags.nearest === true }), abbreviate: await invocationAbbreviator(db.connection) };
-    }, update, notices.collect));
-  const plans = (await listPlanRecords(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), String(report.invocation.invocation_id))).map(planSummary);
-  if (flags.json) printJson(io, { ...report, plans });
+  const { value, notice } = await withProgress(io, 'catching up', (update) => inspectOf(config, { ref, at: flags.at, nearest: flags.nearest === true }, update));
+  const { report, abbreviate } = value;
+  if (flags.json) printJson(io, report);
   else {
     printInspect(io, report, abbreviate);
-    for (const plan of plans) io.stdout(`${'plan'.padEnd(12)}plan ${plan.plan_id}  made ${formatTime(plan.made_at)}  ${plan.reuse} reuse, ${plan.build} build${plan.target ? `  target ${plan.target}` : ''}${plan.branch ? `  branch ${plan.branch}` : ''}${plan.defer_to ? `  defer to ${plan.defer_to}` : ''}\n`);
+    for (const plan of report.plans) io.stdout(`${'plan'.padEnd(12)}plan ${plan.plan_id}  made ${formatTime(plan.made_at)}  ${plan.reuse} reuse, ${plan.build} build${plan.target ? `  target ${plan.target}` : ''}${plan.branch ? `  branch ${plan.branch}` : ''}${plan.defer_to ? `  defer to ${plan.defer_to}` : ''}\n`);
   }
-  return notices.exitCode();
-}
-
-/** What inspect lists of each plan recorded for the invocation; the record itself has every verdict. */
-function planSummary(record: unknown): { plan_id: string; made_at: string | null; reuse: number; build: number; target: string | null; branch: string | null; defer_to: string | null } {
-  const plan = (record ?? {}) as Record<string, unknown>;
-  const counts = (plan.counts ?? {}) as Record<string, unknown>;
-  const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-  return {
-    plan_id: String(plan.plan_id),
-    made_at: str(plan.made_at),
-    reuse: Number(counts.reuse ?? 0),
-    build: Number(counts.build ?? 0),
-    target: str(plan.target),
-    branch: str(plan.branch),
-    defer_to: str(plan.defer_to),
-  };
+  return sayNotice(io, config, notice);
 }
 
 function printInspect(io: CliIo, report: InspectReport, abbreviate: (id: string) => string): void {

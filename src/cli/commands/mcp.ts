@@ -17,14 +17,10 @@ export default defineCommand(options, mcp);
 
 /** Runs until the client closes the connection; stdout carries the protocol, so we say nothing there. */
 async function mcp(io: CliIo, flags: McpFlags): Promise<number> {
-  // Loaded, not imported: mcp is the front end above cli (it calls cli's program), and the one
-  // edge back down to it is this load, when `dbtattic mcp` runs (test/unit/layers.test.ts).
+  // Loaded, not imported: mcp is a front end of its own beside cli, started only by
+  // `dbtattic mcp` (test/unit/layers.test.ts).
   const { serveMcp } = await import('../../mcp/index.js');
-  const globalArgs = [...pair('--store', flags.store), ...pair('--project-dir', flags.projectDir), ...pair('--target-path', flags.targetPath)];
-  await serveMcp({ cwd: io.cwd, env: io.env, globalArgs, maxRows: flags.maxRows ?? 1000, maxSeconds: flags.maxSeconds ?? 60, maxBytes: flags.maxBytes ?? 4_000_000, maxRequestBytes: flags.maxRequestBytes ?? 1_000_000, version: TOOL_VERSION });
+  const { store, projectDir, targetPath } = flags;
+  await serveMcp({ cwd: io.cwd, env: io.env, flags: { store, projectDir, targetPath }, maxRows: flags.maxRows ?? 1000, maxSeconds: flags.maxSeconds ?? 60, maxBytes: flags.maxBytes ?? 4_000_000, maxRequestBytes: flags.maxRequestBytes ?? 1_000_000, version: TOOL_VERSION });
   return ExitCode.ok;
-}
-
-function pair(name: string, value: string | undefined): string[] {
-  return value ? [name, value] : [];
 }

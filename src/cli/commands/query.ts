@@ -2,14 +2,12 @@ import { Option, type Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
 import { positiveInt, wholeSeconds } from '../option-values.js';
 import { AtticError } from '../../errors.js';
-// The two modules, not the store's index: `query "select 1"` is the floor of every reading
-// command, and the index loads every report and comparison module too.
-import { withCurrentStore } from '../../store/sync/project-store.js';
-import { streamReadOnlyQuery } from '../../store/read/query.js';
+// The module, not the core's index: `query "select 1"` is the floor of every reading command.
+import { queryStore } from '../../core/query.js';
 import { loadConfig } from '../context.js';
 import type { CliIo } from '../io.js';
 import { querySink, type QueryFormat } from '../query-output.js';
-import { readNotices } from '../read-notice.js';
+import { sayNotice } from '../read-notice.js';
 import { withProgress } from '../progress.js';
 import { countOf } from '../../vocab/index.js';
 
@@ -29,12 +27,11 @@ async function query(io: CliIo, flags: QueryFlags): Promise<number> {
   const sql = flags.args?.join(' ').trim() || (await io.readStdin());
   if (!sql.trim()) throw new AtticError('usage', 'Give SQL as an argument or on stdin, e.g. dbtattic query "select * from invocation".');
   const config = loadConfig(io, flags);
-  const notices = readNotices(io, config);
   const sink = querySink(io, flags.json ? 'json' : (flags.format ?? 'table'));
-  const options = { limit: flags.limit ?? null, maxBytes: flags.maxBytes ?? null, timeoutMs: flags.timeout ? flags.timeout * 1000 : null };
-  const outcome = await withProgress(io, 'catching up', (update) => withCurrentStore(config, (db) => streamReadOnlyQuery(db, sql, options, sink), update, notices.collect));
+  const request = { sql, limit: flags.limit ?? null, maxBytes: flags.maxBytes ?? null, timeoutMs: flags.timeout ? flags.timeout * 1000 : null };
+  const { value: outcome, notice } = await withProgress(io, 'catching up', (update) => queryStore(config, request, sink, update));
   sink.end();
   if (outcome.cutBy === 'bytes') io.stderr(`(showing the first ${countOf(outcome.rows, 'row')}, within ${countOf(flags.maxBytes ?? 0, 'byte')}; raise --max-bytes for more)\n`);
   else if (outcome.truncated) io.stderr(`(showing the first ${countOf(flags.limit ?? 0, 'row')}; raise --limit for more)\n`);
-  return notices.exitCode();
+  return sayNotice(io, config, notice);
 }

@@ -1,11 +1,12 @@
 import { type Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
 import path from 'node:path';
-import { keySegment, openArchive, putHandoutRecord, type Backend } from '../../archive/index.js';
-import { AtticError, ExitCode, isAtticError } from '../../errors.js';
+import { keySegment, openArchive, type Backend } from '../../archive/index.js';
+import { handOutState } from '../../core/index.js';
+import { AtticError, ExitCode } from '../../errors.js';
 import { typedCommandName } from '../../extract/index.js';
-import { checkStateDir, chooseState, STATE_ARTIFACTS, synthesizePerNodeState, writePerNodeState, writeStateDir, type ChosenState, type StateQuery } from '../../state/index.js';
-import { ARTIFACT_TYPES, artifactFileName, isArtifactType, newTimeId, type ArtifactType } from '../../vocab/index.js';
+import { checkStateDir, STATE_ARTIFACTS, synthesizePerNodeState, writePerNodeState } from '../../state/index.js';
+import { ARTIFACT_TYPES, artifactFileName, isArtifactType, type ArtifactType } from '../../vocab/index.js';
 import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 
@@ -33,48 +34,30 @@ async function state(io: CliIo, flags: StateFlags): Promise<number> {
   if (flags.lastSuccess && flags.invocation) throw new AtticError('usage', '--last-success chooses the invocation; --invocation names one. Give one of them.');
   const artifacts = flags.artifacts === undefined ? STATE_ARTIFACTS : parseArtifacts(flags.artifacts);
   const config = loadConfig(io, flags);
-  const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
-  if (flags.perNode) return statePerNode(io, backend, flags, path.join(config.localDir, 'state', perNodeDirName(flags)));
-  const query: StateQuery = {
+  if (flags.perNode) {
+    const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
+    return statePerNode(io, backend, flags, path.join(config.localDir, 'state', perNodeDirName(flags)));
+  }
+  const handed = await handOutState(config, {
     invocation: flags.invocation,
     target: flags.target,
     branch: flags.branch,
-    walk: config.remote !== null,
     allowFailed: flags.allowFailed,
     commands: flags.command?.split(',').map((c) => c.trim()).filter(Boolean).map(typedCommandName),
-  };
-  if (flags.out) await checkStateDir(path.resolve(io.cwd, flags.out));
-  const dirOf = (id: string): string => (flags.out ? path.resolve(io.cwd, flags.out) : path.join(config.localDir, 'state', keySegment(id)));
-  const { chosen, dir, files } = await writeIntactState(io, backend, query, dirOf, artifacts);
-  await recordHandout(io, backend, chosen.invocation.invocationId);
-  const missing = artifacts.filter((a) => !files.some((f) => path.basename(f) === artifactFileName(a)));
-  if (flags.artifacts !== undefined && missing.length > 0) {
-    io.stderr(`note: invocation ${chosen.invocation.invocationId} has no ${missing.map(artifactFileName).join(', ')} in the archive\n`);
+    artifacts,
+    out: flags.out ? path.resolve(io.cwd, flags.out) : undefined,
+  });
+  const { answer } = handed;
+  for (const line of handed.said) io.stderr(line.level === 'warning' ? `${io.color.yellow('warning:')} ${line.text}\n` : `note: ${line.text}\n`);
+  if (flags.artifacts !== undefined && handed.missing.length > 0) {
+    io.stderr(`note: invocation ${answer.invocation_id} has no ${handed.missing.map(artifactFileName).join(', ')} in the archive\n`);
   }
-  if (flags.json) {
-    printJson(io, {
-      path: dir,
-      invocation_id: chosen.invocation.invocationId,
-      generated_at: chosen.invocation.generatedAt,
-      command: chosen.summary?.command ?? null,
-      target: chosen.summary?.target ?? null,
-      results: chosen.summary?.byStatus ?? null,
-      files: files.map((f) => path.basename(f)),
-      from_base: chosen.fromBase ?? null,
-    });
-  } else {
-    if (chosen.fromBase) io.stderr(`note: branch ${chosen.fromBase.branch} has no success of its own; using its base ${chosen.invocation.invocationId}\n`);
-    io.stdout(`${dir}\n`);
+  if (flags.json) printJson(io, answer);
+  else {
+    if (answer.from_base) io.stderr(`note: branch ${answer.from_base.branch} has no success of its own; using its base ${answer.invocation_id}\n`);
+    io.stdout(`${answer.path}\n`);
   }
   return ExitCode.ok;
-}
-
-/** Retention keeps what a job was handed (docs/retention.md); a store we may not write to still answers. */
-async function recordHandout(io: CliIo, backend: Backend, invocationId: string): Promise<void> {
-  const now = new Date();
-  await putHandoutRecord(backend, { handout_id: newTimeId(now), invocation_id: invocationId, by: 'state', at: now.toISOString() }).catch((error: unknown) => {
-    io.stderr(`note: could not record that ${invocationId} was handed out (${error instanceof Error ? error.message : String(error)}); forget may remove it\n`);
-  });
 }
 
 /** `state --per-node`: each node from its own newest successful build (src/state/synthesize.ts). */
@@ -103,24 +86,4 @@ function parseArtifacts(list: string): ArtifactType[] {
     throw new AtticError('usage', `--artifacts takes a comma-separated list of ${ARTIFACT_TYPES.join(', ')}${unknown.length ? ` (not: ${unknown.join(', ')})` : ''}.`);
   }
   return [...new Set(names.filter(isArtifactType))];
-}
-
-/**
- * Never hands out damaged bytes, yet still finds the newest intact success: an invocation whose
- * artifacts turn out damaged while being written is passed over, with a warning, for the next.
- * An invocation asked for by id is not replaced by another.
- */
-async function writeIntactState(io: CliIo, backend: Backend, query: StateQuery, dirOf: (id: string) => string, artifacts: readonly ArtifactType[]): Promise<{ chosen: ChosenState; dir: string; files: string[] }> {
-  const exclude = new Set<string>();
-  for (;;) {
-    const chosen = await chooseState(backend, { ...query, exclude });
-    const dir = dirOf(chosen.invocation.invocationId);
-    try {
-      return { chosen, dir, files: await writeStateDir(backend, chosen.invocation, dir, artifacts) };
-    } catch (error) {
-      if (query.invocation || !isAtticError(error) || error.code !== 'archive-damaged') throw error;
-      io.stderr(`${io.color.yellow('warning:')} passing over ${chosen.invocation.invocationId}: ${error.message}\n`);
-      exclude.add(chosen.invocation.invocationId);
-    }
-  }
 }

@@ -1,16 +1,8 @@
+import type { StoreFigures } from '../../answers/index.js';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { readStoreDamage } from '../db/damage.js';
 
-export interface StoreFigures {
-  schemaVersion: string | null;
-  rows: Record<string, number>;
-  /** Distinct node definitions against node rows across invocations: the de-duplication. */
-  nodeVersions: number;
-  nodeRows: number;
-  problems: number;
-  /** Invocations (and records naming none) that damaged archive bytes left incomplete. */
-  damaged: string[];
-}
+export type { StoreFigures };
 
 export async function readStoreFigures(connection: DuckDBConnection): Promise<StoreFigures> {
   const tables = (await connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema = 'main' AND table_catalog = current_database() ORDER BY table_name")).getRows().map(([name]) => String(name));

@@ -1,5 +1,8 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
+import type { History, HistoryRow, NodeResult } from '../../answers/index.js';
 import { plainResult } from '../db/plain-rows.js';
+
+export type { History, HistoryRow, NodeResult };
 
 export interface HistoryFilter {
   limit: number;
@@ -13,45 +16,6 @@ export interface HistoryFilter {
   until?: string;
   /** Only invocations that ran this node: a unique id, or a node's name. */
   node?: string;
-}
-
-/** One node's result in an invocation: the node `--node` follows, or a failure `--failed` lists. */
-export interface NodeResult {
-  unique_id: string;
-  status: string | null;
-  execution_time: number | null;
-  message: string | null;
-}
-
-export interface HistoryRow {
-  invocation_id: string;
-  /**
-   * When dbt started it (invocation_started_at, else its end less its elapsed time), else when
-   * dbt wrote its artifact: the time the report shows for a run too.
-   */
-  at: string | null;
-  command: string | null;
-  target: string | null;
-  status_counts: Record<string, number> | null;
-  outcome: 'ok' | 'failed' | 'none';
-  elapsed_s: number | null;
-  git_sha: string | null;
-  git_branch: string | null;
-  branch: string | null;
-  dbt_version: string | null;
-  run_exit_code: number | null;
-  /** With a node filter: that node's results in this invocation. */
-  node_results?: NodeResult[];
-  /** When asked for: the invocation's failed results, with dbt's messages. */
-  failures?: NodeResult[];
-}
-
-export interface History {
-  rows: HistoryRow[];
-  /** How many invocations matched before the limit cut them. */
-  matched: number;
-  /** How many invocations the store holds, whatever the filters. */
-  stored: number;
 }
 
 const FAILED = "['error', 'fail', 'runtime error', 'partial success']";

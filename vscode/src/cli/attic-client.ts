@@ -1,39 +1,18 @@
 import { problemOf, type CliProblem } from './problem.js';
 import type { CliRunner } from './run-cli.js';
+import type { HistoryRow as Invocation, InfoAnswer } from '../../../src/answers/index.js';
 
 /** A CLI answer: the value, or the problem to show in its place. */
 export type Answer<T> = { ok: true; value: T } | { ok: false; problem: CliProblem };
 
-/** One invocation as `dbtattic history --json` gives it (the fields the views read). */
-export interface Invocation {
-  invocation_id: string;
-  at: string | null;
-  command: string | null;
-  target: string | null;
-  status_counts: Record<string, number> | null;
-  /** ok, failed, or none (no results: a parse, a compile without nodes). */
-  outcome: 'ok' | 'failed' | 'none';
-  elapsed_s: number | null;
-  git_sha: string | null;
-  git_branch: string | null;
-  branch: string | null;
-  run_exit_code: number | null;
-  failures?: NodeFailure[];
-  node_results?: NodeResult[];
-}
+/**
+ * The shapes the CLI answers with, declared once in dbtattic's own source (src/answers/): a field
+ * renamed there fails this build. Types only, so nothing of it reaches the bundle.
+ */
+export type { HistoryRow as Invocation, NodeResult as NodeFailure, NodeResult } from '../../../src/answers/index.js';
 
-export interface NodeFailure {
-  unique_id: string;
-  status: string | null;
-  execution_time: number | null;
-  message: string | null;
-}
-
-export interface NodeResult {
-  unique_id: string;
-  status: string | null;
-  execution_time: number | null;
-}
+/** The parts of `dbtattic info --json` the extension reads: where the archive lives. */
+export type StoreInfo = Pick<InfoAnswer, 'config' | 'remote'>;
 
 export type Row = Record<string, unknown>;
 
@@ -92,10 +71,4 @@ export class AtticClient {
     const problem = problemOf(outcome, this.executable);
     return problem ? { ok: false, problem } : { ok: true, value: outcome.stdout };
   }
-}
-
-/** The parts of `dbtattic info --json` the extension reads: where the archive lives. */
-export interface StoreInfo {
-  config: { archive: string; project_dir: { value: string } };
-  remote: unknown;
 }
