@@ -2,7 +2,7 @@ import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mc
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { forgetWrittenBlobs } from '../archive/written-blobs.js';
 import { resolveConfig, type AtticConfig } from '../config/resolve.js';
-import { queryRows } from '../core/query.js';
+import { queryRows } from '../app/query.js';
 import { isAtticError } from '../errors.js';
 import { boundedRequests } from './request-bound.js';
 import { COLUMNS_SQL, describeRelations, type RelationDoc } from './resources.js';

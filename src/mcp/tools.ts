@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import type { AtticConfig } from '../config/resolve.js';
-import { diffOf, explainOf, handOutState, historyOf, inspectOf, makePlan, queryRows, type PlanOptions, type QueryRowsAnswer } from '../core/index.js';
+import { diffOf, explainOf, handOutState, historyOf, inspectOf, makePlan, queryRows, type PlanOptions, type QueryRowsAnswer } from '../app/index.js';
 import { countOf } from '../vocab/index.js';
 
 /**
  * Every tool the server offers, each a question the CLI answers too, put to the same typed core
- * (src/core/). An MCP tool's structured output is an object, so each answer's parts have keys.
+ * (src/app/). An MCP tool's structured output is an object, so each answer's parts have keys.
  */
 export interface QueryLimits {
   maxRows: number;

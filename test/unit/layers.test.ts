@@ -29,10 +29,10 @@ const ALLOWED: Record<string, string[]> = {
   // The dataset is derived from the store, written through the archive's backends.
   export: [...BOTTOM, 'archive', 'config', 'store'],
   // The questions both front ends ask, each a typed answer.
-  core: [...BOTTOM, 'archive', 'extract', 'config', 'state', 'store', 'plan'],
-  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'plan', 'retention', 'report', 'export', 'core'],
-  // A second front end beside cli, on the same core; cli loads it only for `dbtattic mcp`.
-  mcp: [...BOTTOM, 'archive', 'config', 'core'],
+  app: [...BOTTOM, 'archive', 'extract', 'config', 'state', 'store', 'plan'],
+  cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'plan', 'retention', 'report', 'export', 'app'],
+  // A second front end beside cli, on the same app core; cli loads it only for `dbtattic mcp`.
+  mcp: [...BOTTOM, 'archive', 'config', 'app'],
 };
 /** Edges allowed only as a load when called (`await import(…)`), never as an import: cli starts mcp's server. */
 const LOADED: Record<string, string[]> = { cli: ['mcp'] };

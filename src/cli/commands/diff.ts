@@ -1,6 +1,6 @@
 import { type Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
-import { diffOf } from '../../core/index.js';
+import { diffOf } from '../../app/index.js';
 import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { printChanges } from '../print-changes.js';

@@ -1,6 +1,6 @@
 import type { Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
-import { findNode } from '../../core/plan.js';
+import { findNode } from '../../app/plan.js';
 import { ExitCode } from '../../errors.js';
 import { printJson, type CliIo } from '../io.js';
 import { planFromFlags } from '../planned-invocation.js';

@@ -1,5 +1,5 @@
 import { AtticError } from '../../errors.js';
-import { historyOf } from '../../core/index.js';
+import { historyOf } from '../../app/index.js';
 import { branchBaseReader, type History, type HistoryFilter, type HistoryRow } from '../../store/index.js';
 import { countOf, parseTimeArgument, shortId, spanLastIso, spanStartIso } from '../../vocab/index.js';
 import { Option, type Command } from '@commander-js/extra-typings';

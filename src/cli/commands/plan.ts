@@ -5,7 +5,7 @@ import { selectorWords, type PlanResult } from '../../plan/index.js';
 import { printJson, type CliIo } from '../io.js';
 import { planFromFlags } from '../planned-invocation.js';
 import { printExplain, printPlan } from '../print-plan.js';
-import { findNode } from '../../core/plan.js';
+import { findNode } from '../../app/plan.js';
 
 const options = (command: Command) => command
   .option('-s, --select <selectors...>', "dbt's simple selectors: names, tag:, path:, resource_type:, + and n+ operators")

@@ -3,7 +3,7 @@ import { defineCommand, type FlagsOf } from '../command-module.js';
 import { positiveInt, wholeSeconds } from '../option-values.js';
 import { AtticError } from '../../errors.js';
 // The module, not the core's index: `query "select 1"` is the floor of every reading command.
-import { queryStore } from '../../core/query.js';
+import { queryStore } from '../../app/query.js';
 import { loadConfig } from '../context.js';
 import type { CliIo } from '../io.js';
 import { querySink, type QueryFormat } from '../query-output.js';

@@ -10,7 +10,7 @@ import { withCurrentStore } from '../../store/index.js';
 import { parseTimeArgument, spanStartIso } from '../../vocab/index.js';
 import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
-import { refuseMistypedBranch } from '../../core/named-branch.js';
+import { refuseMistypedBranch } from '../../app/named-branch.js';
 import { withProgress } from '../progress.js';
 import { TOOL_VERSION } from '../version.js';
 

@@ -2,7 +2,7 @@ import { type Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
 import path from 'node:path';
 import { keySegment, openArchive, type Backend } from '../../archive/index.js';
-import { handOutState } from '../../core/index.js';
+import { handOutState } from '../../app/index.js';
 import { AtticError, ExitCode } from '../../errors.js';
 import { typedCommandName } from '../../extract/index.js';
 import { checkStateDir, STATE_ARTIFACTS, synthesizePerNodeState, writePerNodeState } from '../../state/index.js';
