@@ -6,7 +6,7 @@ function chartWidth(container) {
 }
 
 function drawnHook() {
-  return { draw: [(u) => u.root.parentElement && u.root.parentElement.setAttribute('data-drawn', 'true')] };
+  return { draw: [(u) => u.root.parentElement?.setAttribute('data-drawn', 'true')] };
 }
 
 /** A small line over the last runs, no axes. */
@@ -112,7 +112,7 @@ function ganttChart(container, timeline, critical) {
 /** A source's age at each freshness check. */
 function ageChart(container, checks) {
   container.classList.add('chart');
-  const labels = checks.map((c) => when((REPORT.data.runs[c.run] || {}).at).slice(5, 16));
+  const labels = checks.map((c) => when(REPORT.data.runs[c.run]?.at).slice(5, 16));
   return new uPlot({
     width: Math.min(560, chartWidth(container)), height: 160, legend: { show: false },
     scales: { x: { time: false } },

@@ -25,7 +25,7 @@ function seconds(value) {
 
 /** Times as dbtattic prints them (formatTime in src/cli/format.ts): UTC, to the minute, with a Z. */
 function when(iso) {
-  return iso ? iso.replace('T', ' ').slice(0, 16) + 'Z' : '–';
+  return iso ? `${iso.replace('T', ' ').slice(0, 16)}Z` : '–';
 }
 
 function shortSha(sha) {

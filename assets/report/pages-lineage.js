@@ -50,7 +50,7 @@ function latestStatus(k) {
   const letter = series ? [...series.st].reverse().find((l) => l !== '-') : undefined;
   if (letter) return LETTER_STATUS[letter] || letter;
   const source = REPORT.data.sources.find((s) => s.node === k);
-  const check = source && source.checks[source.checks.length - 1];
+  const check = source?.checks[source.checks.length - 1];
   return check ? check.status : null;
 }
 

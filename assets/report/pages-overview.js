@@ -38,7 +38,7 @@ function renderOverview(main) {
   // A deleted test's last failure is history, not a test failing now.
   const standing = d.tests.filter((t) => !t.deleted);
   const flaky = standing.filter((t) => t.flaky);
-  const failing = standing.filter((t) => t.failing_since && t.failing_since.ongoing);
+  const failing = standing.filter((t) => t.failing_since?.ongoing);
   const listed = [...flaky, ...failing.filter((t) => !t.flaky)];
   main.append(section('Flaky and failing tests', listed.length ? table(['test', 'state', 'failing since', 'sha'], listed.map((t) => [
     nodeLink(d.nodes[t.node]), t.flaky ? 'flaky' : statusBadge(t.last), t.failing_since ? runLink({ id: t.failing_since.run }) : '–', t.failing_since ? shortSha(t.failing_since.sha) : '–']))

@@ -25,7 +25,7 @@ function renderSources(main) {
   sources.slice(0, 100).forEach((s) => {
     const last = s.checks[s.checks.length - 1];
     const chart = el('div', { 'data-chart': 'age' });
-    main.append(el('section', { class: 'source' }, el('h3', {}, el('a', { href: `#model/${REPORT.data.nodes[s.node] ? REPORT.data.nodes[s.node].id : ''}` }, s.name), ' ', statusBadge(last && last.status),
+    main.append(el('section', { class: 'source' }, el('h3', {}, el('a', { href: `#model/${REPORT.data.nodes[s.node] ? REPORT.data.nodes[s.node].id : ''}` }, s.name), ' ', statusBadge(last?.status),
       ` age ${last && last.age_s !== null ? seconds(last.age_s) : '–'}`), chart));
     ageChart(chart, s.checks);
   });

@@ -1,7 +1,7 @@
 import { AtticError, isAtticError } from '../errors.js';
 import { asRunResultsSummary, compareInstants, compareText, isArtifactType, isCapturePhase, type ArtifactType, type CapturePhase, type ObjectId, type RunResultsSummary } from '../vocab/index.js';
 import type { Backend } from './backend.js';
-import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationIdProblem, keySegment } from './layout.js';
+import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationIdProblem, } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import { isOutputKind, type OutputKind } from './output-kind.js';
 

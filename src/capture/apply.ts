@@ -15,7 +15,7 @@ import {
   type RunInfo,
 } from '../archive/index.js';
 import { isAtticError } from '../errors.js';
-import { type CapturePhase, type RunResultsSummary } from '../vocab/index.js';
+import type { CapturePhase, RunResultsSummary } from '../vocab/index.js';
 import type { CheckedArtifact, CheckedPlan } from './checked-plan.js';
 import type { PresentArtifact } from './target.js';
 

@@ -20,7 +20,7 @@ export interface ArtifactHeader {
 }
 
 export function readArtifactHeader(type: ArtifactType, bytes: Buffer): ArtifactHeader {
-  let header;
+  let header: ReturnType<typeof readHeader>;
   try {
     header = readHeader(bytes, type);
   } catch (error) {

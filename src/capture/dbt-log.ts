@@ -67,7 +67,7 @@ const HEAD_BYTES = 256;
  */
 export async function readLogSlices(logDir: string, resume: LogResume | null = null): Promise<LogRead> {
   const tail = resume ? await readLog(logDir, resume) : null;
-  return tail && tail.slices.every((s) => s.format === 'text') ? tail : (await readLog(logDir, null))!;
+  return tail?.slices.every((s) => s.format === 'text') ? tail : (await readLog(logDir, null))!;
 }
 
 export interface LogRead {

@@ -45,7 +45,7 @@ function outputPaths(config: AtticConfig, cwd: string): string[] {
 
 async function readCatalog(config: AtticConfig, env: Record<string, string | undefined>): Promise<CatalogSnapshot | null> {
   if (!config.catalog) return null;
-  let catalogConfig;
+  let catalogConfig: ReturnType<typeof parseCatalogConfig>;
   try {
     catalogConfig = parseCatalogConfig(config.catalog.value);
   } catch (error) {

@@ -1,6 +1,5 @@
 import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import type { SqlFiles, SqlTreeBase } from '../archive/index.js';
+import type { SqlTreeBase } from '../archive/index.js';
 import type { ObjectId } from '../vocab/index.js';
 import { saveCacheFile } from './cache-file.js';
 

@@ -1,5 +1,4 @@
 import { promises as fs, type BigIntStats } from 'node:fs';
-import path from 'node:path';
 import type { ObjectId } from '../vocab/index.js';
 import type { ArtifactHeader } from './artifact-header.js';
 import { saveCacheFile } from './cache-file.js';

@@ -1,4 +1,4 @@
-import { promises as fs } from 'node:fs';
+import { promises as fs, type BigIntStats } from 'node:fs';
 import path from 'node:path';
 import { invocationIdProblem } from '../archive/index.js';
 import { isAtticError } from '../errors.js';
@@ -38,7 +38,7 @@ export async function inspectTarget(targetDir: string, artifacts: readonly Artif
 
 /** Reads and hashes the file, unless the stat cache knows it; `cache` learns what was read. */
 export async function inspectArtifact(file: string, artifact: ArtifactType, cache?: StatCache): Promise<InspectedArtifact> {
-  let stat;
+  let stat: BigIntStats;
   let bytes: Buffer;
   let id: ObjectId;
   try {

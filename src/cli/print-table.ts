@@ -29,7 +29,7 @@ export function time(head: string, fit: Fit = {}): Column {
 export function printTable(io: CliIo, columns: readonly (Column | string)[], rows: readonly Cell[][]): void {
   const heads = columns.map((c) => (typeof c === 'string' ? text(c) : c));
   if (!io.isTTY) {
-    io.stdout([heads.map((c) => c.head), ...rows.map((row) => row.map(cellText))].map(tsvLine).join('\n') + '\n');
+    io.stdout(`${[heads.map((c) => c.head), ...rows.map((row) => row.map(cellText))].map(tsvLine).join('\n')}\n`);
     return;
   }
   // Measured as the terminal will show them: an artifact's controls escaped, tabs as a space.

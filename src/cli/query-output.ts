@@ -20,7 +20,7 @@ export function querySink(io: CliIo, format: QueryFormat): QuerySink & { end(): 
   const cells = (rows: Record<string, unknown>[]): string[][] => rows.map((row) => names.map((name) => cellText(row[name])));
   // Off a terminal a table is tab-separated lines: the header once, then rows as they come.
   const flushPage = (): void => {
-    if (!io.isTTY) io.stdout([...(first ? [names] : []), ...page].map((row) => tsvLine(row) + '\n').join(''));
+    if (!io.isTTY) io.stdout([...(first ? [names] : []), ...page].map((row) => `${tsvLine(row)}\n`).join(''));
     else if (page.length > 0 || first) printTable(io, names, page);
     page = [];
     first = false;
@@ -39,10 +39,10 @@ export function querySink(io: CliIo, format: QueryFormat): QuerySink & { end(): 
           first = false;
           break;
         case 'csv':
-          io.stdout(cells(rows).map((row) => row.map(csvField).join(',') + '\n').join(''));
+          io.stdout(cells(rows).map((row) => `${row.map(csvField).join(',')}\n`).join(''));
           break;
         case 'markdown':
-          io.stdout(cells(rows).map((row) => markdownLine(row) + '\n').join(''));
+          io.stdout(cells(rows).map((row) => `${markdownLine(row)}\n`).join(''));
           break;
         case 'table':
           page.push(...cells(rows));
@@ -72,6 +72,6 @@ function csvField(text: string): string {
 }
 
 function markdownLine(cells: string[]): string {
-  const escape = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
-  return `| ${cells.map(escape).join(' | ')} |`;
+  const escapeCell = (text: string): string => text.replace(/\|/g, '\\|').replace(/\r?\n/g, '<br>');
+  return `| ${cells.map(escapeCell).join(' | ')} |`;
 }

@@ -2,7 +2,7 @@ import type { Database } from '../store/index.js';
 import type { DatasetFile } from './layout.js';
 import { rowsDigest } from './layout.js';
 import { projectKey } from './project-identity.js';
-import { DATASET_TABLES, type DatasetTable } from './tables.js';
+import { type DatasetTable } from './tables.js';
 
 /** Where an invocation's files go. */
 export interface InvocationPartition {

@@ -11,5 +11,5 @@ export { makePlan, type PlanOptions } from './make-plan.js';
 export { decidePlan, type DecideOptions } from './decide.js';
 export { assemblePlan, countVerdicts, selectorWords } from './assemble.js';
 export { parseSelectors } from './select.js';
-export { type PlannedFrom } from './notices.js';
+export type { PlannedFrom } from './notices.js';
 export { BUILD_REASONS, type BuildReason, type Check, type NodeVerdict, type PlanNotice, type PlanResult, type Verdict } from './types.js';

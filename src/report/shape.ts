@@ -1,6 +1,5 @@
 import type { FactRow } from '../store/index.js';
 import { codeDiff } from './code-diff.js';
-import type { SeriesInput } from './series.js';
 import type { NodeChange, ReportNode, ReportRun, ReportSource, ReportTest } from './data.js';
 
 /** Store rows → the report's shapes. Pure. */

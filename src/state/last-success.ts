@@ -54,7 +54,6 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
     const invocation = invocations.find((inv) => inv.invocationId === id)!;
     return { invocation, summary: await summaryOf(backend, invocation) };
   }
-  const commands = query.commands ?? DEPLOY_COMMANDS;
   const onBranch = query.branch ? await branchFilter(backend, query.branch) : () => true;
   for (const invocation of invocations.filter(onBranch)) {
     const chosen = await successOf(backend, invocation, query);

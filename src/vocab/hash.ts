@@ -63,7 +63,7 @@ function writeCanonical(value: unknown): string | undefined {
   let out = '{';
   for (const key of canonicalKeys(value as object)) {
     const member = writeCanonical((value as Record<string, unknown>)[key]);
-    if (member !== undefined) out += (out.length > 1 ? ',' : '') + JSON.stringify(key) + ':' + member;
+    if (member !== undefined) out += `${(out.length > 1 ? ',' : '') + JSON.stringify(key)}:${member}`;
   }
   return `${out}}`;
 }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Step, StepDefinition } from '../../fixtures/generate.mjs';
 import { archiveDirOf } from '../helpers/archive-files.js';
 import { onlyOutput, readOutputRecordFiles, restoreBlob, restoreTree } from '../helpers/archive-outputs.js';
-import { readJson, type Json } from '../helpers/artifact-facts.js';
+import { readJson, } from '../helpers/artifact-facts.js';
 import { startReplay, type ReplayedHistory } from '../helpers/replay.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
 

@@ -28,6 +28,7 @@ import { dbtBin, dbtEnv, duckshopAt, hasRealDbt, NO_DBT_REASON } from '../helper
 interface Change {
   name: string;
   /** Edits the project; a change that returns an environment is no commit but the CI's new environment. */
+  // biome-ignore lint/suspicious/noConfusingVoidType: most edits are statements that return nothing
   apply: (project: string) => Record<string, string> | void;
 }
 
@@ -46,7 +47,7 @@ const CHANGES: Change[] = [
     name: 'deleted model',
     apply: (p) => {
       rmSync(path.join(p, 'models/marts/dim_products.sql'));
-      edit(p, 'models/marts/_marts.yml', /  - name: dim_products\n(?:    .*\n|      .*\n)*/, '');
+      edit(p, 'models/marts/_marts.yml', / {2}- name: dim_products\n(?: {4}.*\n| {6}.*\n)*/, '');
     },
   },
 ];

@@ -16,7 +16,7 @@ import { openDatabase } from '../../src/store/index.js';
  * chart drawn, and the numbers shown equal `dbtattic query` and the artifacts. Screenshots of
  * each page are written to SCREENSHOTS for a person to look at.
  */
-export const SCREENSHOTS = path.join(REPO_DIR, 'test-output', 'report-pages');
+const SCREENSHOTS = path.join(REPO_DIR, 'test-output', 'report-pages');
 const FAILED = ['error', 'fail', 'runtime error', 'partial success'];
 announceBrowserSkip('test/e2e/report.test.ts (the HTML report in a browser)');
 

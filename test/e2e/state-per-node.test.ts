@@ -113,7 +113,7 @@ describe('state --per-node', () => {
       .filter(([, n]) => BUILT.includes(String(n.resource_type)))
       .filter(([id, n]) => {
         const then = builds.get(id);
-        return !then || (nodesOf(doc(then, 'manifest.json')!)[id]?.checksum as Json).checksum !== (n.checksum as Json).checksum;
+        return !then || (nodesOf(doc(then, 'manifest.json')!)[id]?.checksum as Json | undefined)?.checksum !== (n.checksum as Json).checksum;
       })
       .map(([id]) => id)
       .sort();

@@ -18,12 +18,12 @@ const stryker = (): StrykerGlobal => ((globalThis as Record<string, unknown>)[na
 
 // Vitest 4.1 parses a hook's first parameter as its fixtures: it must be a destructuring pattern.
 if (mode === 'dry-run') {
-  // eslint-disable-next-line no-empty-pattern
+  // biome-ignore lint/correctness/noEmptyPattern: vitest hands the suite only as the second argument
   afterAll(({}, suite) => {
     (suite.meta as Record<string, unknown>).mutantCoverage = stryker().mutantCoverage;
   });
 } else if (mode === 'mutant') {
-  // eslint-disable-next-line no-empty-pattern
+  // biome-ignore lint/correctness/noEmptyPattern: vitest hands the suite only as the second argument
   afterAll(({}, suite) => {
     (suite.meta as Record<string, unknown>).hitCount = stryker().hitCount;
   });

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants as fsConstants, promises as fs } from 'node:fs';
+import { constants as fsConstants, promises as fs, type Dirent } from 'node:fs';
 import { hostname } from 'node:os';
 import path from 'node:path';
 import { AtticError, asDiskError } from '../../errors.js';
@@ -124,7 +124,7 @@ export class FsBackend implements Backend {
   }
 
   private async walk(dirKey: string, out: StoredKey[]): Promise<void> {
-    let entries;
+    let entries: Dirent[];
     try {
       entries = await fs.readdir(this.file(dirKey), { withFileTypes: true });
     } catch (error) {

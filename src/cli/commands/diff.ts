@@ -1,4 +1,4 @@
-import { type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
 import { diffOf } from '../../app/index.js';
 import { loadConfig } from '../context.js';

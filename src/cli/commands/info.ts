@@ -1,12 +1,12 @@
 import type { ConfigView, InfoAnswer, RemoteView, RetentionView, StoreView } from '../../answers/index.js';
-import { type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
 import { existsSync } from 'node:fs';
 import { openArchive, summarizeArchive, type ArchiveSummary, type Backend } from '../../archive/index.js';
 import { parseCatalogConfig } from '../../capture/catalog/index.js';
 import type { AtticConfig } from '../../config/resolve.js';
 import { isAtticError } from '../../errors.js';
-import type { ReadNotice, StoreFigures } from '../../store/index.js';
+import type { ReadNotice, } from '../../store/index.js';
 import { loadConfig } from '../context.js';
 import { formatBytes } from '../format.js';
 import { printJson, type CliIo } from '../io.js';

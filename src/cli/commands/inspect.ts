@@ -1,6 +1,5 @@
-import { type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
-import { AtticError } from '../../errors.js';
 import { inspectOf } from '../../app/index.js';
 import type { InspectReport } from '../../store/index.js';
 import { shortId } from '../../vocab/index.js';

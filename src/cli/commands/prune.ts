@@ -1,4 +1,4 @@
-import { type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
 import { openArchive } from '../../archive/index.js';
 import { ExitCode } from '../../errors.js';

@@ -6,7 +6,7 @@ import { AtticError } from '../../errors.js';
 import { queryStore } from '../../app/query.js';
 import { loadConfig } from '../context.js';
 import type { CliIo } from '../io.js';
-import { querySink, type QueryFormat } from '../query-output.js';
+import { querySink, } from '../query-output.js';
 import { sayNotice } from '../read-notice.js';
 import { withProgress } from '../progress.js';
 import { countOf } from '../../vocab/index.js';

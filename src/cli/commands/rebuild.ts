@@ -1,4 +1,4 @@
-import { type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
 import { ExitCode } from '../../errors.js';
 import { rebuildProjectStore, type IngestProblem } from '../../store/index.js';

@@ -1,8 +1,8 @@
-import { type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
 import { dbtPaths } from '../../capture/dbt-flags.js';
 import { runWithCapture } from '../../capture/run.js';
-import { AtticError, ExitCode } from '../../errors.js';
+import { AtticError, } from '../../errors.js';
 import { archiveAbbreviator } from '../abbreviate.js';
 import { loadConfig } from '../context.js';
 import { formatBytes } from '../format.js';

@@ -1,4 +1,4 @@
-import { type Command } from '@commander-js/extra-typings';
+import type { Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
 import path from 'node:path';
 import { keySegment, openArchive, type Backend } from '../../archive/index.js';

@@ -16,7 +16,7 @@ import {
 } from '../../../src/archive/layout.js';
 
 /** The keys docs/archive-format.md writes out, written out again here by hand. */
-const ID = 'ab' + 'c'.repeat(62);
+const ID = `ab${'c'.repeat(62)}`;
 const SHA = '0123456789abcdef'.repeat(4);
 
 describe('archive keys, as README documents them', () => {

@@ -175,7 +175,7 @@ describe('rewind', () => {
   });
 
   it('gives no branch for a run on a detached HEAD', () => {
-    const detached = parseEntries([`d4\tHEAD@{200}\tcheckout: moving from ${'f'.repeat(40)} to main`, 'a1\tHEAD@{100}\tcheckout: moving from main to ' + 'f'.repeat(40)].join('\n'));
+    const detached = parseEntries([`d4\tHEAD@{200}\tcheckout: moving from ${'f'.repeat(40)} to main`, `a1\tHEAD@{100}\tcheckout: moving from main to ${'f'.repeat(40)}`].join('\n'));
     expect(rewind(detached, 150, 'main')).toEqual({ moved: true, sha: 'a1', branch: null });
   });
 });

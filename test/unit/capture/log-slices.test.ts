@@ -9,7 +9,7 @@ const json = (id: string, msg: string): string => `${JSON.stringify({ data: {}, 
 
 describe('sliceLog', () => {
   it('gives each text invocation its banner, the two empty lines before it and its lines, byte for byte', () => {
-    const a = banner(A) + text('Running with dbt=1.9.4') + text('Failure in model x\n  boom'.split('\n')[0]!) + '  boom\n';
+    const a = `${banner(A) + text('Running with dbt=1.9.4') + text('Failure in model x\n  boom'.split('\n')[0]!)}  boom\n`;
     const b = banner(B) + text('Running with dbt=1.9.4');
     const slices = sliceLog(Buffer.from(a + b));
     expect(slices.map((s) => [s.invocationId, s.bytes.toString(), s.format])).toEqual([[A, a, 'text'], [B, b, 'text']]);
@@ -24,8 +24,8 @@ describe('sliceLog', () => {
   });
 
   it('leaves out text lines before any banner (their banner rotated away) and keeps a last line without newline', () => {
-    const log = text('orphan') + banner(A) + '10:00:00.1 [info ] [MainThread]: cut';
+    const log = `${text('orphan') + banner(A)}10:00:00.1 [info ] [MainThread]: cut`;
     const slices = sliceLog(Buffer.from(log));
-    expect(slices.map((s) => [s.invocationId, s.bytes.toString()])).toEqual([[A, banner(A) + '10:00:00.1 [info ] [MainThread]: cut']]);
+    expect(slices.map((s) => [s.invocationId, s.bytes.toString()])).toEqual([[A, `${banner(A)}10:00:00.1 [info ] [MainThread]: cut`]]);
   });
 });

@@ -56,7 +56,7 @@ function iceberg(uri: string, extra: Record<string, unknown> = {}): CatalogConfi
   return parseCatalogConfig({ provider: 'iceberg-rest', uri, ...extra })!;
 }
 
-const expectedId = sha256(['raw.customers=' + CUSTOMERS_SNAPSHOT, 'raw.empty=none', 'raw.shop.orders=' + ORDERS_SNAPSHOT].sort().join('\n'));
+const expectedId = sha256([`raw.customers=${CUSTOMERS_SNAPSHOT}`, 'raw.empty=none', `raw.shop.orders=${ORDERS_SNAPSHOT}`].sort().join('\n'));
 
 describe('iceberg-rest provider', () => {
   it('combines the exact current snapshot of each table, not atomic', async () => {

@@ -23,7 +23,7 @@ const basic = `Basic ${Buffer.from(`${KEY_ID}:${SECRET}`).toString('base64')}`;
 const lakefsBranches: Handler = (request) => {
   if (request.authorization !== basic) return { status: 401, body: { message: 'error authenticating request' } };
   const match = /^\/api\/v1\/repositories\/([^/]+)\/branches\/([^/]+)$/.exec(request.url);
-  if (!match || match[1] !== 'lake') return { status: 404, body: { message: 'repository not found' } };
+  if (match?.[1] !== 'lake') return { status: 404, body: { message: 'repository not found' } };
   const branch = decodeURIComponent(match[2]!);
   if (branch !== 'main' && branch !== 'feature/x') return { status: 404, body: { message: 'branch not found' } };
   return { body: { id: branch, commit_id: COMMIT } };
