@@ -1,5 +1,6 @@
 import type { PlanFacts } from '../store/index.js';
 import type { Check, NodeVerdict, PlanNotice } from './types.js';
+import { BUILD_TIME_UNKNOWN } from './source-check.js';
 
 /** Where the planned manifest came from: the one in target/, or an invocation named. */
 export type PlannedFrom = 'target' | 'named';
@@ -43,7 +44,7 @@ function freshnessNotice(all: readonly NodeVerdict[], selected: readonly NodeVer
 }
 
 // A build of unknown time is compared with no check at all: a freshness check would not help it.
-const isUncheckedSource = (c: Check): boolean => !c.ok && c.reason === 'freshness unknown' && c.check.startsWith('source ') && c.old !== 'build time unknown';
+const isUncheckedSource = (c: Check): boolean => !c.ok && c.reason === 'freshness unknown' && c.check.startsWith('source ') && c.old !== BUILD_TIME_UNKNOWN;
 
 function heldByFreshness(all: readonly NodeVerdict[]): Set<string> {
   const byId = new Map(all.map((v) => [v.unique_id, v]));

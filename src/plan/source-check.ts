@@ -19,12 +19,15 @@ export interface SourceInputs {
   checks: readonly FreshnessCheck[];
 }
 
+/** A source check's old value when its node's last build has no known time: no freshness check can help it. */
+export const BUILD_TIME_UNKNOWN = 'build time unknown';
+
 export function checkSource(source: CurrentNode, inputs: SourceInputs): Check {
   const old = isoFromMicros(inputs.builtAtUs);
   const name = `source ${source.uniqueId}`;
   const proof = catalogProof(source, inputs.buildCatalog, inputs.currentCatalog);
   if (proof) return { check: name, old: proof.old, new: proof.new, ok: proof.unchanged, reason: proof.unchanged ? null : 'source data newer' };
-  if (inputs.builtAtUs === null) return { check: name, old: 'build time unknown', new: null, ok: false, reason: 'freshness unknown' };
+  if (inputs.builtAtUs === null) return { check: name, old: BUILD_TIME_UNKNOWN, new: null, ok: false, reason: 'freshness unknown' };
   const after = inputs.checks.filter((c) => c.takenAtUs !== null && c.takenAtUs > inputs.builtAtUs!);
   const loaded = after.map((c) => c.maxLoadedAtUs).filter((us): us is number => us !== null);
   if (loaded.length === 0) {
