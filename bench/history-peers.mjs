@@ -6,7 +6,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 
-const FAILED = "('error', 'fail', 'runtime error', 'partial success')";
+export const FAILED = "('error', 'fail', 'runtime error', 'partial success')";
 const COMPLETED = "('success', 'pass', 'warn', 'fail')";
 const sqlText = (text) => `'${text.replace(/'/g, "''")}'`;
 
@@ -51,15 +51,29 @@ const lastSuccess = (rr, commands) => `
   ORDER BY metadata.generated_at DESC LIMIT 1`;
 
 /**
+ * The run-history questions, of run_results.json alone: every result beside its run (counted),
+ * and `history`'s table of the newest runs. bench/export.mjs asks Spark the same of the dataset.
+ */
+export function runHistoryQuestions(runsDir) {
+  const rr = runResults(runsDir);
+  return {
+    v_run_history: `SELECT count(*) AS n FROM ${results(rr)}`,
+    history: `SELECT invocation_id, any_value(ran_at), any_value(command), count(*) FILTER (WHERE status IN ${FAILED}) AS failed, count(*) AS results
+      FROM ${results(rr)} GROUP BY invocation_id ORDER BY 2 DESC LIMIT 20`,
+  };
+}
+
+/**
  * The peer's SQL per question, by the name the bench gives the question. `newest` and
  * `previous` are the last two runs: { id, manifest }.
  */
 export function peerQuestions(runsDir, newest, previous) {
   const rr = runResults(runsDir);
   const diff = runDiff(rr, previous.manifest, newest.manifest, previous.id, newest.id);
+  const runHistory = runHistoryQuestions(runsDir);
   return {
     v_invocation_sequence: `SELECT count(*) AS n FROM (SELECT metadata.invocation_id, row_number() OVER (ORDER BY metadata.generated_at) FROM ${rr})`,
-    v_run_history: `SELECT count(*) AS n FROM ${results(rr)}`,
+    v_run_history: runHistory.v_run_history,
     v_node_runtime: `SELECT count(*) AS n FROM (${runtime(rr)})`,
     v_runtime_regressions: `SELECT count(*) AS n FROM (${runtime(rr)}) WHERE baseline_runs >= 3 AND last_s > 1.5 * baseline_median_s AND last_s - baseline_median_s > 1.0`,
     v_test_history: `SELECT count(*) AS n FROM (
@@ -67,8 +81,7 @@ export function peerQuestions(runsDir, newest, previous) {
              count(*) FILTER (WHERE status = 'error') AS errors, arg_max(status, ran_at) AS last_status, max(ran_at) FILTER (WHERE status IN ('fail', 'error')) AS last_failure
       FROM ${results(rr)} WHERE unique_id LIKE 'test.%' AND command IN ('build', 'test') GROUP BY unique_id)`,
     v_latest_edges: `SELECT count(*) AS n FROM ${manifestNodes(newest.manifest)}, unnest(node.depends_on.nodes) AS d(depends_on_id)`,
-    history: `SELECT invocation_id, any_value(ran_at), any_value(command), count(*) FILTER (WHERE status IN ${FAILED}) AS failed, count(*) AS results
-      FROM ${results(rr)} GROUP BY invocation_id ORDER BY 2 DESC LIMIT 20`,
+    history: runHistory.history,
     inspect: diff,
     diff,
     'state --last-success': lastSuccess(rr, ['build', 'run']),

@@ -19,6 +19,9 @@ const THREADS = 8;
 const EXECUTED = new Set(['model', 'seed', 'snapshot', 'test']);
 const CHANGED_SHARE = 0.01;
 
+/** When run r starts: an hour after the run before it. */
+const startOf = (r) => new Date(START + r * 3_600_000);
+
 /** A deterministic number in [0, 1) for a pair of integers. */
 function unit(a, b) {
   const x = Math.sin(a * 12.9898 + b * 78.233) * 43758.5453;
@@ -51,13 +54,21 @@ export class ScaledHistory {
   /** Writes run r's manifest.json and run_results.json into `dir`; returns what it wrote. */
   writeRun(r, dir) {
     if (r > 1) this.changeModels(r);
-    const at = new Date(START + r * 3_600_000);
+    const at = startOf(r);
     const metadata = { ...this.metadata, invocation_id: invocationIdOf(r), generated_at: at.toISOString(), invocation_started_at: at.toISOString(), run_started_at: at.toISOString() };
     const manifest = `{"metadata": ${JSON.stringify(metadata)}, "nodes": {${this.text.join(', ')}}${this.tail}}`;
     const results = JSON.stringify(this.runResults(r, at));
     writeFileSync(path.join(dir, 'manifest.json'), manifest);
     writeFileSync(path.join(dir, 'run_results.json'), results);
     return { bytes: Buffer.byteLength(manifest) + Buffer.byteLength(results) };
+  }
+
+  /**
+   * Run r's run_results.json alone, into `dir`, as writeRun writes it: results do not depend on
+   * the models' changes, so any run's can be written again later (a peer reading the raw files).
+   */
+  writeRunResults(r, dir) {
+    writeFileSync(path.join(dir, 'run_results.json'), JSON.stringify(this.runResults(r, startOf(r))));
   }
 
   /** About 1% of the models get a new revision of their code in run r. */

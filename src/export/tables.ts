@@ -20,6 +20,17 @@ export interface DatasetTable {
 
 const TIME_ORDER = `coalesce(i.generated_at, c.captured_at)`;
 
+/**
+ * A digest the tables repeat per row (a node version's id, a fingerprint, a test's definitions),
+ * as its first 15 hex digits: a BIGINT, named `<column>_key`. A hash has no redundancy for zstd
+ * or a dictionary to find (a file holds a run, whose rows each name another node), so as text it
+ * cost its 32 or 64 digits a row: node_version_id was half of run_result (10,000 nodes x 200
+ * runs: the dataset 1.3x the store, docs/performance.md). 60 bits, so that every engine's signed
+ * BIGINT holds it; equal digests give equal keys, and two of one project's n versions share a
+ * key with odds about n²/2^61 (1 in 230 million at 100,000). node_version keeps the full id.
+ */
+const digestKey = (column: string): string => `('0x' || left(${column}, 15))::BIGINT`;
+
 const INVOCATION = `
 SELECT i.invocation_id AS owner, i.invocation_id, i.project_name, i.project_id, i.dbt_version, i.adapter_type, i.command,
   i.selection::VARCHAR AS selection, i.exclusion::VARCHAR AS exclusion, i.selector, i.resource_types::VARCHAR AS resource_types,
@@ -34,24 +45,25 @@ FROM invocation AS i LEFT JOIN capture AS c ON c.capture_id = i.run_id`;
 
 const RUN_RESULT = `
 SELECT r.invocation_id AS owner, r.invocation_id, r.unique_id, r.name,
-  coalesce(r.resource_type, split_part(r.unique_id, '.', 1)) AS resource_type, r.materialization, r.node_version_id, r.fingerprint,
+  coalesce(r.resource_type, split_part(r.unique_id, '.', 1)) AS resource_type, r.materialization,
+  ${digestKey('r.node_version_id')} AS node_version_key, ${digestKey('r.fingerprint')} AS fingerprint_key,
   r.defined_here, r.status, r.status IN ('success', 'pass', 'warn', 'fail') AND command_builds(i.command) AS completed,
   r.message, r.failures, r.execution_time, r.rows_affected, r.thread_id,
   r.compile_started_at, r.compile_completed_at, r.execute_started_at, r.execute_completed_at,
   r.adapter_response::VARCHAR AS adapter_response, r.batch_results::VARCHAR AS batch_results
 FROM run_history AS r JOIN invocation AS i ON i.invocation_id = r.invocation_id`;
 
-// definitions: test_run_state's digest of the definitions a test ran under; flaky compares them.
+// definitions_key: test_run_state's digest of the definitions a test ran under; flaky compares them.
 const TEST_RESULT = `
 SELECT r.invocation_id AS owner, r.invocation_id, r.unique_id, r.name, coalesce(r.resource_type, split_part(r.unique_id, '.', 1)) AS resource_type,
-  r.status, r.failures, r.message, r.execution_time, t.definitions
+  r.status, r.failures, r.message, r.execution_time, ${digestKey('t.definitions')} AS definitions_key
 FROM run_history AS r
 LEFT JOIN test_run_state AS t ON t.invocation_id = r.invocation_id AND t.unique_id = r.unique_id
 WHERE coalesce(r.resource_type, split_part(r.unique_id, '.', 1)) IN ('test', 'unit_test')`;
 
 const NODE_CHANGE = `
 SELECT c.to_invocation AS owner, c.unique_id, v.name, v.resource_type, c.from_invocation, c.to_invocation,
-  c.from_version, c.to_version, c.change_kind, c.what_changed, c.changed_macros
+  ${digestKey('c.from_version')} AS from_version_key, ${digestKey('c.to_version')} AS to_version_key, c.change_kind, c.what_changed, c.changed_macros
 FROM node_change AS c JOIN node_version AS v ON v.node_version_id = coalesce(c.to_version, c.from_version)`;
 
 const SOURCE_FRESHNESS = `
@@ -82,7 +94,7 @@ first_holder AS (
 
 const NODE_VERSION = `
 WITH ${FIRST_HOLDER}
-SELECT h.invocation_id AS owner, v.node_version_id, v.unique_id, v.resource_type, v.disabled, v.name, v.package_name, v.path, v.patch_path,
+SELECT h.invocation_id AS owner, ${digestKey('v.node_version_id')} AS node_version_key, v.node_version_id, v.unique_id, v.resource_type, v.disabled, v.name, v.package_name, v.path, v.patch_path,
   v.language, v.raw_code, v.materialization, v.database_name, v.schema_name, v.identifier, v.checksum, v.config::VARCHAR AS config,
   v.description, v.tags::VARCHAR AS tags, v.meta::VARCHAR AS meta, v.contract::VARCHAR AS contract, v.access, v.version, v.group_name,
   v.fqn::VARCHAR AS fqn, v.declared_columns::VARCHAR AS declared_columns, v.attributes::VARCHAR AS attributes
@@ -90,7 +102,7 @@ FROM node_version AS v JOIN first_holder AS h ON h.node_version_id = v.node_vers
 
 const EDGE = `
 WITH ${FIRST_HOLDER}
-SELECT h.invocation_id AS owner, e.node_version_id, v.unique_id, e.depends_on_id
+SELECT h.invocation_id AS owner, ${digestKey('e.node_version_id')} AS node_version_key, v.unique_id, e.depends_on_id
 FROM node_version_edge AS e
 JOIN first_holder AS h ON h.node_version_id = e.node_version_id
 JOIN node_version AS v ON v.node_version_id = e.node_version_id`;

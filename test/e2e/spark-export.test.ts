@@ -54,7 +54,7 @@ const QUESTIONS: { name: string; store: string; spark: string }[] = [
     name: 'test history',
     store: 'SELECT unique_id, runs, passes, fails, errors, skips, last_status, last_failure_invocation_id, flaky FROM v_test_history',
     spark: `WITH result AS (
-        SELECT r.project, r.unique_id, r.invocation_id, r.status, r.definitions, r.status IN ('pass', 'warn', 'fail', 'error', 'runtime error') AS ran,
+        SELECT r.project, r.unique_id, r.invocation_id, r.status, r.definitions_key, r.status IN ('pass', 'warn', 'fail', 'error', 'runtime error') AS ran,
           row_number() OVER (PARTITION BY r.project, r.unique_id ORDER BY i.ordered_at DESC NULLS FIRST, i.run_id DESC NULLS FIRST, i.invocation_id DESC) AS back
         FROM {t:test_result} AS r JOIN {t:invocation} AS i ON i.invocation_id = r.invocation_id AND i.project = r.project
         WHERE i.builds
@@ -64,8 +64,8 @@ const QUESTIONS: { name: string; store: string; spark: string }[] = [
         count_if(status IN ('error', 'runtime error')) AS errors, count_if(status = 'skipped') AS skips,
         min_by(status, back) FILTER (WHERE ran) AS last_status,
         min_by(invocation_id, back) FILTER (WHERE status IN ('fail', 'error', 'runtime error')) AS last_failure_invocation_id,
-        CASE WHEN count_if(ran) > 0 THEN count(DISTINCT definitions, status = 'pass') FILTER (WHERE ran AND ran_back <= 10)
-          > count(DISTINCT definitions) FILTER (WHERE ran AND ran_back <= 10) END AS flaky
+        CASE WHEN count_if(ran) > 0 THEN count(DISTINCT definitions_key, status = 'pass') FILTER (WHERE ran AND ran_back <= 10)
+          > count(DISTINCT definitions_key) FILTER (WHERE ran AND ran_back <= 10) END AS flaky
       FROM ranked GROUP BY project, unique_id`,
   },
   {

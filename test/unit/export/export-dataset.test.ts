@@ -12,6 +12,9 @@ import { buildCorpusStore, type CorpusStore } from '../../helpers/corpus-store.j
  * project rename). Expected rows come from the store's own views (what `dbtattic query` reads),
  * the dataset's from its Parquet files as any engine reads them.
  */
+/** The dataset's key of a digest column (src/export/tables.ts): its first 15 hex digits, a BIGINT. */
+const KEY = (column: string): string => `('0x' || left(${column}, 15))::BIGINT`;
+
 const dirs = (): string[] => {
   const seq = path.join(CORPUS_DIR, 'learn-dbt-nigel-snowflake-1.0-to-1.3', 'target-seq');
   return readdirSync(seq).sort().map((d) => path.join(seq, d));
@@ -48,7 +51,7 @@ describe.skipIf(!hasCorpus)('exportDataset', () => {
       ['SELECT invocation_id, command, invoked_at FROM v_invocation_sequence', 'SELECT invocation_id, command, invoked_at FROM TABLE'],
       ['SELECT unique_id, to_invocation, change_kind FROM v_node_changes', 'SELECT unique_id, to_invocation, change_kind FROM TABLE'],
       ['SELECT node_version_id, raw_code FROM node_version', 'SELECT node_version_id, raw_code FROM TABLE'],
-      ['SELECT node_version_id, depends_on_id FROM node_version_edge', 'SELECT node_version_id, depends_on_id FROM TABLE'],
+      [`SELECT ${KEY('node_version_id')} AS node_version_key, depends_on_id FROM node_version_edge`, 'SELECT node_version_key, depends_on_id FROM TABLE'],
     ];
     for (const [table, [fromStore, fromDataset]] of ['invocation', 'node_change', 'node_version', 'edge'].map((t, i) => [t, pairs[i]!] as const)) {
       const got = await store.query(`${fromDataset.replace('TABLE', parquet(dir, table))} ORDER BY ALL`);
@@ -56,6 +59,17 @@ describe.skipIf(!hasCorpus)('exportDataset', () => {
     }
     const projects = await store.query(`SELECT DISTINCT project FROM ${parquet(dir, 'invocation')}`);
     expect(projects).toEqual([{ project: 'learn' }]);
+  });
+
+  it('names a node version by a key that joins each run result to the version it ran', async () => {
+    const dir = path.join(root, 'keys');
+    await exportDataset(store.db, backendFor(dir), { project: null, forgotten: new Set() });
+    const versions = await store.query(`SELECT node_version_key, node_version_id FROM ${parquet(dir, 'node_version')}`);
+    expect(versions.length).toBeGreaterThan(0);
+    expect(versions.every((v) => String(v.node_version_key) === BigInt(`0x${String(v.node_version_id).slice(0, 15)}`).toString())).toBe(true);
+    const got = await store.query(`SELECT r.invocation_id, r.unique_id, v.node_version_id FROM ${parquet(dir, 'run_result')} AS r
+      LEFT JOIN ${parquet(dir, 'node_version')} AS v ON v.node_version_key = r.node_version_key AND v.project = r.project ORDER BY ALL`);
+    expect(got).toEqual(await store.query('SELECT invocation_id, unique_id, node_version_id FROM v_run_history ORDER BY ALL'));
   });
 
   it('two exporters racing write one file per table and invocation', async () => {
