@@ -9,7 +9,10 @@
 // The archive by part, each against the unit and contract tests that reach it (a whole-archive run
 // takes hours here). Together the parts mutate every file of src/archive.
 const ARCHIVE_PARTS = {
-  'archive-objects': { mutate: ['src/archive/objects.ts', 'src/archive/layout.ts'], tests: ['test/unit/archive/{objects,objects-damage,objects-repair,repair,format-vectors,layout}.test.ts'] },
+  'archive-objects': {
+    mutate: ['src/archive/objects.ts', 'src/archive/layout.ts'],
+    tests: ['test/unit/archive/{objects,objects-damage,objects-repair,repair,format-vectors,layout}.test.ts'],
+  },
   'archive-records': {
     mutate: ['src/archive/{records,journal,refs,branches,summary,plans,outputs,output-kind,sql-tree,change-stamp,forgotten,handouts}.ts'],
     tests: [
@@ -19,7 +22,9 @@ const ARCHIVE_PARTS = {
   },
   'archive-verify': {
     mutate: ['src/archive/{verify,transfer,open,archive-format,repair,prune-guard,index}.ts'],
-    tests: ['test/unit/archive/{archive-format,verify,verify-records,transfer,transfer-merge,open,open-race,repair-lease,repair,records,records-damage,sql-tree,refs,prune-guard,prune-guard-renew}.test.ts'],
+    tests: [
+      'test/unit/archive/{archive-format,verify,verify-records,transfer,transfer-merge,open,open-race,repair-lease,repair,records,records-damage,sql-tree,refs,prune-guard,prune-guard-renew}.test.ts',
+    ],
   },
   'archive-backends': {
     mutate: ['src/archive/{backend,backends/fs,backends/mem}.ts'],

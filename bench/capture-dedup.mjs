@@ -19,7 +19,14 @@ export async function benchCaptureDedup() {
   const backend = new FsBackend(path.join(dir, 'archive'));
   const capture = async (statCacheFile) => {
     const started = performance.now();
-    const { record } = await captureTarget(backend, { targetDir: target, artifacts: ['manifest'], phase: 'manual', toolVersion: 'bench', branch: null, statCacheFile });
+    const { record } = await captureTarget(backend, {
+      targetDir: target,
+      artifacts: ['manifest'],
+      phase: 'manual',
+      toolVersion: 'bench',
+      branch: null,
+      statCacheFile,
+    });
     const entry = record.artifacts[0];
     return { ms: performance.now() - started, status: entry.status, stored: entry.stored_bytes };
   };

@@ -17,14 +17,23 @@ function writeBuild(target, invocationId, startedAt, variant) {
   let bytes = 0;
   for (let i = 0; i < MODELS; i++) {
     const sql = `-- synthetic model ${i}\nselect customer_id, count(*) as events, sum(amount_cents) / 100.0 as amount\nfrom "warehouse"."raw"."events_${i % 97}"\nwhere region = '${i % 100 === 7 ? variant : 'us'}' and event_type in ('order', 'refund', 'payment')\ngroup by customer_id\n`;
-    for (const [kind, text] of [['compiled', sql], ['run', `\n  create table "warehouse"."main"."model_${i}__dbt_tmp" as (\n    ${sql}\n  );\n`]]) {
+    for (const [kind, text] of [
+      ['compiled', sql],
+      ['run', `\n  create table "warehouse"."main"."model_${i}__dbt_tmp" as (\n    ${sql}\n  );\n`],
+    ]) {
       const file = path.join(target, kind, 'scaled', 'models', `group_${i % 100}`, `model_${i}.sql`);
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, text);
       bytes += Buffer.byteLength(text);
     }
   }
-  const metadata = { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json', dbt_version: '1.9.4', generated_at: new Date().toISOString(), invocation_id: invocationId, invocation_started_at: startedAt.toISOString() };
+  const metadata = {
+    dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+    dbt_version: '1.9.4',
+    generated_at: new Date().toISOString(),
+    invocation_id: invocationId,
+    invocation_started_at: startedAt.toISOString(),
+  };
   writeFileSync(path.join(target, 'run_results.json'), JSON.stringify({ metadata, results: [], elapsed_time: 1, args: {} }));
   return bytes;
 }
@@ -37,7 +46,12 @@ async function main() {
   const capture = async (withOutputs) => {
     const started = performance.now();
     const { record } = await captureTarget(backend, {
-      targetDir: target, artifacts: ['run_results'], phase: 'manual', toolVersion: 'bench', branch: null, statCacheFile,
+      targetDir: target,
+      artifacts: ['run_results'],
+      phase: 'manual',
+      toolVersion: 'bench',
+      branch: null,
+      statCacheFile,
       ...(withOutputs ? { outputs: { sql: true, logs: true, logDir: path.join(dir, 'logs'), sqlCacheFile: path.join(dir, 'sql-cache.json') } } : {}),
     });
     return { ms: performance.now() - started, sql: record.outputs?.find((o) => o.output === 'sql') };
@@ -64,12 +78,25 @@ async function main() {
       return (await capture(true)).ms;
     });
     const ratio = changed.sql.stored_bytes / written;
-    console.log(JSON.stringify({
-      models: MODELS, sql_files: changed.sql.entries, sql_bytes_written: written,
-      first_capture_ms: Math.round(first.ms), one_percent_changed: { ms: Math.round(changed.ms), stored_bytes: changed.sql.stored_bytes, ratio: Number(ratio.toFixed(5)) },
-      nothing_new_ms: { without_sql_capture: Number(before.toFixed(1)), with_sql_capture: Number(after.toFixed(1)), memo_lost: Number(relisted.toFixed(1)) },
-      pass: ratio < 0.02 && after - before < 20,
-    }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          models: MODELS,
+          sql_files: changed.sql.entries,
+          sql_bytes_written: written,
+          first_capture_ms: Math.round(first.ms),
+          one_percent_changed: { ms: Math.round(changed.ms), stored_bytes: changed.sql.stored_bytes, ratio: Number(ratio.toFixed(5)) },
+          nothing_new_ms: {
+            without_sql_capture: Number(before.toFixed(1)),
+            with_sql_capture: Number(after.toFixed(1)),
+            memo_lost: Number(relisted.toFixed(1)),
+          },
+          pass: ratio < 0.02 && after - before < 20,
+        },
+        null,
+        2,
+      ),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -57,7 +57,21 @@ function report(name, project) {
   const overheadS = median(times.wrapped) - dbtS;
   const budgetS = Math.max(0.03 * dbtS, 0.5);
   const pass = overheadS <= budgetS;
-  console.log(JSON.stringify({ project: name, runs: RUNS, dbt_build_s: round(dbtS), with_dbtattic_s: round(median(times.wrapped)), overhead_s: round(overheadS), overhead_pct: round((100 * overheadS) / dbtS), background_s: round(median(background)), budget_s: round(budgetS), bare_s: times.bare.map(round), wrapped_s: times.wrapped.map(round), pass }));
+  console.log(
+    JSON.stringify({
+      project: name,
+      runs: RUNS,
+      dbt_build_s: round(dbtS),
+      with_dbtattic_s: round(median(times.wrapped)),
+      overhead_s: round(overheadS),
+      overhead_pct: round((100 * overheadS) / dbtS),
+      background_s: round(median(background)),
+      budget_s: round(budgetS),
+      bare_s: times.bare.map(round),
+      wrapped_s: times.wrapped.map(round),
+      pass,
+    }),
+  );
   return pass;
 }
 
@@ -81,7 +95,10 @@ function generatedProject(dir, models) {
   mkdirSync(path.join(dir, 'models'), { recursive: true });
   mkdirSync(path.join(dir, 'seeds'), { recursive: true });
   writeFileSync(path.join(dir, 'dbt_project.yml'), 'name: generated\nversion: "1.0"\nprofile: generated\nmodels:\n  generated:\n    +materialized: view\n');
-  writeFileSync(path.join(dir, 'profiles.yml'), `generated:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: "{{ env_var('DBTATTIC_EXAMPLE_DB') }}"\n      threads: 4\n`);
+  writeFileSync(
+    path.join(dir, 'profiles.yml'),
+    `generated:\n  target: dev\n  outputs:\n    dev:\n      type: duckdb\n      path: "{{ env_var('DBTATTIC_EXAMPLE_DB') }}"\n      threads: 4\n`,
+  );
   writeFileSync(path.join(dir, 'seeds', 'base_rows.csv'), `id,amount\n${Array.from({ length: 100 }, (_, i) => `${i},${i * 3}`).join('\n')}\n`);
   for (let i = 0; i < models; i++) {
     const from = i < 50 ? "{{ ref('base_rows') }}" : `{{ ref('m${String(i - 50).padStart(4, '0')}') }}`;

@@ -34,7 +34,12 @@ const runs = Number(values.runs);
 
 function attic(cwd, store, args) {
   const started = performance.now();
-  const run = spawnSync(process.execPath, [BIN, '--store', store, ...args], { cwd, encoding: 'utf8', maxBuffer: 1 << 26, env: { ...process.env, NO_COLOR: '1' } });
+  const run = spawnSync(process.execPath, [BIN, '--store', store, ...args], {
+    cwd,
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const s = (performance.now() - started) / 1000;
   if (run.status !== 0) throw new Error(`dbtattic ${args.join(' ')} exited ${run.status ?? run.signal}: ${run.stderr}`);
   return { s, stdout: run.stdout };
@@ -110,14 +115,30 @@ try {
     runs,
     first_export: { s: +first.s.toFixed(2), files: firstReport.written, bytes: datasetBytesBefore },
     capture_of_last_run_s: +capture.s.toFixed(2),
-    incremental_export: { s: +incremental.s.toFixed(2), files: incrementalReport.written, deleted: incrementalReport.deleted, budget_s: BUDGET.incremental_s, pass: incremental.s < BUDGET.incremental_s },
+    incremental_export: {
+      s: +incremental.s.toFixed(2),
+      files: incrementalReport.written,
+      deleted: incrementalReport.deleted,
+      budget_s: BUDGET.incremental_s,
+      pass: incremental.s < BUDGET.incremental_s,
+    },
     export_of_nothing_new_s: +nothing.s.toFixed(2),
-    sizes: { dataset_bytes: datasetBytes, store_bytes: bytesOfStore, ratio: +(datasetBytes / bytesOfStore).toFixed(3), pass: datasetBytes <= bytesOfStore * BUDGET.dataset_vs_store },
+    sizes: {
+      dataset_bytes: datasetBytes,
+      store_bytes: bytesOfStore,
+      ratio: +(datasetBytes / bytesOfStore).toFixed(3),
+      pass: datasetBytes <= bytesOfStore * BUDGET.dataset_vs_store,
+    },
   };
   result.run_history = await measureRunHistory(history, dataset, runsDir, BUDGET.spark_answer_s);
   // Two cores, shared: the figures are read beside the load they were measured under.
   result.load_average = +os.loadavg()[0].toFixed(1);
-  result.pass = result.incremental_export.pass && result.sizes.pass && incrementalReport.written > 0 && JSON.parse(nothing.stdout).written === 0 && result.run_history.pass !== false;
+  result.pass =
+    result.incremental_export.pass &&
+    result.sizes.pass &&
+    incrementalReport.written > 0 &&
+    JSON.parse(nothing.stdout).written === 0 &&
+    result.run_history.pass !== false;
   process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
   if (!result.pass) process.exitCode = 1;
 } finally {

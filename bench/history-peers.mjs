@@ -19,7 +19,8 @@ function runResults(runsDir) {
 }
 
 function manifestNodes(file) {
-  const struct = 'STRUCT(unique_id VARCHAR, name VARCHAR, resource_type VARCHAR, checksum STRUCT(name VARCHAR, checksum VARCHAR), depends_on STRUCT(nodes VARCHAR[]))';
+  const struct =
+    'STRUCT(unique_id VARCHAR, name VARCHAR, resource_type VARCHAR, checksum STRUCT(name VARCHAR, checksum VARCHAR), depends_on STRUCT(nodes VARCHAR[]))';
   return `(SELECT unnest(map_values(nodes)) AS node FROM read_json(${sqlText(file)}, columns = {nodes: 'MAP(VARCHAR, ${struct})'}, maximum_object_size = 2000000000))`;
 }
 

@@ -28,6 +28,12 @@ export interface HistoryScaleResult {
   background_compactions: { run: number; ms: number }[];
 }
 
-export declare function benchHistoryScale(options?: { nodes?: number; runs?: number; dir?: string; keepManifests?: boolean; repeat?: number }): Promise<HistoryScaleResult>;
+export declare function benchHistoryScale(options?: {
+  nodes?: number;
+  runs?: number;
+  dir?: string;
+  keepManifests?: boolean;
+  repeat?: number;
+}): Promise<HistoryScaleResult>;
 export declare function formatTable(result: HistoryScaleResult): string;
 export declare function viewNames(): string[];

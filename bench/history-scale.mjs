@@ -27,7 +27,14 @@ const QUERY_TIMEOUT_S = 60;
 
 /** Budgets of issue 11: reading questions, capture against JSON.parse, sizes. */
 export function budgets(runs) {
-  return { read_ms: runs <= 200 ? 500 : 1000, floor_ms: 200, capture_vs_parse: 3, last_vs_10th: 1.2, archive_vs_tar: 0.25, rebuild_s: 300 * Math.max(1, runs / 200) };
+  return {
+    read_ms: runs <= 200 ? 500 : 1000,
+    floor_ms: 200,
+    capture_vs_parse: 3,
+    last_vs_10th: 1.2,
+    archive_vs_tar: 0.25,
+    rebuild_s: 300 * Math.max(1, runs / 200),
+  };
 }
 
 /** The views the store defines, read from the schema so that a new view is measured too. */
@@ -38,7 +45,13 @@ export function viewNames() {
 /** Runs dbtattic; returns its wall milliseconds (process start included), status and stdout. */
 function attic(project, store, args, { expect = [0], timeoutS = 600 } = {}) {
   const started = performance.now();
-  const run = spawnSync(process.execPath, [BIN, '--store', store, ...args], { cwd: project, encoding: 'utf8', maxBuffer: 1 << 28, timeout: timeoutS * 1000, env: { ...process.env, NO_COLOR: '1' } });
+  const run = spawnSync(process.execPath, [BIN, '--store', store, ...args], {
+    cwd: project,
+    encoding: 'utf8',
+    maxBuffer: 1 << 28,
+    timeout: timeoutS * 1000,
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   const ms = Math.round(performance.now() - started);
   if (!expect.includes(run.status)) throw new Error(`dbtattic ${args.join(' ')} exited ${run.status ?? run.signal} after ${ms} ms: ${run.stderr}`);
   return { ms, status: run.status, stdout: run.stdout };
@@ -150,7 +163,15 @@ async function readingRows(history, paths, limits) {
   const firstFloor = timeFloor();
   const rows = [{ question: 'query "select 1" (floor)', budget_ms: limits.floor_ms }];
   for (const view of viewNames()) {
-    const run = timed(() => attic(project, store, ['query', `select count(*) AS n from ${view}`, '--json', '--timeout', String(QUERY_TIMEOUT_S)], { expect: [0, 1, 5, 6, 7, null], timeoutS: QUERY_TIMEOUT_S + 120 }), limits.read_ms, paths.repeat);
+    const run = timed(
+      () =>
+        attic(project, store, ['query', `select count(*) AS n from ${view}`, '--json', '--timeout', String(QUERY_TIMEOUT_S)], {
+          expect: [0, 1, 5, 6, 7, null],
+          timeoutS: QUERY_TIMEOUT_S + 120,
+        }),
+      limits.read_ms,
+      paths.repeat,
+    );
     const count = run.status === 0 ? Number(JSON.parse(run.stdout)[0].n) : null;
     rows.push({ question: view, ms: run.ms, count, status: run.status, budget_ms: limits.read_ms });
   }
@@ -178,7 +199,8 @@ async function readingRows(history, paths, limits) {
     row.peer_ms = peer.ms;
     if (peer.rows.length === 1 && 'n' in peer.rows[0]) row.peer_count = Number(peer.rows[0].n);
   }
-  for (const row of rows) row.pass = row.status === undefined || row.status === 0 ? row.ms < row.budget_ms && (row.peer_ms === undefined || row.ms < row.peer_ms) : false;
+  for (const row of rows)
+    row.pass = row.status === undefined || row.status === 0 ? row.ms < row.budget_ms && (row.peer_ms === undefined || row.ms < row.peer_ms) : false;
   return rows;
 }
 
@@ -192,14 +214,24 @@ export async function benchHistoryScale({ nodes = 10_000, runs = 200, dir, keepM
   const scratch = dir ?? mkdtempSync(path.join(os.tmpdir(), 'attic-bench-history-scale-'));
   const limits = budgets(runs);
   try {
-    const paths = { project: path.join(scratch, 'project'), store: path.join(scratch, 'store'), runsDir: path.join(scratch, 'runs'), scratch, keepManifests, repeat };
+    const paths = {
+      project: path.join(scratch, 'project'),
+      store: path.join(scratch, 'store'),
+      runsDir: path.join(scratch, 'runs'),
+      scratch,
+      keepManifests,
+      repeat,
+    };
     mkdirSync(path.join(paths.project, 'target'), { recursive: true });
     writeFileSync(path.join(paths.project, 'dbt_project.yml'), "name: hubspot_integration_tests\nversion: '1.0'\nprofile: bench\n");
     const t0 = performance.now();
     const history = new ScaledHistory(nodes, runs);
     const cached = path.join(scratch, 'built.json');
     const reuse = existsSync(cached) && JSON.parse(readFileSync(cached, 'utf8'));
-    const built = reuse && reuse.nodes === nodes && reuse.runs === runs ? reuse : { nodes, runs, ...buildHistory(history, paths), store_bytes: storeBytes(paths.store), build_s: Math.round((performance.now() - t0) / 1000) };
+    const built =
+      reuse && reuse.nodes === nodes && reuse.runs === runs
+        ? reuse
+        : { nodes, runs, ...buildHistory(history, paths), store_bytes: storeBytes(paths.store), build_s: Math.round((performance.now() - t0) / 1000) };
     if (dir) writeFileSync(cached, JSON.stringify(built));
     const { store_bytes, build_s } = built;
     const reading = await readingRows(history, paths, limits);
@@ -210,7 +242,12 @@ export async function benchHistoryScale({ nodes = 10_000, runs = 200, dir, keepM
     // Timed out at twice its budget, not at attic's 600 s: that killed the 1,000-run rebuild, whose budget is 1,500 s.
     const rebuilt = attic(paths.project, paths.store, ['rebuild', '--json'], { expect: [0, 1, 4, 5, 6, 7, 70, null], timeoutS: 2 * limits.rebuild_s });
     const rebuild_s = Number(((performance.now() - t1) / 1000).toFixed(1));
-    const rebuild_error = rebuilt.status === 0 ? null : rebuilt.status === null ? `stopped after ${2 * limits.rebuild_s} s` : `exit ${rebuilt.status}: ${rebuilt.stdout.trim().slice(0, 300)}`;
+    const rebuild_error =
+      rebuilt.status === 0
+        ? null
+        : rebuilt.status === null
+          ? `stopped after ${2 * limits.rebuild_s} s`
+          : `exit ${rebuilt.status}: ${rebuilt.stdout.trim().slice(0, 300)}`;
     const rebuilt_store_bytes = storeBytes(paths.store);
     const archive_bytes = treeBytes(path.join(paths.store, 'archive')); // with the records `state` wrote
     const ingest = ingestRows(built, limits);
@@ -224,8 +261,21 @@ export async function benchHistoryScale({ nodes = 10_000, runs = 200, dir, keepM
     return {
       name: 'history-scale',
       data: `SCALED: ${history.seed.label} (a real manifest, ${history.nodes.length} nodes after replication with dependencies rewired per copy) × ${runs} dbt build runs; ~1% of models changed per run (${history.changedPerRun}); run results, times and failures synthetic`,
-      machine: machineLine(), commit: commitOf(), nodes: history.nodes.length, runs, results_per_run: history.executed.length, load_average: os.loadavg()[0].toFixed(1), build_s,
-      reading, ingest, sizes, rebuild_s, rebuild_error, checks, budgets: limits, pass,
+      machine: machineLine(),
+      commit: commitOf(),
+      nodes: history.nodes.length,
+      runs,
+      results_per_run: history.executed.length,
+      load_average: os.loadavg()[0].toFixed(1),
+      build_s,
+      reading,
+      ingest,
+      sizes,
+      rebuild_s,
+      rebuild_error,
+      checks,
+      budgets: limits,
+      pass,
       // After which runs the store was compacted in the background, and how long that took.
       background_compactions: built.capture.compactions ?? [],
     };
@@ -255,8 +305,22 @@ function ingestRows(built, limits) {
   const parseTenth = Math.round(median(built.parse.tenth));
   const parseLast = Math.round(median(built.parse.last));
   return [
-    { question: 'capture + ingest, 10th run', ms: tenth, peer: 'JSON.parse', peer_ms: parseTenth, budget: `<= ${limits.capture_vs_parse}x JSON.parse`, pass: tenth <= limits.capture_vs_parse * parseTenth },
-    { question: 'capture + ingest, last run', ms: last, peer: 'JSON.parse', peer_ms: parseLast, budget: `<= ${limits.capture_vs_parse}x JSON.parse, <= ${limits.last_vs_10th}x the 10th`, pass: last <= limits.capture_vs_parse * parseLast && last <= limits.last_vs_10th * tenth },
+    {
+      question: 'capture + ingest, 10th run',
+      ms: tenth,
+      peer: 'JSON.parse',
+      peer_ms: parseTenth,
+      budget: `<= ${limits.capture_vs_parse}x JSON.parse`,
+      pass: tenth <= limits.capture_vs_parse * parseTenth,
+    },
+    {
+      question: 'capture + ingest, last run',
+      ms: last,
+      peer: 'JSON.parse',
+      peer_ms: parseLast,
+      budget: `<= ${limits.capture_vs_parse}x JSON.parse, <= ${limits.last_vs_10th}x the 10th`,
+      pass: last <= limits.capture_vs_parse * parseLast && last <= limits.last_vs_10th * tenth,
+    },
     { question: 'tar czf of one run', ms: Math.round(median(built.tarMs)), pass: true },
   ];
 }
@@ -278,12 +342,19 @@ export function formatTable(result) {
     const shown = r.status === null ? `killed after ${ms(r.ms)}` : r.status > 0 ? `exit ${r.status} after ${ms(r.ms)}` : `${ms(r.ms)}${first}`;
     lines.push(`| ${r.question} | ${shown} | ${peer} | < ${r.budget_ms} ms${r.peer_ms === undefined ? '' : ', < peer'} | ${r.pass ? 'yes' : 'NO'} |`);
   }
-  for (const r of result.ingest) lines.push(`| ${r.question} | ${ms(r.ms)} | ${r.peer ? `${r.peer} ${r.peer_ms} ms` : '—'} | ${r.budget ?? '—'} | ${r.pass ? 'yes' : 'NO'} |`);
+  for (const r of result.ingest)
+    lines.push(`| ${r.question} | ${ms(r.ms)} | ${r.peer ? `${r.peer} ${r.peer_ms} ms` : '—'} | ${r.budget ?? '—'} | ${r.pass ? 'yes' : 'NO'} |`);
   const mb = (b) => `${(b / 1e6).toFixed(1)} MB`;
   const s = result.sizes;
-  lines.push(`| store bytes (after captures / after rebuild) | ${mb(s.store_bytes)} / ${mb(s.rebuilt_store_bytes)} | archive ${mb(s.archive_bytes)} | <= archive | ${result.checks.store_le_archive ? 'yes' : 'NO'} |`);
-  lines.push(`| archive bytes | ${mb(s.archive_bytes)} | tar czf per run ${mb(s.tar_czf_bytes)} (artifacts ${mb(s.artifact_bytes)}) | <= 1/4 of tar czf | ${result.checks.archive_le_quarter_tar ? 'yes' : 'NO'} |`);
-  lines.push(`| rebuild | ${result.rebuild_error ? `failed after ${result.rebuild_s} s (${result.rebuild_error})` : `${result.rebuild_s} s`} | — | < ${result.budgets.rebuild_s} s | ${result.checks.rebuild_in_budget ? 'yes' : 'NO'} |`);
+  lines.push(
+    `| store bytes (after captures / after rebuild) | ${mb(s.store_bytes)} / ${mb(s.rebuilt_store_bytes)} | archive ${mb(s.archive_bytes)} | <= archive | ${result.checks.store_le_archive ? 'yes' : 'NO'} |`,
+  );
+  lines.push(
+    `| archive bytes | ${mb(s.archive_bytes)} | tar czf per run ${mb(s.tar_czf_bytes)} (artifacts ${mb(s.artifact_bytes)}) | <= 1/4 of tar czf | ${result.checks.archive_le_quarter_tar ? 'yes' : 'NO'} |`,
+  );
+  lines.push(
+    `| rebuild | ${result.rebuild_error ? `failed after ${result.rebuild_s} s (${result.rebuild_error})` : `${result.rebuild_s} s`} | — | < ${result.budgets.rebuild_s} s | ${result.checks.rebuild_in_budget ? 'yes' : 'NO'} |`,
+  );
   return lines.join('\n');
 }
 

@@ -22,7 +22,12 @@ const START = Date.parse('2026-03-01T00:00:00Z');
 function sourceSequence(scratch) {
   const corpusDir = path.join(CORPUS, SEQUENCE);
   if (existsSync(corpusDir)) {
-    return { label: `corpus ${SEQUENCE} (real artifacts, ids and times rewritten)`, dirs: readdirSync(corpusDir).sort().map((d) => path.join(corpusDir, d)) };
+    return {
+      label: `corpus ${SEQUENCE} (real artifacts, ids and times rewritten)`,
+      dirs: readdirSync(corpusDir)
+        .sort()
+        .map((d) => path.join(corpusDir, d)),
+    };
   }
   const steps = generateSequence(path.join(scratch, 'fixture'));
   return { label: 'synthetic fixture sequence (fixtures/generate.mjs)', dirs: steps.map((s) => path.join(scratch, 'fixture', s.dir, 'target')) };
@@ -63,14 +68,25 @@ export async function benchIngestHistory(invocations = Number(process.env.BENCH_
     const syncMs = [];
     for (let n = 0; n < invocations; n++) {
       const at = writeInvocation(source.dirs[n % source.dirs.length], target, n);
-      await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results', 'sources', 'catalog'], phase: 'manual', toolVersion: 'bench', branch: 'main', now: new Date(Date.parse(at) + 60_000) });
+      await captureTarget(backend, {
+        targetDir: target,
+        artifacts: ['manifest', 'run_results', 'sources', 'catalog'],
+        phase: 'manual',
+        toolVersion: 'bench',
+        branch: 'main',
+        now: new Date(Date.parse(at) + 60_000),
+      });
       const started = performance.now();
       const report = await syncStore(backend, store, 'skip');
       syncMs.push(performance.now() - started);
       if (report.status !== 'synced' || report.invocations !== 1 || report.problems.length) throw new Error(`sync ${n}: ${JSON.stringify(report)}`);
     }
     const db = await openDatabase(store, 'read');
-    const rows = (await db.connection.runAndReadAll('SELECT (SELECT count(*) FROM node_invocation) AS node_rows, (SELECT count(*) FROM node_version) AS node_versions, (SELECT count(*) FROM macro_invocation) AS macro_rows, (SELECT count(*) FROM run_result) AS results')).getRowObjectsJson()[0];
+    const rows = (
+      await db.connection.runAndReadAll(
+        'SELECT (SELECT count(*) FROM node_invocation) AS node_rows, (SELECT count(*) FROM node_version) AS node_versions, (SELECT count(*) FROM macro_invocation) AS macro_rows, (SELECT count(*) FROM run_result) AS results',
+      )
+    ).getRowObjectsJson()[0];
     db.close();
     const at = (k) => Math.round(syncMs[Math.min(k, syncMs.length) - 1]);
     const ratio = mean(syncMs.slice(-10)) / mean(syncMs.slice(0, 10));
@@ -78,7 +94,13 @@ export async function benchIngestHistory(invocations = Number(process.env.BENCH_
       name: 'ingest-history',
       history: `${invocations} invocations replaying ${source.dirs.length} target/ dirs of ${source.label}`,
       store_rows: Object.fromEntries(Object.entries(rows).map(([k, v]) => [k, Number(v)])),
-      sync_ms: { '1st': at(1), '10th': at(10), '50th': at(50), '100th': at(100), median: Math.round([...syncMs].sort((a, b) => a - b)[Math.floor(syncMs.length / 2)]) },
+      sync_ms: {
+        '1st': at(1),
+        '10th': at(10),
+        '50th': at(50),
+        '100th': at(100),
+        median: Math.round([...syncMs].sort((a, b) => a - b)[Math.floor(syncMs.length / 2)]),
+      },
       first_10_mean_ms: Math.round(mean(syncMs.slice(0, 10))),
       last_10_mean_ms: Math.round(mean(syncMs.slice(-10))),
       ratio_last10_first10: Number(ratio.toFixed(2)),

@@ -39,7 +39,9 @@ async function child(dir) {
     return result;
   };
   const backend = await openArchive(path.join(dir, 'archive'), { create: true });
-  await phase('capture', () => captureTarget(backend, { targetDir: path.join(dir, 'target'), artifacts: ['manifest'], phase: 'manual', toolVersion: 'bench', branch: null }));
+  await phase('capture', () =>
+    captureTarget(backend, { targetDir: path.join(dir, 'target'), artifacts: ['manifest'], phase: 'manual', toolVersion: 'bench', branch: null }),
+  );
   const report = await phase('sync', () => syncStore(backend, path.join(dir, 'store.duckdb'), 'wait'));
   if (report.status !== 'synced' || report.problems.length) throw new Error(`sync: ${JSON.stringify(report)}`);
   const peak = Math.round(process.resourceUsage().maxRSS / 1024);
@@ -52,7 +54,11 @@ export async function benchIngestLarge(targetMb = Number(process.env.BENCH_MANIF
     mkdirSync(path.join(dir, 'target'));
     const manifest = path.join(dir, 'target', 'manifest.json');
     const shape = await writeScaledManifest(manifest, targetMb * MB, { metadata: { invocation_id: 'bench-large-0001', generated_at: '2026-01-01T00:00:00Z' } });
-    const run = spawnSync(process.execPath, [...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []), fileURLToPath(import.meta.url), '--child', dir], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const run = spawnSync(
+      process.execPath,
+      [...(process.env.BENCH_NODE_FLAGS ? process.env.BENCH_NODE_FLAGS.split(' ') : []), fileURLToPath(import.meta.url), '--child', dir],
+      { encoding: 'utf8', maxBuffer: 1 << 20 },
+    );
     if (run.status !== 0) throw new Error(`the child failed (${run.status ?? run.signal}):\n${run.stderr}`);
     const measured = JSON.parse(run.stdout);
     return {

@@ -37,7 +37,9 @@ async function buildStore() {
   await c.run(`INSERT INTO invocation (invocation_id, command, branch, generated_at, completed_at, run_id, result_count)
     SELECT 'run-' || lpad(r::VARCHAR, 4, '0'), 'build', 'main', TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_hours(r), TIMESTAMPTZ '2026-01-01 00:30:00+00' + to_hours(r), 'cap-' || lpad(r::VARCHAR, 4, '0'), ${NODES}
     FROM range(${RUNS}) t(r)`);
-  await c.run(`INSERT INTO invocation (invocation_id, command, branch, generated_at, run_id) VALUES ('parse', 'parse', 'main', TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_hours(${RUNS}), 'cap-parse')`);
+  await c.run(
+    `INSERT INTO invocation (invocation_id, command, branch, generated_at, run_id) VALUES ('parse', 'parse', 'main', TIMESTAMPTZ '2026-01-01 00:00:00+00' + to_hours(${RUNS}), 'cap-parse')`,
+  );
   // A node's version changes every tenth run for 50 nodes; otherwise it keeps one version.
   await c.run(`CREATE TEMP TABLE versions AS
     SELECT 'run-' || lpad(r::VARCHAR, 4, '0') AS invocation_id, nodes.unique_id,
@@ -51,8 +53,12 @@ async function buildStore() {
   await c.run(`INSERT INTO node_version (node_version_id, unique_id, resource_type, disabled, name, package_name, database_name, schema_name, identifier)
     SELECT 'source-' || s, 'source.bench.raw.s' || s, 'source', false, 's' || s, 'bench', 'db', 'raw', 's' || s FROM range(${SOURCES}) t(s)`);
   // node_invocation is a view over node_block: each invocation's nodes here are one block of its own.
-  await c.run(`INSERT INTO node_block (block_id, unique_id, node_version_id, fingerprint) SELECT invocation_id, unique_id, version, 'fp-' || version FROM versions`);
-  await c.run(`INSERT INTO node_block (block_id, unique_id, node_version_id, fingerprint) SELECT 'parse', 'source.bench.raw.s' || s, 'source-' || s, NULL FROM range(${SOURCES}) t(s)`);
+  await c.run(
+    `INSERT INTO node_block (block_id, unique_id, node_version_id, fingerprint) SELECT invocation_id, unique_id, version, 'fp-' || version FROM versions`,
+  );
+  await c.run(
+    `INSERT INTO node_block (block_id, unique_id, node_version_id, fingerprint) SELECT 'parse', 'source.bench.raw.s' || s, 'source-' || s, NULL FROM range(${SOURCES}) t(s)`,
+  );
   await c.run('INSERT INTO invocation_node_block SELECT DISTINCT invocation_id, invocation_id FROM versions');
   // Layers: the first 500 models read a source; later models two earlier models; tests one model.
   // Edges belong to node versions (node_version_edge): those of the parse's versions.
@@ -90,7 +96,14 @@ async function planOnce() {
     const t2 = performance.now();
     const cpu = process.cpuUsage(cpu0);
     const ms = (x) => Math.round(x);
-    return { facts_ms: ms(t1 - t0), decide_ms: ms(t2 - t1), wall_ms: ms(t2 - t0), cpu_ms: ms((cpu.user + cpu.system) / 1000), load_average: os.loadavg()[0].toFixed(1), counts: plan.counts };
+    return {
+      facts_ms: ms(t1 - t0),
+      decide_ms: ms(t2 - t1),
+      wall_ms: ms(t2 - t0),
+      cpu_ms: ms((cpu.user + cpu.system) / 1000),
+      load_average: os.loadavg()[0].toFixed(1),
+      counts: plan.counts,
+    };
   } finally {
     db.close();
   }
@@ -104,7 +117,9 @@ try {
   if (process.env.KEEP_BENCH_STORE) process.exit(0);
   await planOnce(); // a first run warms the OS file cache, as a store in use would be
   const measured = await planOnce();
-  console.log(JSON.stringify({ nodes: NODES, runs: RUNS, run_results: NODES * RUNS, setup_s, ...measured, goal_ms: GOAL_MS, pass: measured.wall_ms < GOAL_MS }, null, 2));
+  console.log(
+    JSON.stringify({ nodes: NODES, runs: RUNS, run_results: NODES * RUNS, setup_s, ...measured, goal_ms: GOAL_MS, pass: measured.wall_ms < GOAL_MS }, null, 2),
+  );
 } finally {
   if (!process.env.KEEP_BENCH_STORE) rmSync(scratch, { recursive: true, force: true });
 }

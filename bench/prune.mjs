@@ -24,15 +24,46 @@ function manifest(id, at, day) {
     const uid = `model.bench.m${i}`;
     // a few nodes change each day; the rest are the same bytes every run (shared chunks)
     const version = i < 5 ? day : Math.floor(day / 30);
-    nodes[uid] = { unique_id: uid, resource_type: 'model', name: `m${i}`, raw_code: `select ${i} as id, ${version} as v -- ${'x'.repeat(60)}`, depends_on: { nodes: [] }, config: { materialized: 'view' } };
+    nodes[uid] = {
+      unique_id: uid,
+      resource_type: 'model',
+      name: `m${i}`,
+      raw_code: `select ${i} as id, ${version} as v -- ${'x'.repeat(60)}`,
+      depends_on: { nodes: [] },
+      config: { materialized: 'view' },
+    };
   }
-  const metadata = { dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json', dbt_version: '1.9.4', generated_at: at, invocation_id: id, env: {}, adapter_type: 'duckdb' };
+  const metadata = {
+    dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json',
+    dbt_version: '1.9.4',
+    generated_at: at,
+    invocation_id: id,
+    env: {},
+    adapter_type: 'duckdb',
+  };
   return JSON.stringify({ metadata, nodes, sources: {}, macros: {}, docs: {}, exposures: {}, metrics: {}, disabled: {} }, null, 2);
 }
 
 function runResults(id, at, target) {
-  const metadata = { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json', dbt_version: '1.9.4', generated_at: at, invocation_id: id, env: {} };
-  const results = [{ status: 'success', unique_id: 'model.bench.m0', execution_time: 0.01, thread_id: 'Thread-1', timing: [], adapter_response: {}, message: 'OK', failures: null }];
+  const metadata = {
+    dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+    dbt_version: '1.9.4',
+    generated_at: at,
+    invocation_id: id,
+    env: {},
+  };
+  const results = [
+    {
+      status: 'success',
+      unique_id: 'model.bench.m0',
+      execution_time: 0.01,
+      thread_id: 'Thread-1',
+      timing: [],
+      adapter_response: {},
+      message: 'OK',
+      failures: null,
+    },
+  ];
   return JSON.stringify({ metadata, results, elapsed_time: 0.1, args: { which: 'build', target } }, null, 2);
 }
 
@@ -43,13 +74,49 @@ async function fileInvocation(backend, n) {
   const id = `bench-${String(n).padStart(6, '0')}-${branch}`;
   const captureId = `${(START + n).toString(16).padStart(13, '0')}-${String(n).padStart(12, '0')}`;
   const entries = [];
-  for (const [artifact, text] of [['manifest', manifest(id, at, Math.floor(hour / 24))], ['run_results', runResults(id, at, branch === 'main' ? 'prod' : 'ci')]]) {
+  for (const [artifact, text] of [
+    ['manifest', manifest(id, at, Math.floor(hour / 24))],
+    ['run_results', runResults(id, at, branch === 'main' ? 'prod' : 'ci')],
+  ]) {
     const bytes = Buffer.from(text);
     const put = await putBlob(backend, bytes);
-    await putArtifactRecord(backend, { kind: 'artifact', format: 1, invocation_id: id, invocation_id_source: 'metadata', artifact, sha256: put.id, size: bytes.length, dbt_schema_version: null, dbt_version: '1.9.4', generated_at: at, captured_at: at, capture_id: captureId, phase: 'post' });
-    entries.push({ artifact, status: 'captured', path: `target/${artifact}.json`, invocation_id: id, sha256: put.id, size: bytes.length, stored_bytes: put.storedBytes });
+    await putArtifactRecord(backend, {
+      kind: 'artifact',
+      format: 1,
+      invocation_id: id,
+      invocation_id_source: 'metadata',
+      artifact,
+      sha256: put.id,
+      size: bytes.length,
+      dbt_schema_version: null,
+      dbt_version: '1.9.4',
+      generated_at: at,
+      captured_at: at,
+      capture_id: captureId,
+      phase: 'post',
+    });
+    entries.push({
+      artifact,
+      status: 'captured',
+      path: `target/${artifact}.json`,
+      invocation_id: id,
+      sha256: put.id,
+      size: bytes.length,
+      stored_bytes: put.storedBytes,
+    });
   }
-  await putCaptureRecord(backend, { kind: 'capture', format: 1, capture_id: captureId, phase: 'post', captured_at: at, tool_version: 'bench', branch, context: {}, run: null, artifacts: entries });
+  await putCaptureRecord(backend, {
+    kind: 'capture',
+    format: 1,
+    capture_id: captureId,
+    phase: 'post',
+    captured_at: at,
+    tool_version: 'bench',
+    branch,
+    context: {},
+    run: null,
+    artifacts: entries,
+  });
 }
 
 function bytesUnder(root) {
@@ -68,7 +135,11 @@ try {
   await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 1\n'));
   const setup = performance.now();
   // main's invocations in order (a branch's chunks are written by its first run), dev's beside them
-  await forEachLimited(Array.from({ length: INVOCATIONS }, (_, n) => n), 8, (n) => fileInvocation(backend, n));
+  await forEachLimited(
+    Array.from({ length: INVOCATIONS }, (_, n) => n),
+    8,
+    (n) => fileInvocation(backend, n),
+  );
   const setupMs = performance.now() - setup;
 
   const now = new Date();
@@ -81,7 +152,8 @@ try {
   const t1 = performance.now();
   const { forgetId } = await applyForget(backend, plan.forget, 'bench', now);
   const forgetMs = performance.now() - t1;
-  const forgetRecordBytes = bytesUnder(path.join(archive, 'records', 'forgotten')) + statSync(path.join(archive, 'records', 'journal', `${forgetId}.json`)).size;
+  const forgetRecordBytes =
+    bytesUnder(path.join(archive, 'records', 'forgotten')) + statSync(path.join(archive, 'records', 'journal', `${forgetId}.json`)).size;
   const t2 = performance.now();
   const report = await pruneArchive(backend, { now: new Date(), graceMs: 0, dryRun: false });
   const pruneMs = performance.now() - t2;

@@ -10,7 +10,22 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const BENCHES = ['startup.mjs', 'dbt-overhead.mjs', 'capture-dedup.mjs', 'capture-outputs.mjs', 'store-contention.mjs', 'ingest-history.mjs', 'ingest-large.mjs', 'sql-normalize.mjs', 's3-remote.mjs', 'plan-scale.mjs', 'report-scale.mjs', 'prune.mjs', 'export.mjs', 'history-scale.mjs'];
+const BENCHES = [
+  'startup.mjs',
+  'dbt-overhead.mjs',
+  'capture-dedup.mjs',
+  'capture-outputs.mjs',
+  'store-contention.mjs',
+  'ingest-history.mjs',
+  'ingest-large.mjs',
+  'sql-normalize.mjs',
+  's3-remote.mjs',
+  'plan-scale.mjs',
+  'report-scale.mjs',
+  'prune.mjs',
+  'export.mjs',
+  'history-scale.mjs',
+];
 
 const only = process.argv.slice(2);
 const unknown = only.filter((word) => !BENCHES.some((f) => f.includes(word)));

@@ -32,8 +32,25 @@ async function makeProject() {
   mkdirSync(target);
   writeFileSync(path.join(dir, 'dbt_project.yml'), "name: bench\nversion: '1.0'\nprofile: bench\n");
   await writeScaledManifest(path.join(target, 'manifest.json'), sizeMb * MB, { metadata: { invocation_id: INVOCATION, generated_at: '2026-01-01T00:00:00Z' } });
-  const metadata = { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json', dbt_version: '1.9.4', generated_at: '2026-01-01T00:10:00Z', invocation_id: INVOCATION, env: {} };
-  const results = [{ status: 'success', unique_id: 'model.bench.m0', execution_time: 1, thread_id: 'Thread-1', timing: [], adapter_response: {}, message: 'OK', failures: null }];
+  const metadata = {
+    dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+    dbt_version: '1.9.4',
+    generated_at: '2026-01-01T00:10:00Z',
+    invocation_id: INVOCATION,
+    env: {},
+  };
+  const results = [
+    {
+      status: 'success',
+      unique_id: 'model.bench.m0',
+      execution_time: 1,
+      thread_id: 'Thread-1',
+      timing: [],
+      adapter_response: {},
+      message: 'OK',
+      failures: null,
+    },
+  ];
   writeFileSync(path.join(target, 'run_results.json'), JSON.stringify({ metadata, results, elapsed_time: 1, args: { which: 'build' } }));
   // Older than the stat cache's racy window, so the nothing-new capture is not re-read.
   const past = new Date(Date.now() - 60_000);
@@ -55,21 +72,32 @@ async function main() {
   const remote = attic(['capture', '--branch', 'main', '--quiet'], dir, s3);
   const unchanged = attic(['capture', '--quiet'], dir, { ...s3, DBTATTIC_S3_TRACE: '1' });
   const requests = unchanged.stderr.split('\n').filter((line) => line.startsWith('s3 ')).length;
-  const fresh = attic(['state', '--last-success', '--branch', 'main'], makeRunner(), { ...s3, XDG_CACHE_HOME: mkdtempSync(path.join(os.tmpdir(), 'attic-bench-runner-')) });
-  const fsState = attic(['state', '--last-success', '--branch', 'main', '--out', path.join(dir, 'fs-state')], dir, { DBTATTIC_STORE: path.join(dir, 'fs-store') });
+  const fresh = attic(['state', '--last-success', '--branch', 'main'], makeRunner(), {
+    ...s3,
+    XDG_CACHE_HOME: mkdtempSync(path.join(os.tmpdir(), 'attic-bench-runner-')),
+  });
+  const fsState = attic(['state', '--last-success', '--branch', 'main', '--out', path.join(dir, 'fs-state')], dir, {
+    DBTATTIC_STORE: path.join(dir, 'fs-store'),
+  });
   const ratio = remote.ms / fs.ms;
-  console.log(JSON.stringify({
-    manifest_mb: sizeMb,
-    capture_fs_ms: Math.round(fs.ms),
-    capture_s3_ms: Math.round(remote.ms),
-    capture_ratio: Number(ratio.toFixed(2)),
-    nothing_new_requests: requests,
-    fresh_state_ms: Math.round(fresh.ms),
-    state_fs_ms: Math.round(fsState.ms),
-    // Context: every figure here is wall time on a shared machine.
-    load_average: Number(os.loadavg()[0].toFixed(1)),
-    pass: ratio < 3 && requests <= 3 && fresh.ms < 5000,
-  }, null, 2));
+  console.log(
+    JSON.stringify(
+      {
+        manifest_mb: sizeMb,
+        capture_fs_ms: Math.round(fs.ms),
+        capture_s3_ms: Math.round(remote.ms),
+        capture_ratio: Number(ratio.toFixed(2)),
+        nothing_new_requests: requests,
+        fresh_state_ms: Math.round(fresh.ms),
+        state_fs_ms: Math.round(fsState.ms),
+        // Context: every figure here is wall time on a shared machine.
+        load_average: Number(os.loadavg()[0].toFixed(1)),
+        pass: ratio < 3 && requests <= 3 && fresh.ms < 5000,
+      },
+      null,
+      2,
+    ),
+  );
 }
 
 function makeRunner() {

@@ -55,7 +55,13 @@ export class ScaledHistory {
   writeRun(r, dir) {
     if (r > 1) this.changeModels(r);
     const at = startOf(r);
-    const metadata = { ...this.metadata, invocation_id: invocationIdOf(r), generated_at: at.toISOString(), invocation_started_at: at.toISOString(), run_started_at: at.toISOString() };
+    const metadata = {
+      ...this.metadata,
+      invocation_id: invocationIdOf(r),
+      generated_at: at.toISOString(),
+      invocation_started_at: at.toISOString(),
+      run_started_at: at.toISOString(),
+    };
     const manifest = `{"metadata": ${JSON.stringify(metadata)}, "nodes": {${this.text.join(', ')}}${this.tail}}`;
     const results = JSON.stringify(this.runResults(r, at));
     writeFileSync(path.join(dir, 'manifest.json'), manifest);
@@ -81,7 +87,12 @@ export class ScaledHistory {
       const node = this.nodes[i];
       const mark = `\n-- revision ${r}\n`;
       const rawCode = `${node.raw_code ?? ''}${mark}`;
-      this.nodes[i] = { ...node, raw_code: rawCode, checksum: { name: 'sha256', checksum: sha256(rawCode) }, compiled_code: node.compiled_code == null ? node.compiled_code : `${node.compiled_code}${mark}` };
+      this.nodes[i] = {
+        ...node,
+        raw_code: rawCode,
+        checksum: { name: 'sha256', checksum: sha256(rawCode) },
+        compiled_code: node.compiled_code == null ? node.compiled_code : `${node.compiled_code}${mark}`,
+      };
       this.text[i] = nodeText(this.nodes[i]);
     }
   }
@@ -92,10 +103,26 @@ export class ScaledHistory {
     const results = this.executed.map((i) => result(this.nodes[i], i, r, { last, slower: last && this.slowInLastRun.has(i) }, clock));
     const ended = Math.max(...clock);
     return {
-      metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json', dbt_version: this.metadata.dbt_version, generated_at: new Date(ended).toISOString(), invocation_id: invocationIdOf(r), invocation_started_at: at.toISOString(), env: {} },
+      metadata: {
+        dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+        dbt_version: this.metadata.dbt_version,
+        generated_at: new Date(ended).toISOString(),
+        invocation_id: invocationIdOf(r),
+        invocation_started_at: at.toISOString(),
+        env: {},
+      },
       results,
       elapsed_time: (ended - at.getTime()) / 1000,
-      args: { which: 'build', invocation_command: 'dbt build', target: 'prod', select: [], exclude: [], threads: THREADS, write_json: true, project_dir: '/home/runner/hubspot_integration_tests' },
+      args: {
+        which: 'build',
+        invocation_command: 'dbt build',
+        target: 'prod',
+        select: [],
+        exclude: [],
+        threads: THREADS,
+        write_json: true,
+        project_dir: '/home/runner/hubspot_integration_tests',
+      },
     };
   }
 }
@@ -114,7 +141,9 @@ function replicate(seedNodes, count) {
     const copy = Math.floor(i / ids.length);
     const node = seedNodes[ids[i % ids.length]];
     const name = copy === 0 ? node.name : `${node.name}_x${copy}`;
-    const dependsOn = node.depends_on ? { ...node.depends_on, nodes: (node.depends_on.nodes ?? []).map((d) => copyOf(d, copy)).filter(Boolean) } : node.depends_on;
+    const dependsOn = node.depends_on
+      ? { ...node.depends_on, nodes: (node.depends_on.nodes ?? []).map((d) => copyOf(d, copy)).filter(Boolean) }
+      : node.depends_on;
     const copied = { ...node, unique_id: replicaId(node.unique_id, copy), name, depends_on: dependsOn };
     if (Array.isArray(node.fqn)) copied.fqn = [...node.fqn.slice(0, -1), name];
     if (node.attached_node) copied.attached_node = copyOf(node.attached_node, copy);
@@ -158,10 +187,14 @@ function result(node, i, r, { last, slower }, clock) {
   const iso = (ms) => new Date(ms).toISOString();
   return {
     status: type === 'test' ? (failed ? 'fail' : 'pass') : 'success',
-    timing: [{ name: 'compile', started_at: iso(compileStart), completed_at: iso(executeStart) }, { name: 'execute', started_at: iso(executeStart), completed_at: iso(clock[thread]) }],
+    timing: [
+      { name: 'compile', started_at: iso(compileStart), completed_at: iso(executeStart) },
+      { name: 'execute', started_at: iso(executeStart), completed_at: iso(clock[thread]) },
+    ],
     thread_id: `Thread-${thread + 1} (worker)`,
     execution_time: seconds,
-    adapter_response: type === 'test' ? { _message: 'SELECT 1', code: 'SELECT', rows_affected: 1 } : { _message: `SELECT ${rows}`, code: 'SELECT', rows_affected: rows },
+    adapter_response:
+      type === 'test' ? { _message: 'SELECT 1', code: 'SELECT', rows_affected: 1 } : { _message: `SELECT ${rows}`, code: 'SELECT', rows_affected: rows },
     message: type === 'test' ? (failed ? 'Got 3 results, configured to fail if != 0' : null) : `SELECT ${rows}`,
     failures: type === 'test' ? (failed ? 3 : 0) : null,
     unique_id: node.unique_id,

@@ -45,7 +45,12 @@ function askSparkOf(bin, dataset, questions) {
     questions: Object.entries(questions).map(([name, sql]) => ({ name, dataset: 'local', sql })),
   };
   const python = path.join(bin, 'python');
-  const run = spawnSync(python, [RUNNER], { input: JSON.stringify(request), encoding: 'utf8', maxBuffer: 1 << 26, env: { ...process.env, PYSPARK_PYTHON: python } });
+  const run = spawnSync(python, [RUNNER], {
+    input: JSON.stringify(request),
+    encoding: 'utf8',
+    maxBuffer: 1 << 26,
+    env: { ...process.env, PYSPARK_PYTHON: python },
+  });
   if (run.status !== 0) throw new Error(`spark_questions.py exited ${run.status ?? run.signal}:\n${(run.stderr ?? '').slice(-4000)}`);
   return JSON.parse(run.stdout);
 }
@@ -84,7 +89,9 @@ export async function measureRunHistory(history, dataset, runsDir, budgetS) {
   const { answers, seconds } = askSparkOf(spark.bin, dataset, SPARK_RUN_HISTORY);
   const process_s = (performance.now() - started) / 1000;
   const peers = await measurePeers(runHistoryQuestions(runsDir));
-  const same = Number(answers.v_run_history[0].n) === Number(peers.v_run_history.rows[0].n) && historyRows(answers.history).join() === historyRows(peers.history.rows).join();
+  const same =
+    Number(answers.v_run_history[0].n) === Number(peers.v_run_history.rows[0].n) &&
+    historyRows(answers.history).join() === historyRows(peers.history.rows).join();
   const answer_s = seconds['local listed'] + seconds.v_run_history;
   const question = (name) => ({ spark_s: seconds[name], read_json_s: +(peers[name].ms / 1000).toFixed(2) });
   return {

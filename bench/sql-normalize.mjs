@@ -65,9 +65,19 @@ function seconds(code, dialect) {
   return Number(process.hrtime.bigint() - started) / 1e9;
 }
 const postgres = dialectFor('postgres');
-for (const [label, unit] of [['line comments', '-- a comment\nselect a from b\n'], ['block comments', "/* c */ select 'x'\n"]]) {
+for (const [label, unit] of [
+  ['line comments', '-- a comment\nselect a from b\n'],
+  ['block comments', "/* c */ select 'x'\n"],
+]) {
   const sized = (bytes) => unit.repeat(Math.ceil(bytes / unit.length));
   const small = seconds(sized(300_000), postgres);
   const large = seconds(sized(3_000_000), postgres);
-  console.log(JSON.stringify({ bench: `3 MB of ${label}`, seconds: Number(large.toFixed(3)), ratio_to_300kb: Number((large / small).toFixed(1)), pass: large / small < 20 }));
+  console.log(
+    JSON.stringify({
+      bench: `3 MB of ${label}`,
+      seconds: Number(large.toFixed(3)),
+      ratio_to_300kb: Number((large / small).toFixed(1)),
+      pass: large / small < 20,
+    }),
+  );
 }

@@ -37,7 +37,9 @@ try {
     const query = measure(node, ['--store', store.dir, 'query', 'select 1']);
     const pass = help.cpu_ms <= GOAL_CPU_MS.help && capture.cpu_ms <= GOAL_CPU_MS.capture_unchanged && query.cpu_ms <= GOAL_CPU_MS.query_floor;
     failed ||= !pass;
-    console.log(JSON.stringify({ node: version, help, capture_unchanged: capture, query_floor: { ...query, history: store.label }, goal_cpu_ms: GOAL_CPU_MS, pass }));
+    console.log(
+      JSON.stringify({ node: version, help, capture_unchanged: capture, query_floor: { ...query, history: store.label }, goal_cpu_ms: GOAL_CPU_MS, pass }),
+    );
   }
 } finally {
   rmSync(project, { recursive: true, force: true });
@@ -97,7 +99,14 @@ async function makeHistoryStore(dir, invocations) {
       doc.metadata = { ...doc.metadata, invocation_id: `5747a000-0000-4000-8000-${String(n).padStart(12, '0')}`, generated_at: at };
       writeFileSync(path.join(target, file), JSON.stringify(doc));
     }
-    await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results', 'sources', 'catalog'], phase: 'manual', toolVersion: 'bench', branch: 'main', now: new Date(Date.parse(at) + 60_000) });
+    await captureTarget(backend, {
+      targetDir: target,
+      artifacts: ['manifest', 'run_results', 'sources', 'catalog'],
+      phase: 'manual',
+      toolVersion: 'bench',
+      branch: 'main',
+      now: new Date(Date.parse(at) + 60_000),
+    });
   }
   await syncStore(backend, path.join(dir, 'store.duckdb'), 'wait');
   await new Promise((resolve) => setTimeout(resolve, 2_100));
@@ -106,7 +115,13 @@ async function makeHistoryStore(dir, invocations) {
 
 function historySource(scratch) {
   const corpus = path.join(CORPUS, 'rembo-dbt-prod', 'target-seq');
-  if (existsSync(corpus)) return { label: 'corpus rembo-dbt-prod/target-seq', dirs: readdirSync(corpus).sort().map((d) => path.join(corpus, d)) };
+  if (existsSync(corpus))
+    return {
+      label: 'corpus rembo-dbt-prod/target-seq',
+      dirs: readdirSync(corpus)
+        .sort()
+        .map((d) => path.join(corpus, d)),
+    };
   const steps = generateSequence(path.join(scratch, 'fixture'));
   return { label: 'the synthetic fixture sequence', dirs: steps.map((s) => path.join(scratch, 'fixture', s.dir, 'target')) };
 }
@@ -118,8 +133,11 @@ function makeProject() {
   writeFileSync(path.join(dir, 'dbt_project.yml'), "name: bench\nversion: '1.0'\nprofile: bench\n");
   const manifest = path.join(dir, 'target', 'manifest.json');
   const metadata = {
-    dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json', dbt_version: '1.9.4',
-    generated_at: '2026-01-01T00:00:00Z', invocation_id: '5f0c2a34-0b7e-4c1d-8a9f-3e6d2b1c4a57', env: {},
+    dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json',
+    dbt_version: '1.9.4',
+    generated_at: '2026-01-01T00:00:00Z',
+    invocation_id: '5f0c2a34-0b7e-4c1d-8a9f-3e6d2b1c4a57',
+    env: {},
   };
   writeFileSync(manifest, JSON.stringify({ metadata, nodes: {}, sources: {}, macros: {}, docs: {}, exposures: {}, metrics: {}, disabled: {} }));
   const hourAgo = new Date(Date.now() - 3_600_000);

@@ -16,7 +16,7 @@ const SECONDS = Number(process.env.BENCH_CONTENTION_SECONDS ?? 60);
 const READERS = {
   history: ['history', '--json', '--limit', '100'],
   'history --failed': ['history', '--failed', '--json'],
-  'v_node_runtime': ['query', '--json', 'select count(*) from v_node_runtime'],
+  v_node_runtime: ['query', '--json', 'select count(*) from v_node_runtime'],
 };
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'dbtattic-bench-contention-'));
@@ -52,7 +52,11 @@ async function builds() {
   for (let i = FIRST_STEPS; Date.now() < until; i++) {
     const step = replay.steps[i % replay.steps.length];
     cpSync(path.join(replay.history, step.dir, 'project'), replay.project, { recursive: true });
-    execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@dbtattic.invalid', 'commit', '-q', '-a', '--allow-empty', '-m', `again: ${step.slug}`], { cwd: replay.project });
+    execFileSync(
+      'git',
+      ['-c', 'user.name=bench', '-c', 'user.email=bench@dbtattic.invalid', 'commit', '-q', '-a', '--allow-empty', '-m', `again: ${step.slug}`],
+      { cwd: replay.project },
+    );
     const result = await attic(['run', '--', ...step.command.split(' ')], { FAKE_DBT_REPLAY: path.join(replay.history, step.dir, 'target') });
     counts.runs++;
     if (result.code !== step.exit_code) {

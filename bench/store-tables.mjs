@@ -16,8 +16,8 @@ if (!file) throw new Error('usage: node bench/store-tables.mjs STORE.duckdb [--j
 const QUESTIONS = {
   node_invocation: 'SELECT count(*) FROM node_invocation',
   node_depends_on: 'SELECT count(*) FROM node_depends_on',
-  'node_invocation of one invocation': "SELECT count(*) FROM node_invocation WHERE invocation_id = (SELECT max(invocation_id) FROM invocation)",
-  'node_depends_on of one invocation': "SELECT count(*) FROM node_depends_on WHERE invocation_id = (SELECT max(invocation_id) FROM invocation)",
+  'node_invocation of one invocation': 'SELECT count(*) FROM node_invocation WHERE invocation_id = (SELECT max(invocation_id) FROM invocation)',
+  'node_depends_on of one invocation': 'SELECT count(*) FROM node_depends_on WHERE invocation_id = (SELECT max(invocation_id) FROM invocation)',
   node: 'SELECT count(*) FROM node',
   v_latest_edges: 'SELECT count(*) FROM v_latest_edges',
   v_node_runtime: 'SELECT count(*) FROM v_node_runtime',

@@ -23,7 +23,7 @@ export function realDbtDemo(work, bin) {
   };
 
   say(`dbtattic demo: a real dbt (${dbtVersion(run)}) on examples/duckshop, in ${project}`);
-  say('$ python load_sources.py        # the shop\'s raw tables, which dbt reads as sources');
+  say("$ python load_sources.py        # the shop's raw tables, which dbt reads as sources");
   loadSources(project, bin);
   dbt(['build'], 'seeds, models, a snapshot, tests: the first build');
   dbt(['source', 'freshness']);
@@ -45,7 +45,13 @@ export function realDbtDemo(work, bin) {
 
   show(['history']);
   show(['inspect', '@main'], 'the code, data and run behind the latest invocation');
-  show(['query', 'select unique_id, status, execution_time from run_result join invocation using (invocation_id) where command = \'build\' order by execution_time desc limit 5'], 'the slowest nodes of the builds');
+  show(
+    [
+      'query',
+      "select unique_id, status, execution_time from run_result join invocation using (invocation_id) where command = 'build' order by execution_time desc limit 5",
+    ],
+    'the slowest nodes of the builds',
+  );
   show(['query', 'select unique_id, change_kind, what_changed from v_node_changes order by to_seq limit 8']);
   show(['info']);
   return show(['verify']);

@@ -17,7 +17,14 @@ function readDescriptions() {
   return readdirSync(SCHEMA_DIR)
     .filter((name) => name.endsWith('.sql'))
     .sort()
-    .flatMap((file) => [...readFileSync(new URL(file, SCHEMA_DIR), 'utf8').matchAll(DESCRIPTION)].map((m) => ({ file, kind: m[1], name: m[2], text: m[3].replaceAll("''", "'") })));
+    .flatMap((file) =>
+      [...readFileSync(new URL(file, SCHEMA_DIR), 'utf8').matchAll(DESCRIPTION)].map((m) => ({
+        file,
+        kind: m[1],
+        name: m[2],
+        text: m[3].replaceAll("''", "'"),
+      })),
+    );
 }
 
 function table(header, rows) {
@@ -31,15 +38,24 @@ function renderLists(descriptions = readDescriptions()) {
     START,
     'Tables (`schema/001-*.sql`; each states its grain and key next to it; a few are views queried like tables):',
     '',
-    ...table(['table', 'what it holds'], relations.filter((d) => d.file.startsWith('001-'))),
+    ...table(
+      ['table', 'what it holds'],
+      relations.filter((d) => d.file.startsWith('001-')),
+    ),
     '',
     'Views (`schema/002-views.sql`):',
     '',
-    ...table(['view', 'answers'], relations.filter((d) => !d.file.startsWith('001-'))),
+    ...table(
+      ['view', 'answers'],
+      relations.filter((d) => !d.file.startsWith('001-')),
+    ),
     '',
     'Columns the schema describes:',
     '',
-    ...table(['column', 'what it holds'], descriptions.filter((d) => d.kind === 'COLUMN')),
+    ...table(
+      ['column', 'what it holds'],
+      descriptions.filter((d) => d.kind === 'COLUMN'),
+    ),
     END,
   ].join('\n');
 }

@@ -41,7 +41,8 @@ export function copyDuckshop(dir) {
 }
 
 export function commitAll(project, message) {
-  const git = (...args) => execFileSync('git', ['-c', 'user.name=duckshop', '-c', 'user.email=duckshop@dbtattic.invalid', ...args], { cwd: project, stdio: 'ignore' });
+  const git = (...args) =>
+    execFileSync('git', ['-c', 'user.name=duckshop', '-c', 'user.email=duckshop@dbtattic.invalid', ...args], { cwd: project, stdio: 'ignore' });
   // A repository of its own, even inside a clone of ours (in tmp, it never is).
   if (spawnSync('git', ['rev-parse', '--show-toplevel'], { cwd: project, encoding: 'utf8' }).stdout?.trim() !== project) git('init', '-q', '-b', 'main');
   git('add', '-A');

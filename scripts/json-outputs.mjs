@@ -93,7 +93,9 @@ for (const [name, args] of reads) write(name, args);
 writeReportPage(path.join(work, 'report.html'));
 
 // The whole store, table by table and view by view, in a stable order.
-const objects = JSON.parse(attic(['query', '--json', "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name"]).stdout);
+const objects = JSON.parse(
+  attic(['query', '--json', "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name"]).stdout,
+);
 write('query-tables', ['query', '--json', "SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = 'main' ORDER BY table_name"]);
 for (const { table_name: table } of objects) write(`query-${table}`, ['query', '--json', `SELECT * FROM "${table}" ORDER BY ALL`]);
 write('query-csv', ['query', '--format', 'csv', 'SELECT invocation_id, command FROM invocation ORDER BY ALL']);
@@ -143,7 +145,10 @@ function writeReportPage(file) {
   const html = readFileSync(file, 'utf8');
   const data = /(<script id="report-data"[^>]*>)([^<]*)(<)/.exec(html);
   writeFileSync(path.join(outDir, 'report-html-page.txt'), mask(html.replace(data?.[2] ?? '', '<DATA>')));
-  writeFileSync(path.join(outDir, 'report-html-data.txt'), data ? `${mask(gunzipSync(Buffer.from(data[2], 'base64')).toString('utf8'))}\n` : 'no report-data\n');
+  writeFileSync(
+    path.join(outDir, 'report-html-data.txt'),
+    data ? `${mask(gunzipSync(Buffer.from(data[2], 'base64')).toString('utf8'))}\n` : 'no report-data\n',
+  );
 }
 
 function buildHistory(dir) {
@@ -160,21 +165,28 @@ function write(name, args) {
 
 /** As replay.attic, with room for the larger tables (spawnSync cuts stdout at 1 MiB by default). */
 function attic(args) {
-  const result = spawnSync(process.execPath, [DBTATTIC_BIN, ...args], { cwd: replay.project, env: { ...env, PATH: `${path.join(work, 'bin')}${path.delimiter}${env.PATH ?? ''}` }, encoding: 'utf8', maxBuffer: 1 << 30 });
+  const result = spawnSync(process.execPath, [DBTATTIC_BIN, ...args], {
+    cwd: replay.project,
+    env: { ...env, PATH: `${path.join(work, 'bin')}${path.delimiter}${env.PATH ?? ''}` },
+    encoding: 'utf8',
+    maxBuffer: 1 << 30,
+  });
   return { exitCode: result.status ?? 1, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
 }
 
 function mask(text) {
-  return text
-    .replaceAll(work, '<WORK>')
-    .replaceAll(os.tmpdir(), '<TMP>')
-    .replace(/\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?/g, (t) => (Date.parse(t.replace(' ', 'T')) >= started - 1000 ? '<NOW>' : t))
-    // Time-ordered ids (vocab) made now: their first 13 hex digits are milliseconds since 1970.
-    .replace(/\b([0-9a-f]{13})-[0-9a-f]{12}\b/g, (whole, ms) => (Number.parseInt(ms, 16) >= started - 1000 ? '<NEW-ID>' : whole))
-    // The archive's files as the store stamped them (inode:mtime), new in every copy.
-    .replace(/\b\d+:\d{19}\b/g, '<STAT>')
-    // The HTML report's size (writeReportPage compares what is in it).
-    .replace(/("bytes": )\d+(,\n\s*"runs": )/g, '$1<N>$2');
+  return (
+    text
+      .replaceAll(work, '<WORK>')
+      .replaceAll(os.tmpdir(), '<TMP>')
+      .replace(/\d{4}-\d\d-\d\d[T ]\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?/g, (t) => (Date.parse(t.replace(' ', 'T')) >= started - 1000 ? '<NOW>' : t))
+      // Time-ordered ids (vocab) made now: their first 13 hex digits are milliseconds since 1970.
+      .replace(/\b([0-9a-f]{13})-[0-9a-f]{12}\b/g, (whole, ms) => (Number.parseInt(ms, 16) >= started - 1000 ? '<NEW-ID>' : whole))
+      // The archive's files as the store stamped them (inode:mtime), new in every copy.
+      .replace(/\b\d+:\d{19}\b/g, '<STAT>')
+      // The HTML report's size (writeReportPage compares what is in it).
+      .replace(/("bytes": )\d+(,\n\s*"runs": )/g, '$1<N>$2')
+  );
 }
 
 /** As test/helpers/replay.ts: a CI variable or DBTATTIC_BRANCH in the shell would change the branch runs are filed on. */

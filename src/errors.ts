@@ -100,7 +100,15 @@ const NOT_WRITABLE = ['EROFS', 'EACCES', 'EPERM'];
 export function asDiskError(error: unknown, place: string, file: string, elsewhere = 'point --store at a writable directory'): unknown {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code !== 'string') return error;
-  if (NO_SPACE.includes(code)) return new AtticError('no-space', `No space left on the disk of ${place}. Free space there and run the command again; what was written before is kept.`, { path: file });
-  if (NOT_WRITABLE.includes(code)) return new AtticError('read-only', `${place[0]!.toUpperCase()}${place.slice(1)} cannot be written (${code}). Give dbtattic write access to it, or ${elsewhere}.`, { path: file });
+  if (NO_SPACE.includes(code))
+    return new AtticError('no-space', `No space left on the disk of ${place}. Free space there and run the command again; what was written before is kept.`, {
+      path: file,
+    });
+  if (NOT_WRITABLE.includes(code))
+    return new AtticError(
+      'read-only',
+      `${place[0]!.toUpperCase()}${place.slice(1)} cannot be written (${code}). Give dbtattic write access to it, or ${elsewhere}.`,
+      { path: file },
+    );
   return error;
 }

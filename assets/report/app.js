@@ -34,7 +34,13 @@ function route() {
   else if (pages[page]) pages[page](main);
   else notFound(main, `No page ${hash}.`);
   document.body.dataset.page = page;
-  for (const a of document.querySelectorAll('header nav a')) a.classList.toggle('active', a.getAttribute('href') === `#${page}` || (page === 'run' && a.getAttribute('href') === '#runs') || (page === 'model' && a.getAttribute('href') === '#models'));
+  for (const a of document.querySelectorAll('header nav a'))
+    a.classList.toggle(
+      'active',
+      a.getAttribute('href') === `#${page}` ||
+        (page === 'run' && a.getAttribute('href') === '#runs') ||
+        (page === 'model' && a.getAttribute('href') === '#models'),
+    );
   window.scrollTo(0, 0);
   document.body.dataset.ready = hash;
 }
@@ -49,7 +55,11 @@ function search(query) {
     if (node.name.toLowerCase().includes(q) || node.id.toLowerCase().includes(q)) found.push(node);
     if (found.length === 20) break;
   }
-  box.append(...(found.length ? found.map((n) => el('a', { href: `#model/${n.id}` }, el('span', {}, n.name), el('span', { class: 'muted' }, ` ${n.type}`))) : [el('span', { class: 'muted' }, 'No node matches.')]));
+  box.append(
+    ...(found.length
+      ? found.map((n) => el('a', { href: `#model/${n.id}` }, el('span', {}, n.name), el('span', { class: 'muted' }, ` ${n.type}`)))
+      : [el('span', { class: 'muted' }, 'No node matches.')]),
+  );
 }
 
 async function start() {

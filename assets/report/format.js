@@ -48,11 +48,39 @@ function statusBadge(status) {
 }
 
 function tile(name, label, value, shown) {
-  return el('div', { class: 'tile', 'data-tile': name, 'data-value': value }, el('div', { class: 'tile-value' }, shown ?? String(value)), el('div', { class: 'tile-label' }, label));
+  return el(
+    'div',
+    { class: 'tile', 'data-tile': name, 'data-value': value },
+    el('div', { class: 'tile-value' }, shown ?? String(value)),
+    el('div', { class: 'tile-label' }, label),
+  );
 }
 
 function table(headers, rows, attrs) {
-  return el('table', attrs || {}, el('thead', {}, el('tr', {}, headers.map((h) => el('th', {}, h)))), el('tbody', {}, rows.map((cells) => el('tr', {}, cells.map((c) => el('td', {}, c))))));
+  return el(
+    'table',
+    attrs || {},
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        headers.map((h) => el('th', {}, h)),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      rows.map((cells) =>
+        el(
+          'tr',
+          {},
+          cells.map((c) => el('td', {}, c)),
+        ),
+      ),
+    ),
+  );
 }
 
 function section(title, ...children) {

@@ -63,17 +63,30 @@ function lineageBox(k, self) {
   const node = REPORT.data.nodes[k];
   const status = latestStatus(k);
   const changed = changedInNewest(k);
-  return el('a', {
-    class: `lineage-node ${statusClass(status)}${self ? ' self' : ''}${changed ? ' changed' : ''}`,
-    href: `#model/${node.id}`, 'data-node': node.id, 'data-index': k, 'data-status': status || 'none', 'data-changed': changed ? 'true' : null,
-    title: `${node.id} (${node.type}): ${status || 'no result'}${changed ? '; changed in the newest run with a manifest' : ''}`,
-  }, node.name);
+  return el(
+    'a',
+    {
+      class: `lineage-node ${statusClass(status)}${self ? ' self' : ''}${changed ? ' changed' : ''}`,
+      href: `#model/${node.id}`,
+      'data-node': node.id,
+      'data-index': k,
+      'data-status': status || 'none',
+      'data-changed': changed ? 'true' : null,
+      title: `${node.id} (${node.type}): ${status || 'no result'}${changed ? '; changed in the newest run with a manifest' : ''}`,
+    },
+    node.name,
+  );
 }
 
 function lineageColumn(label, nodes, side) {
   const shown = nodes.slice(0, LINEAGE_COLUMN_MAX);
-  return el('div', { class: 'lineage-column', 'data-side': side }, el('h4', {}, label), shown.map((k) => lineageBox(k, false)),
-    nodes.length > shown.length ? el('span', { class: 'muted' }, `+${nodes.length - shown.length} more`) : null);
+  return el(
+    'div',
+    { class: 'lineage-column', 'data-side': side },
+    el('h4', {}, label),
+    shown.map((k) => lineageBox(k, false)),
+    nodes.length > shown.length ? el('span', { class: 'muted' }, `+${nodes.length - shown.length} more`) : null,
+  );
 }
 
 function lineageView(k) {
@@ -88,12 +101,29 @@ function lineageView(k) {
     el('div', { class: 'lineage-column', 'data-side': 'self' }, el('h4', {}, 'this node'), lineageBox(k, true)),
     ...down.map((nodes, hop) => lineageColumn(hop ? `${hop + 1} hops down` : 'downstream', nodes, `down${hop + 1}`)),
   ];
-  return el('div', {},
+  return el(
+    'div',
+    {},
     el('div', { class: 'lineage', 'data-lineage': REPORT.data.nodes[k].id }, columns),
     el('p', { class: 'muted' }, `Colour: latest status. Dashed outline: changed in the newest run with a manifest (${REPORT.data.meta.manifest.slice(0, 8)}).`),
-    tests.length ? el('p', { 'data-lineage-tests': tests.length }, `${tests.length} test${tests.length === 1 ? '' : 's'} on it: `,
-      tests.slice(0, 40).map((t) => el('a', { class: `badge ${statusClass(latestStatus(t))}`, href: `#model/${REPORT.data.nodes[t].id}`, title: latestStatus(t) || 'no result' }, REPORT.data.nodes[t].name)),
-      tests.length > 40 ? ` +${tests.length - 40} more` : '') : null);
+    tests.length
+      ? el(
+          'p',
+          { 'data-lineage-tests': tests.length },
+          `${tests.length} test${tests.length === 1 ? '' : 's'} on it: `,
+          tests
+            .slice(0, 40)
+            .map((t) =>
+              el(
+                'a',
+                { class: `badge ${statusClass(latestStatus(t))}`, href: `#model/${REPORT.data.nodes[t].id}`, title: latestStatus(t) || 'no result' },
+                REPORT.data.nodes[t].name,
+              ),
+            ),
+          tests.length > 40 ? ` +${tests.length - 40} more` : '',
+        )
+      : null,
+  );
 }
 
 /** Lines between boxes of neighbouring columns that are parent and child; drawn once the boxes are laid out. */

@@ -9,10 +9,14 @@ export interface DiffAnswer {
 
 /** What changed from one invocation to another (ids, unique prefixes or @branch). */
 export function diffOf(config: AtticConfig, request: { from: string; to: string; nearest: boolean }, onProgress?: ProgressFn): Promise<Answered<DiffAnswer>> {
-  return readCurrent(config, async (db) => {
-    const baseOf = branchBaseReader(config);
-    const from = await resolveInvocationRef(db.connection, { id: request.from, baseOf });
-    const to = await resolveInvocationRef(db.connection, { id: request.to, baseOf });
-    return { changes: await diffInvocations(db.connection, from, to, { nearest: request.nearest }), abbreviate: await invocationAbbreviator(db.connection) };
-  }, onProgress);
+  return readCurrent(
+    config,
+    async (db) => {
+      const baseOf = branchBaseReader(config);
+      const from = await resolveInvocationRef(db.connection, { id: request.from, baseOf });
+      const to = await resolveInvocationRef(db.connection, { id: request.to, baseOf });
+      return { changes: await diffInvocations(db.connection, from, to, { nearest: request.nearest }), abbreviate: await invocationAbbreviator(db.connection) };
+    },
+    onProgress,
+  );
 }

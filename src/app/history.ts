@@ -16,12 +16,16 @@ export interface HistoryAnswer extends History {
 export async function historyOf(config: AtticConfig, asked: HistoryFilter, failed: boolean, onProgress?: ProgressFn): Promise<Answered<HistoryAnswer>> {
   // dbt's own words for a command (`dbt docs generate` is filed as generate, say).
   const filter = { ...asked, command: asked.command === undefined ? undefined : typedCommandName(asked.command) };
-  const answered = await readCurrent(config, async (db) => {
-    const read = await readHistory(db.connection, filter, failed);
-    // Whether the branch itself is empty, not just of what the other filters want.
-    const branchRuns = read.matched === 0 && filter.branch ? (await readHistory(db.connection, { limit: 1, branch: filter.branch }, false)).matched : null;
-    return { ...read, branchRuns, abbreviate: await invocationAbbreviator(db.connection) };
-  }, onProgress);
+  const answered = await readCurrent(
+    config,
+    async (db) => {
+      const read = await readHistory(db.connection, filter, failed);
+      // Whether the branch itself is empty, not just of what the other filters want.
+      const branchRuns = read.matched === 0 && filter.branch ? (await readHistory(db.connection, { limit: 1, branch: filter.branch }, false)).matched : null;
+      return { ...read, branchRuns, abbreviate: await invocationAbbreviator(db.connection) };
+    },
+    onProgress,
+  );
   // Only once nothing was found: a branch with runs costs no look at the archive.
   if (answered.value.rows.length === 0) await refuseMistypedBranch(config, filter.branch);
   return answered;

@@ -32,10 +32,14 @@ export interface InspectAnswer {
 export async function inspectOf(config: AtticConfig, request: InspectRequest, onProgress?: ProgressFn): Promise<Answered<InspectAnswer>> {
   if (!request.ref && !request.at) throw new AtticError('usage', 'Name an invocation (id, unique prefix or @branch) or give --at TIME.');
   if (request.ref && request.at) throw new AtticError('usage', 'Give an invocation or --at TIME, not both (--at chooses the invocation).');
-  const read = await readCurrent(config, async (db) => {
-    const id = await resolveInvocationRef(db.connection, { id: request.ref, at: request.at, baseOf: branchBaseReader(config) });
-    return { report: await inspectInvocation(db.connection, id, { nearest: request.nearest }), abbreviate: await invocationAbbreviator(db.connection) };
-  }, onProgress);
+  const read = await readCurrent(
+    config,
+    async (db) => {
+      const id = await resolveInvocationRef(db.connection, { id: request.ref, at: request.at, baseOf: branchBaseReader(config) });
+      return { report: await inspectInvocation(db.connection, id, { nearest: request.nearest }), abbreviate: await invocationAbbreviator(db.connection) };
+    },
+    onProgress,
+  );
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   const plans = (await listPlanRecords(backend, String(read.value.report.invocation.invocation_id))).map(planSummary);
   return { ...read, value: { report: { ...read.value.report, plans }, abbreviate: read.value.abbreviate } };

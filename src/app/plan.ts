@@ -13,6 +13,7 @@ export function findNode(plan: PlanResult, wanted: string): NodeVerdict {
   if (exact) return exact;
   const named = plan.nodes.filter((n) => n.name === wanted);
   if (named.length === 1) return named[0]!;
-  if (named.length > 1) throw new AtticError('usage', `'${wanted}' names ${named.length} nodes: ${named.map((n) => n.unique_id).join(', ')}. Give the unique_id.`);
+  if (named.length > 1)
+    throw new AtticError('usage', `'${wanted}' names ${named.length} nodes: ${named.map((n) => n.unique_id).join(', ')}. Give the unique_id.`);
   throw new AtticError('not-found', `No model, seed, snapshot or test '${wanted}' in the planned manifest.`);
 }

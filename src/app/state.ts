@@ -54,7 +54,13 @@ export async function handOutState(config: AtticConfig, request: StateRequest): 
  * artifacts turn out damaged while being written is passed over, with a warning, for the next.
  * An invocation asked for by id is not replaced by another.
  */
-async function writeIntactState(backend: Backend, query: StateQuery, dirOf: (id: string) => string, artifacts: readonly ArtifactType[], said: NoticeLine[]): Promise<{ chosen: ChosenState; dir: string; files: string[] }> {
+async function writeIntactState(
+  backend: Backend,
+  query: StateQuery,
+  dirOf: (id: string) => string,
+  artifacts: readonly ArtifactType[],
+  said: NoticeLine[],
+): Promise<{ chosen: ChosenState; dir: string; files: string[] }> {
   const exclude = new Set<string>();
   for (;;) {
     const chosen = await chooseState(backend, { ...query, exclude });
@@ -76,6 +82,9 @@ async function recordHandout(backend: Backend, invocationId: string): Promise<No
     await putHandoutRecord(backend, { handout_id: newTimeId(now), invocation_id: invocationId, by: 'state', at: now.toISOString() });
     return null;
   } catch (error) {
-    return { level: 'note', text: `could not record that ${invocationId} was handed out (${error instanceof Error ? error.message : String(error)}); forget may remove it` };
+    return {
+      level: 'note',
+      text: `could not record that ${invocationId} was handed out (${error instanceof Error ? error.message : String(error)}); forget may remove it`,
+    };
   }
 }

@@ -93,7 +93,13 @@ export async function advanceBranch(backend: Backend, name: string, captureId: s
 
 /** A new branch whose history starts at `base`; refuses a name already taken. */
 export async function createBranch(backend: Backend, name: string, base: Branch['base'], now: Date): Promise<Branch> {
-  const branch: Branch = { name: checkBranchName(name), head_capture_id: null, head_invocation_id: base?.invocation_id ?? null, base, created_at: now.toISOString() };
+  const branch: Branch = {
+    name: checkBranchName(name),
+    head_capture_id: null,
+    head_invocation_id: base?.invocation_id ?? null,
+    base,
+    created_at: now.toISOString(),
+  };
   if (!backend.capabilities.compareAndSwap) {
     // Create-only is enough to make a name taken exactly once.
     const taken = (await newestHeadEntry(backend, name)) !== null || !(await backend.putIfAbsent(refKey(NAMESPACE, name), Buffer.from(serialise(branch))));
@@ -114,7 +120,10 @@ export async function createBranch(backend: Backend, name: string, base: Branch[
 export async function deleteBranch(backend: Backend, name: string): Promise<Branch> {
   checkBranchName(name);
   if (!backend.capabilities.compareAndSwap) {
-    throw new AtticError('usage', `Branch heads in ${backend.location} are written once and never removed (no conditional writes), so branch '${name}' cannot be deleted there.`);
+    throw new AtticError(
+      'usage',
+      `Branch heads in ${backend.location} are written once and never removed (no conditional writes), so branch '${name}' cannot be deleted there.`,
+    );
   }
   let deleted: Branch | null = null;
   await updateRef(backend, NAMESPACE, name, (current) => {
@@ -133,11 +142,16 @@ export async function deleteBranch(backend: Backend, name: string): Promise<Bran
  * and removed by `verify --repair`. One such key stopped branch list, forget and pull.
  */
 async function storedBranchKeys(backend: Backend): Promise<{ key: string; name: string | null }[]> {
-  const named = (key: string, name: string | undefined, canonical: (name: string) => boolean): { key: string; name: string | null } =>
-    ({ key, name: name !== undefined && usableBranchName(name) && canonical(name) ? name : null });
-  const refs = (await backend.list(refKey(NAMESPACE, ''))).map(({ key }) => named(key, refNameOfKey(NAMESPACE, key), (name) => refKey(NAMESPACE, name) === key));
+  const named = (key: string, name: string | undefined, canonical: (name: string) => boolean): { key: string; name: string | null } => ({
+    key,
+    name: name !== undefined && usableBranchName(name) && canonical(name) ? name : null,
+  });
+  const refs = (await backend.list(refKey(NAMESPACE, ''))).map(({ key }) =>
+    named(key, refNameOfKey(NAMESPACE, key), (name) => refKey(NAMESPACE, name) === key),
+  );
   const entries = (await backend.list(HEAD_ENTRIES_PREFIX)).map(({ key }) =>
-    named(key, decodedSegment(key.slice(HEAD_ENTRIES_PREFIX.length).split('/')[0]!), (name) => key.startsWith(headEntriesPrefix(name))));
+    named(key, decodedSegment(key.slice(HEAD_ENTRIES_PREFIX.length).split('/')[0]!), (name) => key.startsWith(headEntriesPrefix(name))),
+  );
   // A branch with a ref and head entries is one branch; every stray key is its own.
   const seen = new Set<string>();
   return [...refs, ...entries].filter(({ name }) => {
@@ -158,7 +172,10 @@ export async function strayBranchKeys(backend: Backend): Promise<string[]> {
  * invocations with artifact records): `state --branch` and `inspect @name` then find nothing.
  * Unreadable refs are left to unreadableBranchRefs.
  */
-export async function branchesNamingGoneRuns(backend: Backend, present: ReadonlySet<string>): Promise<{ name: string; key: string; role: 'base' | 'head'; invocationId: string }[]> {
+export async function branchesNamingGoneRuns(
+  backend: Backend,
+  present: ReadonlySet<string>,
+): Promise<{ name: string; key: string; role: 'base' | 'head'; invocationId: string }[]> {
   const out: { name: string; key: string; role: 'base' | 'head'; invocationId: string }[] = [];
   for (const { name } of await storedBranchKeys(backend)) {
     const branch = name === null ? null : await readBranch(backend, name).catch(() => null);
@@ -188,9 +205,20 @@ export async function unreadableBranchRefs(backend: Backend): Promise<{ name: st
  * Returns whether it was written (a readable ref is left as it is).
  */
 export async function rewriteBranchRef(backend: Backend, name: string, captures: readonly CaptureRecord[], now: Date): Promise<boolean> {
-  const heads = captures.filter((c) => c.branch === name).map((c) => ({ capture: c, invocation: headInvocation(c.artifacts.filter((a) => a.status === 'captured')) }));
-  const newest = heads.filter((h) => h.invocation !== null).sort((a, b) => compareText(a.capture.capture_id, b.capture.capture_id)).at(-1);
-  const branch: Branch = { name, head_capture_id: newest?.capture.capture_id ?? null, head_invocation_id: newest?.invocation ?? null, base: null, created_at: now.toISOString() };
+  const heads = captures
+    .filter((c) => c.branch === name)
+    .map((c) => ({ capture: c, invocation: headInvocation(c.artifacts.filter((a) => a.status === 'captured')) }));
+  const newest = heads
+    .filter((h) => h.invocation !== null)
+    .sort((a, b) => compareText(a.capture.capture_id, b.capture.capture_id))
+    .at(-1);
+  const branch: Branch = {
+    name,
+    head_capture_id: newest?.capture.capture_id ?? null,
+    head_invocation_id: newest?.invocation ?? null,
+    base: null,
+    created_at: now.toISOString(),
+  };
   let written = false;
   await updateRef(backend, NAMESPACE, name, (current) => {
     if (current === undefined || tryParseBranch(current) !== null) return current;
@@ -229,5 +257,8 @@ function parseBranch(text: string): Branch {
   } catch {
     // reported below
   }
-  throw new AtticError('archive-damaged', `A branch ref is unreadable: ${text.slice(0, 80)}. Run 'dbtattic verify --repair' to write it again from the capture records.`);
+  throw new AtticError(
+    'archive-damaged',
+    `A branch ref is unreadable: ${text.slice(0, 80)}. Run 'dbtattic verify --repair' to write it again from the capture records.`,
+  );
 }

@@ -30,7 +30,11 @@ export interface RecordsToRemove {
 export async function recordsOf(backend: Backend, ids: ReadonlySet<string>): Promise<RecordsToRemove> {
   const ofForgotten = (prefix: string) => async (): Promise<{ key: string; size: number }[]> =>
     (await backend.list(prefix)).filter((k) => ids.has(invocationOfRecordKey(prefix, k.key)));
-  const [plans, outputs, artifacts] = await Promise.all([ofForgotten(PLAN_RECORDS_PREFIX)(), ofForgotten(OUTPUT_RECORDS_PREFIX)(), ofForgotten(INVOCATION_RECORDS_PREFIX)()]);
+  const [plans, outputs, artifacts] = await Promise.all([
+    ofForgotten(PLAN_RECORDS_PREFIX)(),
+    ofForgotten(OUTPUT_RECORDS_PREFIX)(),
+    ofForgotten(INVOCATION_RECORDS_PREFIX)(),
+  ]);
   const captures = (await listCaptureRecords(backend)).filter((c) => namesOnly(c, ids));
   const sizes = new Map((await backend.list(CAPTURE_RECORDS_PREFIX)).map((k) => [k.key, k.size]));
   const captureKeys = captures.map((c) => ({ key: captureRecordKey(c.capture_id), size: sizes.get(captureRecordKey(c.capture_id)) ?? 0 }));
@@ -53,7 +57,15 @@ export async function applyForget(backend: Backend, ids: readonly string[], poli
   const forgetId = newTimeId(now);
   if (ids.length === 0) return { forgetId, records: 0, bytes: 0 };
   const removing = await recordsOf(backend, new Set(ids));
-  await putForgetRecord(backend, { kind: 'forget', format: 1, forget_id: forgetId, forgotten_at: now.toISOString(), policy, invocations: [...ids].sort(), captures: removing.captures });
+  await putForgetRecord(backend, {
+    kind: 'forget',
+    format: 1,
+    forget_id: forgetId,
+    forgotten_at: now.toISOString(),
+    policy,
+    invocations: [...ids].sort(),
+    captures: removing.captures,
+  });
   await putJournalEntry(backend, { journal_id: forgetId, captures: [], artifact_records: [], forget_id: forgetId });
   await removeRecords(backend, removing.keys);
   return { forgetId, records: removing.keys.length, bytes: removing.bytes };

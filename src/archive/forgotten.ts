@@ -32,7 +32,10 @@ export async function putForgetRecord(backend: Backend, record: ForgetRecord): P
 
 /** Every forget record, oldest first; an unreadable one is skipped. */
 export async function listForgetRecords(backend: Backend): Promise<ForgetRecord[]> {
-  return readForgetRecords(backend, (await backend.list(FORGOTTEN_PREFIX)).map((k) => k.key).filter((k) => k.endsWith('.json')));
+  return readForgetRecords(
+    backend,
+    (await backend.list(FORGOTTEN_PREFIX)).map((k) => k.key).filter((k) => k.endsWith('.json')),
+  );
 }
 
 /** The forget records under `keys` (a journal names them: forgetRecordKey), oldest first. */
@@ -68,7 +71,12 @@ export function forgottenCheck(backend: Backend): (invocationId: string, ranAt: 
   let keys: Promise<string[]> | undefined;
   let named: Promise<Set<string>> | undefined;
   return async (invocationId, ranAt) => {
-    const listed = await (keys ??= backend.list(FORGOTTEN_PREFIX).then((found) => found.map((k) => k.key).filter((k) => k.endsWith('.json')).sort()));
+    const listed = await (keys ??= backend.list(FORGOTTEN_PREFIX).then((found) =>
+      found
+        .map((k) => k.key)
+        .filter((k) => k.endsWith('.json'))
+        .sort(),
+    ));
     if (listed.length === 0) return false;
     const newest = timeOfTimeId(listed.at(-1)!.slice(FORGOTTEN_PREFIX.length));
     if (ranAt && newest && ranAt.getTime() > newest.getTime() + CLOCK_MARGIN_MS) return false;

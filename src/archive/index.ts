@@ -21,18 +21,67 @@ export { readChangeStamp } from './change-stamp.js';
 export { readRef, updateRef, listRefs } from './refs.js';
 export { verifyArchive, type VerifyReport, type Problem, type Summarize } from './verify.js';
 export { summarizeArchive, type ArchiveSummary } from './summary.js';
-export { advanceBranch, checkBranchName, createBranch, deleteBranch, headInvocation, listBranches, readBranch, rewriteBranchRef, unreadableBranchRefs, type Branch } from './branches.js';
+export {
+  advanceBranch,
+  checkBranchName,
+  createBranch,
+  deleteBranch,
+  headInvocation,
+  listBranches,
+  readBranch,
+  rewriteBranchRef,
+  unreadableBranchRefs,
+  type Branch,
+} from './branches.js';
 export { transferArchive, divergedBranches, type TransferReport } from './transfer.js';
 export { PLAN_RECORDS_PREFIX, planRecordKey, putPlanRecord, listPlanRecords } from './plans.js';
-export { OUTPUT_KINDS, authoritativeOutput, hasOutputRecord, listOutputRecordKeys, parseOutputRecord, putOutputRecord, readOutputRecords, type OutputKind, type OutputRecord } from './outputs.js';
+export {
+  OUTPUT_KINDS,
+  authoritativeOutput,
+  hasOutputRecord,
+  listOutputRecordKeys,
+  parseOutputRecord,
+  putOutputRecord,
+  readOutputRecords,
+  type OutputKind,
+  type OutputRecord,
+} from './outputs.js';
 export { MAX_TREE_DEPTH, planSqlTree, putSqlTree, readSqlTree, type SqlFile, type SqlFiles, type SqlTreeBase, type SqlTreeDocument } from './sql-tree.js';
 export { outputRecordKey } from './layout.js';
 export { repairArchive, type RepairReport } from './repair.js';
 export { invocationsPlannedSince } from './plans.js';
 export { applyForget, recordsOf, replayForget, type ForgetOutcome, type RecordsToRemove } from './forget-records.js';
-export { FORGOTTEN_PREFIX, forgetRecordKey, forgottenCheck, forgottenInvocations, listForgetRecords, putForgetRecord, readForgetRecords, type ForgetRecord } from './forgotten.js';
+export {
+  FORGOTTEN_PREFIX,
+  forgetRecordKey,
+  forgottenCheck,
+  forgottenInvocations,
+  listForgetRecords,
+  putForgetRecord,
+  readForgetRecords,
+  type ForgetRecord,
+} from './forgotten.js';
 export { HANDOUTS_PREFIX, listHandoutsSince, putHandoutRecord, type HandoutRecord } from './handouts.js';
-export { beginForget, beginSweep, GuardedBackend, LOCKS_PREFIX, removeDeadHolders, takeBaseLease, takeWriterLease, withWriterLease, type WaitNote } from './prune-guard.js';
+export {
+  beginForget,
+  beginSweep,
+  GuardedBackend,
+  LOCKS_PREFIX,
+  removeDeadHolders,
+  takeBaseLease,
+  takeWriterLease,
+  withWriterLease,
+  type WaitNote,
+} from './prune-guard.js';
 export { readFileIndex, type FileIndex } from './objects.js';
-export { CHUNKS_PREFIX, FILES_PREFIX, INVOCATION_RECORDS_PREFIX, CAPTURE_RECORDS_PREFIX, OUTPUT_RECORDS_PREFIX, chunkKey, fileKey, idOfObjectKey } from './layout.js';
+export {
+  CHUNKS_PREFIX,
+  FILES_PREFIX,
+  INVOCATION_RECORDS_PREFIX,
+  CAPTURE_RECORDS_PREFIX,
+  OUTPUT_RECORDS_PREFIX,
+  chunkKey,
+  fileKey,
+  idOfObjectKey,
+} from './layout.js';
 export { parseSqlTree } from './sql-tree.js';

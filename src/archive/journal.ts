@@ -36,13 +36,22 @@ export async function listJournalIds(backend: Backend, afterId?: string): Promis
 }
 
 /** The given entries, each with the artifact record keys it names; an unreadable one is skipped (verify reports it). */
-export async function readJournalEntries(backend: Backend, ids: readonly string[]): Promise<{ id: string; captures: string[]; artifactKeys: string[]; forgetId?: string }[]> {
+export async function readJournalEntries(
+  backend: Backend,
+  ids: readonly string[],
+): Promise<{ id: string; captures: string[]; artifactKeys: string[]; forgetId?: string }[]> {
   const out: { id: string; captures: string[]; artifactKeys: string[]; forgetId?: string }[] = [];
   await forEachLimited(ids, 16, async (id) => {
     const bytes = await backend.get(journalKey(id));
     const entry = bytes ? parseJournalEntry(bytes) : undefined;
     const forget = typeof entry?.forget_id === 'string' ? { forgetId: entry.forget_id } : {};
-    if (entry) out.push({ id, captures: entry.captures, artifactKeys: entry.artifact_records.map((r) => artifactRecordKey(r.invocation_id, r.artifact, r.sha256)), ...forget });
+    if (entry)
+      out.push({
+        id,
+        captures: entry.captures,
+        artifactKeys: entry.artifact_records.map((r) => artifactRecordKey(r.invocation_id, r.artifact, r.sha256)),
+        ...forget,
+      });
   });
   return out;
 }

@@ -55,7 +55,10 @@ export function backendFor(location: string): Backend {
   if (location === 'mem:' || location.startsWith('mem:')) return new MemBackend();
   if (location.startsWith('file://')) return new FsBackend(new URL(location).pathname);
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(location)) {
-    throw new AtticError('config', `Archive location '${redactUrl(location)}' uses a scheme dbtattic does not support. Use a local directory or s3://bucket/prefix.`);
+    throw new AtticError(
+      'config',
+      `Archive location '${redactUrl(location)}' uses a scheme dbtattic does not support. Use a local directory or s3://bucket/prefix.`,
+    );
   }
   return new FsBackend(path.resolve(location));
 }
@@ -91,7 +94,9 @@ export async function openArchiveOn(backend: Backend, create: boolean): Promise<
   if (version === undefined) {
     throw new AtticError(
       'archive-format',
-      `The archive at ${backend.location} has format '${text ?? ''}', and this dbtattic reads ${Object.keys(ARCHIVE_FORMATS).map((f) => `'${f}'`).join(' and ')}. Upgrade dbtattic.`,
+      `The archive at ${backend.location} has format '${text ?? ''}', and this dbtattic reads ${Object.keys(ARCHIVE_FORMATS)
+        .map((f) => `'${f}'`)
+        .join(' and ')}. Upgrade dbtattic.`,
     );
   }
   recordArchiveFormat(backend, version);

@@ -59,7 +59,9 @@ export async function readOutputRecords(backend: Backend, keys: readonly string[
 export function authoritativeOutput(records: readonly OutputRecord[], output: OutputKind): OutputRecord | null {
   const mine = records.filter((r) => r.output === output);
   const better = (a: OutputRecord, b: OutputRecord): boolean =>
-    output === 'log' ? a.size > b.size || (a.size === b.size && a.captured_at > b.captured_at) : a.captured_at > b.captured_at || (a.captured_at === b.captured_at && a.sha256 > b.sha256);
+    output === 'log'
+      ? a.size > b.size || (a.size === b.size && a.captured_at > b.captured_at)
+      : a.captured_at > b.captured_at || (a.captured_at === b.captured_at && a.sha256 > b.sha256);
   return mine.reduce<OutputRecord | null>((best, r) => (!best || better(r, best) ? r : best), null);
 }
 
@@ -84,8 +86,17 @@ export function parseOutputRecord(key: string, bytes: Buffer): OutputRecord {
   if (!isCapturePhase(phase)) throw unreadable(key, `unknown phase '${phase}'`);
   const detail = raw.detail && typeof raw.detail === 'object' ? (raw.detail as OutputRecord['detail']) : {};
   return {
-    kind: 'output', format: 1, output, invocation_id: str('invocation_id'), sha256: str('sha256'), size: num('size'), entries: num('entries'),
-    detail, captured_at: str('captured_at'), capture_id: str('capture_id'), phase,
+    kind: 'output',
+    format: 1,
+    output,
+    invocation_id: str('invocation_id'),
+    sha256: str('sha256'),
+    size: num('size'),
+    entries: num('entries'),
+    detail,
+    captured_at: str('captured_at'),
+    capture_id: str('capture_id'),
+    phase,
   };
 }
 

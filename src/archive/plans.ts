@@ -21,7 +21,10 @@ export async function putPlanRecord(backend: Backend, invocationId: string, plan
 /** The plans recorded for an invocation, oldest first, as written. */
 export async function listPlanRecords(backend: Backend, invocationId: string): Promise<unknown[]> {
   const prefix = `${PLAN_RECORDS_PREFIX}${keySegment(invocationId)}/`;
-  const keys = (await backend.list(prefix)).map((k) => k.key).filter((k) => k.endsWith('.json')).sort();
+  const keys = (await backend.list(prefix))
+    .map((k) => k.key)
+    .filter((k) => k.endsWith('.json'))
+    .sort();
   const plans: unknown[] = [];
   for (const key of keys) {
     const bytes = await backend.get(key);
@@ -57,7 +60,10 @@ export async function invocationsPlannedSince(backend: Backend, sinceMs: number)
   const keys = (await backend.list(PLAN_RECORDS_PREFIX)).map((k) => k.key).filter((k) => k.endsWith('.json') && planTimeOfKey(k) >= sinceMs);
   const ids = new Set<string>();
   for (const key of keys) {
-    const plan = JSON.parse((await backend.get(key))?.toString('utf8') ?? '{}') as { invocation_id?: unknown; nodes?: { last_build?: { invocation_id?: unknown } | null }[] };
+    const plan = JSON.parse((await backend.get(key))?.toString('utf8') ?? '{}') as {
+      invocation_id?: unknown;
+      nodes?: { last_build?: { invocation_id?: unknown } | null }[];
+    };
     if (typeof plan.invocation_id === 'string') ids.add(plan.invocation_id);
     for (const node of plan.nodes ?? []) if (typeof node.last_build?.invocation_id === 'string') ids.add(node.last_build.invocation_id);
   }

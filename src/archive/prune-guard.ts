@@ -110,7 +110,10 @@ async function holdRenewedKey(backend: Backend, prefix: string): Promise<() => P
     const next = `${prefix}${newTimeId()}.json`;
     const old = key;
     key = next;
-    void backend.putIfAbsent(next, holderBytes(next)).then(() => backend.delete(old)).catch(() => undefined);
+    void backend
+      .putIfAbsent(next, holderBytes(next))
+      .then(() => backend.delete(old))
+      .catch(() => undefined);
   }, RENEW_MS);
   renew.unref();
   return async () => {

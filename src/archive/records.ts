@@ -1,7 +1,17 @@
 import { AtticError, isAtticError } from '../errors.js';
-import { asRunResultsSummary, compareInstants, compareText, isArtifactType, isCapturePhase, type ArtifactType, type CapturePhase, type ObjectId, type RunResultsSummary } from '../vocab/index.js';
+import {
+  asRunResultsSummary,
+  compareInstants,
+  compareText,
+  isArtifactType,
+  isCapturePhase,
+  type ArtifactType,
+  type CapturePhase,
+  type ObjectId,
+  type RunResultsSummary,
+} from '../vocab/index.js';
 import type { Backend } from './backend.js';
-import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationIdProblem, } from './layout.js';
+import { artifactRecordKey, CAPTURE_RECORDS_PREFIX, captureRecordKey, INVOCATION_RECORDS_PREFIX, invocationIdProblem } from './layout.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import { isOutputKind, type OutputKind } from './output-kind.js';
 
@@ -199,7 +209,12 @@ async function readRecords<T>(backend: Backend, prefix: string, parse: (key: str
 }
 
 /** Reads and parses records at `keys`; a damaged one is left out and handed to `onDamaged`. */
-export async function readKeys<T>(backend: Backend, keys: readonly string[], parse: (key: string, bytes: Buffer) => T, onDamaged?: OnDamagedRecord): Promise<T[]> {
+export async function readKeys<T>(
+  backend: Backend,
+  keys: readonly string[],
+  parse: (key: string, bytes: Buffer) => T,
+  onDamaged?: OnDamagedRecord,
+): Promise<T[]> {
   const out: T[] = [];
   await forEachLimited(keys, 16, async (key) => {
     const bytes = await backend.get(key);
@@ -281,7 +296,13 @@ function isCapturedArtifact(value: unknown): value is CapturedArtifact {
   if (!value || typeof value !== 'object') return false;
   const entry = value as Record<string, unknown>;
   const optionalString = (field: string): boolean => entry[field] === null || entry[field] === undefined || typeof entry[field] === 'string';
-  return typeof entry.artifact === 'string' && isArtifactType(entry.artifact) && typeof entry.status === 'string' && optionalString('invocation_id') && optionalString('sha256');
+  return (
+    typeof entry.artifact === 'string' &&
+    isArtifactType(entry.artifact) &&
+    typeof entry.status === 'string' &&
+    optionalString('invocation_id') &&
+    optionalString('sha256')
+  );
 }
 
 /** Reads fields of a record we wrote, failing with the key named when one is off. */

@@ -22,13 +22,19 @@ export interface RepairReport {
   after: VerifyReport;
 }
 
-export async function repairArchive(backend: Backend, copies: () => AsyncIterable<Buffer>, onProgress?: (done: number, total: number) => void, summarize?: Summarize): Promise<RepairReport> {
+export async function repairArchive(
+  backend: Backend,
+  copies: () => AsyncIterable<Buffer>,
+  onProgress?: (done: number, total: number) => void,
+  summarize?: Summarize,
+): Promise<RepairReport> {
   const before = await verifyArchive(backend, onProgress, summarize);
   const restored = { format: await restoreFormat(backend), chunks: 0, files: 0, refs: await restoreBranchRefs(backend, before) };
   const wantedChunks = new Set(before.damaged.chunks);
   const wantedFiles = new Set(before.damaged.files);
   // Restoring writes objects a prune could otherwise find unreferenced mid-write: under a lease.
-  if (wantedChunks.size + wantedFiles.size > 0) await withWriterLease(backend, (guarded) => restoreFromCopies(guarded, copies, wantedChunks, wantedFiles, restored));
+  if (wantedChunks.size + wantedFiles.size > 0)
+    await withWriterLease(backend, (guarded) => restoreFromCopies(guarded, copies, wantedChunks, wantedFiles, restored));
   const changed = restored.format || restored.refs > 0;
   return { restored, after: before.ok && !changed ? before : await verifyArchive(backend, undefined, summarize) };
 }

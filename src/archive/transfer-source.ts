@@ -68,7 +68,12 @@ export async function readCaptureRecords(from: Backend, keys: readonly string[],
 }
 
 /** Records read and parsed, in key order; a key gone since it was listed is skipped. */
-async function readParsed<T>(from: Backend, keys: readonly string[], parse: (key: string, bytes: Buffer) => T, onDamage: (key: string, error: unknown) => void): Promise<{ key: string; bytes: Buffer; parsed: T }[]> {
+async function readParsed<T>(
+  from: Backend,
+  keys: readonly string[],
+  parse: (key: string, bytes: Buffer) => T,
+  onDamage: (key: string, error: unknown) => void,
+): Promise<{ key: string; bytes: Buffer; parsed: T }[]> {
   const out: { key: string; bytes: Buffer; parsed: T }[] = [];
   await forEachLimited(keys, 16, async (key) => {
     const bytes = await from.get(key);

@@ -4,7 +4,16 @@ import { advanceBranch, listBranches, type Branch } from './branches.js';
 import { putJournalEntry } from './journal.js';
 import { CAPTURE_RECORDS_PREFIX, captureRecordKey, fileKey, INVOCATION_RECORDS_PREFIX, refKey } from './layout.js';
 import { namedInvocations, namesOnly, replayForget } from './forget-records.js';
-import { checkFileIndexes, copyBlob, readArtifactRecords, readCaptureRecords, SourceDamage, type DamagedInSource, type SourceCapture, type SourceRecord } from './transfer-source.js';
+import {
+  checkFileIndexes,
+  copyBlob,
+  readArtifactRecords,
+  readCaptureRecords,
+  SourceDamage,
+  type DamagedInSource,
+  type SourceCapture,
+  type SourceRecord,
+} from './transfer-source.js';
 import { FORGOTTEN_PREFIX, forgottenInvocations, readForgetRecords } from './forgotten.js';
 import { forEachLimited } from '../vocab/parallel.js';
 import { newTimeId } from '../vocab/index.js';
@@ -75,7 +84,13 @@ async function transferGuarded(from: Backend, to: Backend, onProgress: TransferP
  * Each invocation's objects, then its records, an invocation at a time: one whose chunk turns
  * out damaged gets no record here (its objects already copied are garbage for prune).
  */
-async function copyInvocations(from: Backend, to: Backend, records: readonly SourceRecord[], damage: SourceDamage, tick: () => void): Promise<{ objects: number; records: number }> {
+async function copyInvocations(
+  from: Backend,
+  to: Backend,
+  records: readonly SourceRecord[],
+  damage: SourceDamage,
+  tick: () => void,
+): Promise<{ objects: number; records: number }> {
   let objects = 0;
   let written = 0;
   for (const group of byInvocation(records)) {
@@ -121,7 +136,10 @@ async function replayForgets(from: Backend, to: Backend, now: Date): Promise<num
 async function missingKeys(from: Backend, to: Backend, prefix: string): Promise<string[]> {
   const [source, target] = await Promise.all([from.list(prefix), to.list(prefix)]);
   const present = new Set(target.map((k) => k.key));
-  return source.map((k) => k.key).filter((key) => key.endsWith('.json') && !present.has(key)).sort();
+  return source
+    .map((k) => k.key)
+    .filter((key) => key.endsWith('.json') && !present.has(key))
+    .sort();
 }
 
 async function mergeBranches(from: Backend, to: Backend, copiedCaptures: Set<string>, now: Date): Promise<TransferReport['branches']> {
@@ -141,7 +159,14 @@ async function mergeBranches(from: Backend, to: Backend, copiedCaptures: Set<str
  * target's? Knowing the other's head means being at or past it: that side's head wins. Neither
  * knowing the other's: both lines moved on separately, diverged.
  */
-async function mergeBranch(from: Backend, to: Backend, branch: Branch, there: Branch | undefined, copied: Set<string>, now: Date): Promise<TransferReport['branches'][number]['outcome']> {
+async function mergeBranch(
+  from: Backend,
+  to: Backend,
+  branch: Branch,
+  there: Branch | undefined,
+  copied: Set<string>,
+  now: Date,
+): Promise<TransferReport['branches'][number]['outcome']> {
   if (!there) {
     // The ref itself carries the branch's base (branch create); then the head, if any.
     const bytes = await from.get(refKey('branches', branch.name));

@@ -70,23 +70,47 @@ export async function verifyArchive(backend: Backend, onProgress?: (done: number
   let done = 0;
   const tick = (): void => onProgress?.(++done, total);
   const damaged = { chunks: new Set<string>(), files: new Set<string>() };
-  const goodChunks = await checkChunks(backend, chunks.map((c) => c.key), report, tick);
-  const goodFiles = await checkFiles(backend, files.map((f) => f.key), goodChunks, report, tick, damaged.chunks);
+  const goodChunks = await checkChunks(
+    backend,
+    chunks.map((c) => c.key),
+    report,
+    tick,
+  );
+  const goodFiles = await checkFiles(
+    backend,
+    files.map((f) => f.key),
+    goodChunks,
+    report,
+    tick,
+    damaged.chunks,
+  );
   const artifactKeys = await checkArtifactRecords(backend, goodFiles, report, damaged.files, summarize);
   const forgets = await checkForgetAndJournal(backend, report);
   const captureCount = await checkCaptureRecords(backend, artifactKeys, forgets, report);
   await checkPlanRecords(backend, artifactKeys, report);
   await checkOutputRecords(backend, goodFiles, report, damaged.files);
   for (const ref of await unreadableBranchRefs(backend)) {
-    report('bad-ref', ref.key, `branch '${ref.name}' is unreadable, and every capture on it stops; 'dbtattic verify --repair' writes it again from the capture records (a base from branch create is lost), or 'dbtattic branch delete ${ref.name}' removes it`);
+    report(
+      'bad-ref',
+      ref.key,
+      `branch '${ref.name}' is unreadable, and every capture on it stops; 'dbtattic verify --repair' writes it again from the capture records (a base from branch create is lost), or 'dbtattic branch delete ${ref.name}' removes it`,
+    );
   }
   const present = new Set([...artifactKeys].map((key) => invocationOfRecordKey(INVOCATION_RECORDS_PREFIX, key)));
   for (const gone of await branchesNamingGoneRuns(backend, present)) {
     const why = forgets.forgotten.has(gone.invocationId) ? 'was forgotten' : 'is not in the archive';
-    report('bad-ref', gone.key, `branch '${gone.name}' ${gone.role === 'base' ? 'starts from' : 'has as its head'} invocation ${gone.invocationId}, which ${why}: 'state --branch ${gone.name}' and 'inspect @${gone.name}' find nothing there; 'dbtattic branch delete ${gone.name}' removes the branch`);
+    report(
+      'bad-ref',
+      gone.key,
+      `branch '${gone.name}' ${gone.role === 'base' ? 'starts from' : 'has as its head'} invocation ${gone.invocationId}, which ${why}: 'state --branch ${gone.name}' and 'inspect @${gone.name}' find nothing there; 'dbtattic branch delete ${gone.name}' removes the branch`,
+    );
   }
   for (const key of await strayBranchKeys(backend)) {
-    report('bad-ref', key, "names no branch dbtattic writes (a name git refuses, or spelt otherwise): every reader skips it; 'dbtattic verify --repair' removes it");
+    report(
+      'bad-ref',
+      key,
+      "names no branch dbtattic writes (a name git refuses, or spelt otherwise): every reader skips it; 'dbtattic verify --repair' removes it",
+    );
   }
   for (const { key } of chunks) {
     const id = idOfObjectKey(key, CHUNKS_PREFIX);
@@ -108,7 +132,12 @@ type Report = (kind: ProblemKind, key: string, message: string) => void;
 
 async function checkFormat(backend: Backend, report: Report): Promise<void> {
   const format = (await backend.get(FORMAT_KEY))?.toString('utf8').trim();
-  if (archiveFormatOf(format) === undefined) report('format', FORMAT_KEY, `expected '${ARCHIVE_FORMAT}' or an earlier format this dbtattic reads, found ${format === undefined ? 'nothing' : `'${format}'`}`);
+  if (archiveFormatOf(format) === undefined)
+    report(
+      'format',
+      FORMAT_KEY,
+      `expected '${ARCHIVE_FORMAT}' or an earlier format this dbtattic reads, found ${format === undefined ? 'nothing' : `'${format}'`}`,
+    );
 }
 
 async function checkChunks(backend: Backend, keys: string[], report: Report, tick: () => void): Promise<Set<string>> {
@@ -122,7 +151,14 @@ async function checkChunks(backend: Backend, keys: string[], report: Report, tic
   return good;
 }
 
-async function checkFiles(backend: Backend, keys: string[], goodChunks: Set<string>, report: Report, tick: () => void, badChunks: Set<string>): Promise<Set<string>> {
+async function checkFiles(
+  backend: Backend,
+  keys: string[],
+  goodChunks: Set<string>,
+  report: Report,
+  tick: () => void,
+  badChunks: Set<string>,
+): Promise<Set<string>> {
   const good = new Set<string>();
   await forEachLimited(keys, 4, async (key) => {
     const id = idOfObjectKey(key, FILES_PREFIX);
@@ -151,22 +187,33 @@ async function checkFile(backend: Backend, id: string, goodChunks: Set<string>, 
   if (hash.digest('hex') !== id) throw new Error('reassembles to bytes with a different hash');
 }
 
-async function checkArtifactRecords(backend: Backend, goodFiles: Set<string>, report: Report, badFiles: Set<string>, summarize?: Summarize): Promise<Set<string>> {
+async function checkArtifactRecords(
+  backend: Backend,
+  goodFiles: Set<string>,
+  report: Report,
+  badFiles: Set<string>,
+  summarize?: Summarize,
+): Promise<Set<string>> {
   const keys = new Set<string>();
   const entries = await backend.list(INVOCATION_RECORDS_PREFIX);
   await forEachLimited(entries, 16, async ({ key }) => {
     const bytes = await backend.get(key);
-    await ok(async () => {
-      const record = parseArtifactRecord(key, bytes ?? Buffer.alloc(0));
-      if (artifactRecordKey(record.invocation_id, record.artifact, record.sha256) !== key) throw new Error('its content does not match its key');
-      keys.add(key);
-      if (!goodFiles.has(record.sha256)) {
-        badFiles.add(record.sha256);
-        report('dangling-record', key, `points at artifact ${record.sha256}, which is missing or damaged`);
-      } else if (record.summary && summarize) {
-        await checkSummary(backend, record, summarize);
-      }
-    }, key, 'bad-record', report);
+    await ok(
+      async () => {
+        const record = parseArtifactRecord(key, bytes ?? Buffer.alloc(0));
+        if (artifactRecordKey(record.invocation_id, record.artifact, record.sha256) !== key) throw new Error('its content does not match its key');
+        keys.add(key);
+        if (!goodFiles.has(record.sha256)) {
+          badFiles.add(record.sha256);
+          report('dangling-record', key, `points at artifact ${record.sha256}, which is missing or damaged`);
+        } else if (record.summary && summarize) {
+          await checkSummary(backend, record, summarize);
+        }
+      },
+      key,
+      'bad-record',
+      report,
+    );
   });
   return keys;
 }
@@ -183,7 +230,9 @@ async function checkSummary(backend: Backend, record: ArtifactRecord, summarize:
 }
 
 function canonicalJson(value: unknown): string {
-  return JSON.stringify(value, (_, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+  return JSON.stringify(value, (_, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
 }
 
 /** What the forget records say: the invocations forgotten, and the records that cannot be read. */
@@ -205,13 +254,21 @@ async function checkForgetAndJournal(backend: Backend, report: Report): Promise<
     for (const id of record?.invocations ?? []) forgets.forgotten.add(id);
     if (record && forgetRecordKey(record.forget_id) === key) continue;
     forgets.unreadable.push(key);
-    report('bad-record', key, 'is unreadable: the invocations it forgot are not known as forgotten, so capture records naming them read as dangling, and a store kept through the journal keeps their rows until rebuilt');
+    report(
+      'bad-record',
+      key,
+      'is unreadable: the invocations it forgot are not known as forgotten, so capture records naming them read as dangling, and a store kept through the journal keeps their rows until rebuilt',
+    );
   }
   for (const { key } of (await backend.list(JOURNAL_PREFIX)).filter((k) => k.key.endsWith('.json'))) {
     const bytes = await backend.get(key);
     const entry = bytes ? parseJournalEntry(bytes) : undefined;
     if (entry && journalKey(entry.journal_id) === key) continue;
-    report('bad-record', key, "is unreadable: a store kept up through the journal (a remote archive's cache) misses what it named until 'dbtattic rebuild'; the records themselves are checked above");
+    report(
+      'bad-record',
+      key,
+      "is unreadable: a store kept up through the journal (a remote archive's cache) misses what it named until 'dbtattic rebuild'; the records themselves are checked above",
+    );
   }
   return forgets;
 }
@@ -223,16 +280,21 @@ async function checkCaptureRecords(backend: Backend, artifactKeys: Set<string>, 
   const entries = await backend.list(CAPTURE_RECORDS_PREFIX);
   await forEachLimited(entries, 16, async ({ key }) => {
     const bytes = await backend.get(key);
-    await ok(async () => {
-      const record = parseCaptureRecord(key, bytes ?? Buffer.alloc(0));
-      for (const a of record.artifacts) {
-        if (a.status !== 'captured' && a.status !== 'unchanged' && a.status !== 'repaired') continue;
-        if (!a.invocation_id || !a.sha256) throw new Error(`its ${a.artifact} entry lacks an invocation or hash`);
-        if (forgotten.has(a.invocation_id)) continue;
-        const target = artifactRecordKey(a.invocation_id, a.artifact, a.sha256);
-        if (!artifactKeys.has(target)) report('dangling-record', key, `names ${target}, which is missing or damaged${maybeForgotten}`);
-      }
-    }, key, 'bad-record', report);
+    await ok(
+      async () => {
+        const record = parseCaptureRecord(key, bytes ?? Buffer.alloc(0));
+        for (const a of record.artifacts) {
+          if (a.status !== 'captured' && a.status !== 'unchanged' && a.status !== 'repaired') continue;
+          if (!a.invocation_id || !a.sha256) throw new Error(`its ${a.artifact} entry lacks an invocation or hash`);
+          if (forgotten.has(a.invocation_id)) continue;
+          const target = artifactRecordKey(a.invocation_id, a.artifact, a.sha256);
+          if (!artifactKeys.has(target)) report('dangling-record', key, `names ${target}, which is missing or damaged${maybeForgotten}`);
+        }
+      },
+      key,
+      'bad-record',
+      report,
+    );
   });
   return entries.length;
 }
@@ -243,10 +305,16 @@ async function checkPlanRecords(backend: Backend, artifactKeys: Set<string>, rep
   const entries = (await backend.list(PLAN_RECORDS_PREFIX)).filter((e) => e.key.endsWith('.json'));
   await forEachLimited(entries, 16, async ({ key }) => {
     const bytes = await backend.get(key);
-    await ok(async () => {
-      const plan = parsePlanRecord(key, bytes ?? Buffer.alloc(0));
-      if (!invocations.has(key.split('/')[2])) report('dangling-record', key, `is a plan for invocation ${plan.invocation_id}, which has no artifact records`);
-    }, key, 'bad-record', report);
+    await ok(
+      async () => {
+        const plan = parsePlanRecord(key, bytes ?? Buffer.alloc(0));
+        if (!invocations.has(key.split('/')[2]))
+          report('dangling-record', key, `is a plan for invocation ${plan.invocation_id}, which has no artifact records`);
+      },
+      key,
+      'bad-record',
+      report,
+    );
   });
 }
 
@@ -259,19 +327,24 @@ async function checkOutputRecords(backend: Backend, goodFiles: Set<string>, repo
   const entries = await backend.list(OUTPUT_RECORDS_PREFIX);
   await forEachLimited(entries, 8, async ({ key }) => {
     const bytes = await backend.get(key);
-    await ok(async () => {
-      const record = parseOutputRecord(key, bytes ?? Buffer.alloc(0));
-      if (outputRecordKey(record.invocation_id, record.output, record.sha256) !== key) throw new Error('its content does not match its key');
-      if (!goodFiles.has(record.sha256)) return dangling(key, record.sha256, `points at ${record.output} ${record.sha256}, which is missing or damaged`);
-      if (record.output !== 'sql') return;
-      for (let at: string | null = record.sha256; at !== null; ) {
-        if (!goodFiles.has(at)) return dangling(key, at, `its tree's base ${at} is missing or damaged`);
-        const doc = parseSqlTree(at, await readBlob(backend, at));
-        const missing = Object.entries(doc.files).find(([, [id]]) => !goodFiles.has(id));
-        if (missing) return dangling(key, missing[1][0], `its tree names ${missing[0]} as ${missing[1][0]}, which is missing or damaged`);
-        at = doc.base;
-      }
-    }, key, 'bad-record', report);
+    await ok(
+      async () => {
+        const record = parseOutputRecord(key, bytes ?? Buffer.alloc(0));
+        if (outputRecordKey(record.invocation_id, record.output, record.sha256) !== key) throw new Error('its content does not match its key');
+        if (!goodFiles.has(record.sha256)) return dangling(key, record.sha256, `points at ${record.output} ${record.sha256}, which is missing or damaged`);
+        if (record.output !== 'sql') return;
+        for (let at: string | null = record.sha256; at !== null; ) {
+          if (!goodFiles.has(at)) return dangling(key, at, `its tree's base ${at} is missing or damaged`);
+          const doc = parseSqlTree(at, await readBlob(backend, at));
+          const missing = Object.entries(doc.files).find(([, [id]]) => !goodFiles.has(id));
+          if (missing) return dangling(key, missing[1][0], `its tree names ${missing[0]} as ${missing[1][0]}, which is missing or damaged`);
+          at = doc.base;
+        }
+      },
+      key,
+      'bad-record',
+      report,
+    );
   });
 }
 

@@ -109,7 +109,12 @@ async function applyArtifact(backend: Backend, planned: CheckedArtifact, meta: C
   }
 }
 
-async function storeArtifact(backend: Backend, item: PresentArtifact & { bytes: Buffer }, meta: CaptureMeta, onChunk?: (length: number) => void): Promise<CapturedArtifact> {
+async function storeArtifact(
+  backend: Backend,
+  item: PresentArtifact & { bytes: Buffer },
+  meta: CaptureMeta,
+  onChunk?: (length: number) => void,
+): Promise<CapturedArtifact> {
   const bytes = item.bytes;
   try {
     const put = await putBlob(backend, bytes, item.sha256, onChunk);

@@ -53,7 +53,8 @@ export function contentInvocationId(bytes: Uint8Array): string {
 function unreadable(what: string, error: unknown): AtticError {
   if (error instanceof JsonScanError && error.reason === 'limit') return new AtticError('artifact-unreadable', `it is ${error.message}`);
   if (error instanceof JsonScanError) return new AtticError('artifact-unreadable', `it is not complete JSON (${error.message})`);
-  if (isAtticError(error) && typeof error.details.json === 'string') return new AtticError('artifact-unreadable', `it is not complete JSON (${error.details.json})`);
+  if (isAtticError(error) && typeof error.details.json === 'string')
+    return new AtticError('artifact-unreadable', `it is not complete JSON (${error.details.json})`);
   if (isAtticError(error)) return error;
   return new AtticError('artifact-unreadable', `the ${what} could not be read: ${String(error)}`);
 }

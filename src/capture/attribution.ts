@@ -27,14 +27,19 @@ export function attributeOutputs(present: readonly PresentArtifact[], run: RunIn
   const newest = [...owned].sort((a, b) => time(b.header.generatedAt) - time(a.header.generatedAt) || rank(b) - rank(a))[0];
   if (!newest) return null;
   const mine = owned.filter((a) => a.invocationId === newest.invocationId);
-  const marker = mine.map((a) => `${a.artifact}:${a.sha256}`).sort().join(',');
+  const marker = mine
+    .map((a) => `${a.artifact}:${a.sha256}`)
+    .sort()
+    .join(',');
   const finished = mine.some((a) => a.artifact === 'run_results');
   const fromRun = run ? Date.parse(run.started_at) : NaN;
   // Under `dbtattic run`, an artifact the command wrote is newer than the command.
-  if (run && (newest.modifiedMs ?? 0) >= fromRun) return { invocationId: newest.invocationId, startedAt: new Date(fromRun), startedFrom: 'run', finished, marker };
+  if (run && (newest.modifiedMs ?? 0) >= fromRun)
+    return { invocationId: newest.invocationId, startedAt: new Date(fromRun), startedFrom: 'run', finished, marker };
   if (run) return null;
   const declared = mine.map((a) => time(a.header.startedAt ?? null)).filter((t) => t > 0);
-  if (declared.length > 0) return { invocationId: newest.invocationId, startedAt: new Date(Math.min(...declared)), startedFrom: 'invocation_started_at', finished, marker };
+  if (declared.length > 0)
+    return { invocationId: newest.invocationId, startedAt: new Date(Math.min(...declared)), startedFrom: 'invocation_started_at', finished, marker };
   const generated = mine.map((a) => time(a.header.generatedAt)).filter((t) => t > 0);
   if (generated.length === 0) return null;
   return { invocationId: newest.invocationId, startedAt: new Date(Math.min(...generated)), startedFrom: 'generated_at', finished, marker };

@@ -60,22 +60,39 @@ async function captureGuarded(backend: Backend, options: CaptureOptions): Promis
     throw new AtticError('target-not-found', `No target directory at ${options.targetDir}. Run dbt first, or pass --target-path.`);
   }
   if (existsSync(options.targetDir) && !statSync(options.targetDir).isDirectory()) {
-    throw new AtticError('target-not-found', `${options.targetDir} is not a directory, so there are no artifacts to capture. Point --target-path at dbt's target directory.`);
+    throw new AtticError(
+      'target-not-found',
+      `${options.targetDir} is not a directory, so there are no artifacts to capture. Point --target-path at dbt's target directory.`,
+    );
   }
   if (options.branch) checkBranchName(options.branch);
   const cache = options.statCacheFile ? await StatCache.load(options.statCacheFile) : undefined;
   const inspected = await inspectTarget(options.targetDir, options.artifacts, cache);
   const known = options.rememberArchived ? cache : undefined;
-  const archived = await archivedSet(backend, inspected.filter((a): a is PresentArtifact => a.state === 'present'), known);
+  const archived = await archivedSet(
+    backend,
+    inspected.filter((a): a is PresentArtifact => a.state === 'present'),
+    known,
+  );
   const isForgotten = forgottenAmong(backend, inspected);
-  const plan = await checkPlan(await setAsideForgotten(planCapture(inspected, (item) => archived.has(item)), isForgotten));
+  const plan = await checkPlan(
+    await setAsideForgotten(
+      planCapture(inspected, (item) => archived.has(item)),
+      isForgotten,
+    ),
+  );
   if (options.dryRun) return { plan, record: null };
   const capturedAt = options.now ?? new Date();
   const captureId = newTimeId(capturedAt);
   // Only artifacts known whole say whose the SQL and logs are: a truncated one's header may name an invocation long gone.
   const present = plan.artifacts.flatMap((p) => ('item' in p ? [p.item] : []));
   const outputs = options.outputs
-    ? await captureOutputs(backend, attributeOutputs(present, options.run ?? null), { ...options.outputs, targetDir: options.targetDir }, cache, { captureId, capturedAt, phase: options.phase, isForgotten })
+    ? await captureOutputs(backend, attributeOutputs(present, options.run ?? null), { ...options.outputs, targetDir: options.targetDir }, cache, {
+        captureId,
+        capturedAt,
+        phase: options.phase,
+        isForgotten,
+      })
     : [];
   await cache?.save();
   const outputsNew = outputs.some((o) => o.status === 'captured');
@@ -84,17 +101,24 @@ async function captureGuarded(backend: Backend, options: CaptureOptions): Promis
   const described = writing ? describeCapture(options, ranAtOf(plan)) : Promise.resolve({ branch: options.branch, context: {} });
   // Awaited after the artifacts are written; until then a failure must not go unhandled.
   described.catch(() => undefined);
-  const record = await applyCapture(backend, plan, {
-    captureId,
-    outputs,
-    phase: options.phase,
-    capturedAt,
-    toolVersion: options.toolVersion,
-    described,
-    run: options.run ?? null,
-  }, options.onProgress);
+  const record = await applyCapture(
+    backend,
+    plan,
+    {
+      captureId,
+      outputs,
+      phase: options.phase,
+      capturedAt,
+      toolVersion: options.toolVersion,
+      described,
+      run: options.run ?? null,
+    },
+    options.onProgress,
+  );
   if (known) {
-    for (const a of record.artifacts) if (a.invocation_id && a.sha256 && (a.status === 'captured' || a.status === 'unchanged')) known.markArchived(recordName(a.invocation_id, a.artifact, a.sha256));
+    for (const a of record.artifacts)
+      if (a.invocation_id && a.sha256 && (a.status === 'captured' || a.status === 'unchanged'))
+        known.markArchived(recordName(a.invocation_id, a.artifact, a.sha256));
     await known.save();
   }
   return { plan, record };
@@ -121,14 +145,20 @@ function recordName(invocationId: string, artifact: string, sha: string): string
 async function archivedSet(backend: Backend, present: PresentArtifact[], known?: StatCache): Promise<Set<PresentArtifact>> {
   const found = new Set<PresentArtifact>();
   for (const item of present) {
-    if (known?.isArchived(recordName(item.invocationId, item.artifact, item.sha256)) || (await hasArtifactRecord(backend, item.invocationId, item.artifact, item.sha256))) found.add(item);
+    if (
+      known?.isArchived(recordName(item.invocationId, item.artifact, item.sha256)) ||
+      (await hasArtifactRecord(backend, item.invocationId, item.artifact, item.sha256))
+    )
+      found.add(item);
   }
   return found;
 }
 
 /** The earliest generated_at of what the plan stores: dbt writes the manifest as it starts. */
 function ranAtOf(plan: CapturePlan): Date | null {
-  const times = plan.artifacts.flatMap((p) => (p.action === 'store' && p.item.header.generatedAt ? [Date.parse(p.item.header.generatedAt)] : [])).filter(Number.isFinite);
+  const times = plan.artifacts
+    .flatMap((p) => (p.action === 'store' && p.item.header.generatedAt ? [Date.parse(p.item.header.generatedAt)] : []))
+    .filter(Number.isFinite);
   return times.length > 0 ? new Date(Math.min(...times)) : null;
 }
 

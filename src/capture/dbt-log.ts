@@ -97,7 +97,8 @@ async function readLog(logDir: string, resume: LogResume | null): Promise<LogRea
       if (from === null) continue;
       const { bytes, fileId } = await readRegularFileFrom(file, from, MAX_LOG_FILE_BYTES);
       // Rotated or written again since the stat: the place is not there any more.
-      if (!found && (fileId !== resume!.fileId || bytes.length < resume!.headBytes || sha256(bytes.subarray(0, resume!.headBytes)) !== resume!.head)) return null;
+      if (!found && (fileId !== resume!.fileId || bytes.length < resume!.headBytes || sha256(bytes.subarray(0, resume!.headBytes)) !== resume!.head))
+        return null;
       found = true;
       parts.push(bytes);
       pieces.push({ fileId, offset: from, at });

@@ -5,7 +5,6 @@ import { DEFAULT_DIFF_LIMITS, hashWorkingDiff, type DiffHashLimits } from './git
 import { isDirty, parseGitStatus } from './git-status.js';
 import { stripUrlCredentials } from './url-credentials.js';
 
-
 /**
  * The code side of a run's context: which commit dbt ran, on which branch, and whether the
  * working tree matched that commit. One `git status` and one remote lookup (6–18 ms), plus a

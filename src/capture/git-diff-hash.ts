@@ -30,7 +30,13 @@ export const DEFAULT_DIFF_LIMITS: DiffHashLimits = {
  * `untracked` are paths relative to the repository root, as `git status -z` prints them.
  * Returns null when git could not produce the diff in time: a partial hash would be noise.
  */
-export async function hashWorkingDiff(cwd: string, base: string, untracked: readonly string[], limits: DiffHashLimits, pathspec: readonly string[] = []): Promise<string | null> {
+export async function hashWorkingDiff(
+  cwd: string,
+  base: string,
+  untracked: readonly string[],
+  limits: DiffHashLimits,
+  pathspec: readonly string[] = [],
+): Promise<string | null> {
   const hash = createHash('sha256');
   const root = untracked.length > 0 ? runGit(cwd, ['rev-parse', '--show-toplevel'], limits.timeoutMs) : undefined;
   if (!(await hashDiffOutput(cwd, base, hash, limits, pathspec))) return null;

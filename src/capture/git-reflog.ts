@@ -37,7 +37,10 @@ export function rewind(entries: readonly Entry[], at: number, currentBranch: str
   const after = entries.filter((e) => e.time > at);
   if (!before || after.length === 0) return { moved: false };
   // The first checkout after the run left the branch the run was on.
-  const checkout = [...after].reverse().map((e) => CHECKOUT.exec(e.subject)).find((m) => m !== null);
+  const checkout = [...after]
+    .reverse()
+    .map((e) => CHECKOUT.exec(e.subject))
+    .find((m) => m !== null);
   const branch = checkout ? checkout[1]! : currentBranch;
   return { moved: true, sha: before.sha, branch: branch !== null && FULL_SHA.test(branch) ? null : branch };
 }

@@ -1,4 +1,16 @@
-import { hasBlob, hasOutputRecord, listOutputRecordKeys, planSqlTree, readOutputRecords, putBlob, putOutputRecord, type Backend, type CapturedOutput, type OutputRecord, type SqlTreeBase } from '../archive/index.js';
+import {
+  hasBlob,
+  hasOutputRecord,
+  listOutputRecordKeys,
+  planSqlTree,
+  readOutputRecords,
+  putBlob,
+  putOutputRecord,
+  type Backend,
+  type CapturedOutput,
+  type OutputRecord,
+  type SqlTreeBase,
+} from '../archive/index.js';
 import { sqlTreeBytes } from '../archive/sql-tree.js';
 import { AtticError, isAtticError } from '../errors.js';
 import { sha256, type CapturePhase } from '../vocab/index.js';
@@ -37,7 +49,13 @@ interface SqlMemo {
   row: CapturedOutput | null;
 }
 
-export async function captureOutputs(backend: Backend, attribution: Attribution | null, options: OutputOptions, memos: StatCache | undefined, meta: OutputMeta): Promise<CapturedOutput[]> {
+export async function captureOutputs(
+  backend: Backend,
+  attribution: Attribution | null,
+  options: OutputOptions,
+  memos: StatCache | undefined,
+  meta: OutputMeta,
+): Promise<CapturedOutput[]> {
   const rows: CapturedOutput[] = [];
   if (options.sql && attribution) {
     const row = await captureSqlOnce(backend, attribution, options, memos, meta).catch(diskRefusal('sql', attribution.invocationId));
@@ -61,7 +79,13 @@ function diskRefusal(output: CapturedOutput['output'], invocationId: string | nu
   };
 }
 
-async function captureSqlOnce(backend: Backend, attribution: Attribution, options: OutputOptions, memos: StatCache | undefined, meta: OutputMeta): Promise<CapturedOutput | null> {
+async function captureSqlOnce(
+  backend: Backend,
+  attribution: Attribution,
+  options: OutputOptions,
+  memos: StatCache | undefined,
+  meta: OutputMeta,
+): Promise<CapturedOutput | null> {
   const key = `${attribution.invocationId}|${attribution.marker}`;
   const memo = memos?.memo('sql') as SqlMemo | undefined;
   if (memo?.key === key) return memo.row ? { ...memo.row, status: 'unchanged', stored_bytes: 0 } : null;
@@ -80,7 +104,8 @@ async function captureSql(backend: Backend, attribution: Attribution, options: O
   if (listed.length === 0) return null;
   const cache = options.sqlCacheFile ? await SqlCache.load(options.sqlCacheFile) : null;
   const read = await readSqlFiles(listed, cache ?? (await SqlCache.load('')));
-  if (read.errors.length > 0) return outputError('sql', attribution.invocationId, `${read.errors.length} SQL file(s) could not be read, e.g. ${read.errors[0]}`);
+  if (read.errors.length > 0)
+    return outputError('sql', attribution.invocationId, `${read.errors.length} SQL file(s) could not be read, e.g. ${read.errors[0]}`);
   let base = cache?.lastTree() ?? null;
   if (base && !(await hasBlob(backend, base.id))) base = null;
   let stored = await storeSqlFiles(backend, read, base, options.targetDir);
@@ -90,13 +115,29 @@ async function captureSql(backend: Backend, attribution: Attribution, options: O
   stored += put.storedBytes;
   let filesBytes = 0;
   for (const f of read.files.values()) filesBytes += f.size;
-  const record = outputRecord('sql', attribution.invocationId, put.id, bytes.length, read.files.size, { files_bytes: filesBytes, attributed_by: attribution.startedFrom, ...(attribution.finished ? { finished: true } : {}) }, meta);
+  const record = outputRecord(
+    'sql',
+    attribution.invocationId,
+    put.id,
+    bytes.length,
+    read.files.size,
+    { files_bytes: filesBytes, attributed_by: attribution.startedFrom, ...(attribution.finished ? { finished: true } : {}) },
+    meta,
+  );
   const wrote = await putOutputRecord(backend, record);
   if (cache) {
     cache.setLastTree({ id: put.id, depth: doc.depth, files: read.files } satisfies SqlTreeBase);
     await cache.save();
   }
-  return { output: 'sql', status: wrote ? 'captured' : 'unchanged', invocation_id: attribution.invocationId, sha256: put.id, size: bytes.length, entries: read.files.size, stored_bytes: stored };
+  return {
+    output: 'sql',
+    status: wrote ? 'captured' : 'unchanged',
+    invocation_id: attribution.invocationId,
+    sha256: put.id,
+    size: bytes.length,
+    entries: read.files.size,
+    stored_bytes: stored,
+  };
 }
 
 async function hasFinishedTree(backend: Backend, invocationId: string): Promise<boolean> {
@@ -126,14 +167,28 @@ async function readVouched(file: string, id: string): Promise<Buffer> {
 }
 
 /** Every slice of dbt.log not yet filed; the attributed invocation's is reported even when it was. */
-async function captureLog(backend: Backend, logDir: string, attribution: Attribution | null, memos: StatCache | undefined, meta: OutputMeta): Promise<CapturedOutput[]> {
+async function captureLog(
+  backend: Backend,
+  logDir: string,
+  attribution: Attribution | null,
+  memos: StatCache | undefined,
+  meta: OutputMeta,
+): Promise<CapturedOutput[]> {
   const identity = await logIdentity(logDir);
   if (identity === null || memos?.memo('log') === identity) return [];
   const { slices, skipped, resume } = await readLogSlices(logDir, logResumeOf(memos?.memo('log-resume')));
   const rows: CapturedOutput[] = skipped.map(({ file, reason }) => outputError('log', attribution?.invocationId ?? null, `${file} was left out: ${reason}`));
   for (const slice of slices) {
     const id = sha256(slice.bytes);
-    const row: CapturedOutput = { output: 'log', status: 'unchanged', invocation_id: slice.invocationId, sha256: id, size: slice.bytes.length, entries: slice.lines, stored_bytes: 0 };
+    const row: CapturedOutput = {
+      output: 'log',
+      status: 'unchanged',
+      invocation_id: slice.invocationId,
+      sha256: id,
+      size: slice.bytes.length,
+      entries: slice.lines,
+      stored_bytes: 0,
+    };
     const filed = await hasOutputRecord(backend, slice.invocationId, 'log', id);
     if (!filed && (await meta.isForgotten?.(slice.invocationId))) row.status = 'forgotten';
     else if (!filed) {
@@ -156,8 +211,28 @@ function logResumeOf(kept: unknown): LogResume | null {
   return typeof fileId === 'string' && typeof head === 'string' && count(offset) && count(headBytes) ? { fileId, offset, head, headBytes } : null;
 }
 
-function outputRecord(output: OutputRecord['output'], invocationId: string, id: string, size: number, entries: number, detail: OutputRecord['detail'], meta: OutputMeta): OutputRecord {
-  return { kind: 'output', format: 1, output, invocation_id: invocationId, sha256: id, size, entries, detail, captured_at: meta.capturedAt.toISOString(), capture_id: meta.captureId, phase: meta.phase };
+function outputRecord(
+  output: OutputRecord['output'],
+  invocationId: string,
+  id: string,
+  size: number,
+  entries: number,
+  detail: OutputRecord['detail'],
+  meta: OutputMeta,
+): OutputRecord {
+  return {
+    kind: 'output',
+    format: 1,
+    output,
+    invocation_id: invocationId,
+    sha256: id,
+    size,
+    entries,
+    detail,
+    captured_at: meta.capturedAt.toISOString(),
+    capture_id: meta.captureId,
+    phase: meta.phase,
+  };
 }
 
 function forgottenOutput(output: CapturedOutput['output'], invocationId: string): CapturedOutput {

@@ -15,7 +15,13 @@ import { sha256OfPieces, type ObjectId } from '../vocab/index.js';
 export const MAX_TARGET_FILE_BYTES = 2 * 1024 ** 3;
 
 /** Why a path cannot be read as a regular file, or null when it can; for an lstat/stat result. */
-export function notRegularReason(stat: { isFile(): boolean; isFIFO(): boolean; isDirectory(): boolean; isCharacterDevice(): boolean; isSocket(): boolean }): string | null {
+export function notRegularReason(stat: {
+  isFile(): boolean;
+  isFIFO(): boolean;
+  isDirectory(): boolean;
+  isCharacterDevice(): boolean;
+  isSocket(): boolean;
+}): string | null {
   if (stat.isFile()) return null;
   if (stat.isFIFO()) return 'it is a FIFO, not a regular file';
   if (stat.isDirectory()) return 'it is a directory, not a regular file';
@@ -37,7 +43,12 @@ export async function readRegularFile(file: string, maxBytes = MAX_TARGET_FILE_B
  * file's device and inode, read on the descriptor the bytes came from: a log rotation renames a
  * file, keeping them.
  */
-export async function readRegularFileFrom(file: string, from: number, maxBytes = MAX_TARGET_FILE_BYTES, onPiece?: (piece: Buffer) => void): Promise<{ bytes: Buffer; fileId: string }> {
+export async function readRegularFileFrom(
+  file: string,
+  from: number,
+  maxBytes = MAX_TARGET_FILE_BYTES,
+  onPiece?: (piece: Buffer) => void,
+): Promise<{ bytes: Buffer; fileId: string }> {
   const handle = await openNonBlocking(file);
   try {
     const stat = await handle.stat({ bigint: true });
@@ -112,5 +123,8 @@ async function readBounded(handle: fs.FileHandle, from: number, expected: number
 }
 
 function tooLarge(size: number, maxBytes: number): AtticError {
-  return new AtticError('artifact-unreadable', `it holds more than ${maxBytes} bytes (${size} read), more than any dbt artifact; left out rather than read into memory`);
+  return new AtticError(
+    'artifact-unreadable',
+    `it holds more than ${maxBytes} bytes (${size} read), more than any dbt artifact; left out rather than read into memory`,
+  );
 }

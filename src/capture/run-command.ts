@@ -87,9 +87,11 @@ export function exitCodeOf(code: number | null, signal: NodeJS.Signals | null): 
 function notStarted(file: string, error: unknown, startedAt: Date): CommandOutcome {
   const code = error instanceof Error && 'code' in error ? String(error.code) : undefined;
   const reason =
-    code === 'ENOENT' ? `${file}: command not found (is it installed and on PATH?)`
-    : code === 'EACCES' ? `${file}: permission denied (is it executable?)`
-    : `${file}: ${error instanceof Error ? error.message : String(error)}`;
+    code === 'ENOENT'
+      ? `${file}: command not found (is it installed and on PATH?)`
+      : code === 'EACCES'
+        ? `${file}: permission denied (is it executable?)`
+        : `${file}: ${error instanceof Error ? error.message : String(error)}`;
   return { exitCode: EXIT_NOT_STARTED, signal: null, interruptedBy: null, startedAt, endedAt: new Date(), spawnError: reason };
 }
 

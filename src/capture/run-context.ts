@@ -23,7 +23,13 @@ export interface RunContext {
 }
 
 /** `ranAt`: when dbt ran, for a context taken after it (a capture): git's HEAD is read as it was then. */
-export async function takeRunContext(config: AtticConfig, env: Record<string, string | undefined>, taken: RunContext['taken'], argv: readonly string[] = [], ranAt: Date | null = null): Promise<RunContext> {
+export async function takeRunContext(
+  config: AtticConfig,
+  env: Record<string, string | undefined>,
+  taken: RunContext['taken'],
+  argv: readonly string[] = [],
+  ranAt: Date | null = null,
+): Promise<RunContext> {
   const cwd = config.projectDir?.value ?? config.cwd;
   const [git, catalog] = await Promise.all([readGitContext(cwd, env, { exclude: outputPaths(config, cwd), asOf: ranAt }), readCatalog(config, env)]);
   const projectDir = config.projectDir?.value ?? null;
@@ -40,7 +46,9 @@ function outputPaths(config: AtticConfig, cwd: string): string[] {
     const relative = path.relative(cwd, dir);
     return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : null;
   };
-  return [config.targetDir?.value, config.logDir?.value, config.store.value].flatMap((dir) => (dir ? [inside(dir)].filter((p): p is string => p !== null) : []));
+  return [config.targetDir?.value, config.logDir?.value, config.store.value].flatMap((dir) =>
+    dir ? [inside(dir)].filter((p): p is string => p !== null) : [],
+  );
 }
 
 async function readCatalog(config: AtticConfig, env: Record<string, string | undefined>): Promise<CatalogSnapshot | null> {

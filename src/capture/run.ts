@@ -45,7 +45,8 @@ export async function runWithCapture(config: AtticConfig, argv: string[], toolVe
   const command = await runCommand(argv, { cwd, env });
   const context = await taking;
   // Never fatal, but said: otherwise a broken `catalog:` only shows in `info` and `inspect`.
-  if (context?.catalog?.provider === 'invalid') warnings.push(`no catalog snapshot taken: ${context.catalog.reason ?? 'the catalog: section of dbtattic.yml is invalid'}`);
+  if (context?.catalog?.provider === 'invalid')
+    warnings.push(`no catalog snapshot taken: ${context.catalog.reason ?? 'the catalog: section of dbtattic.yml is invalid'}`);
   const run: RunInfo = {
     // The archive is kept for good: --vars values and credential flags never go in (docs/reliability.md).
     argv: redactArgv(argv),

@@ -28,7 +28,10 @@ export async function captureProject(config: AtticConfig, options: SessionOption
     throw new AtticError('project-not-found', 'capture needs a dbt project: run it inside one, or pass --project-dir.');
   }
   // A dry run writes nothing, not even a new archive: without one, everything is new.
-  const backend = options.dryRun && !config.remote && !existsSync(config.archiveLocation) ? new MemBackend() : await openArchive(config.archiveLocation, { create: !options.dryRun, remote: config.remote });
+  const backend =
+    options.dryRun && !config.remote && !existsSync(config.archiveLocation)
+      ? new MemBackend()
+      : await openArchive(config.archiveLocation, { create: !options.dryRun, remote: config.remote });
   return captureTarget(backend, {
     targetDir: config.targetDir.value,
     artifacts: config.artifacts.value,

@@ -40,7 +40,14 @@ export interface ReadSqlFiles {
 /** Regular files only: fast-glob without following links, so a link to /dev/zero is never opened. */
 export async function listSqlFiles(targetDir: string): Promise<ListedSqlFile[]> {
   const { default: glob } = await import('fast-glob');
-  const entries = await glob([...SQL_FOLDERS.map((f) => `${f}/**`), PARQUET_AT_TOP], { cwd: targetDir, onlyFiles: true, stats: true, followSymbolicLinks: false, dot: true, suppressErrors: true });
+  const entries = await glob([...SQL_FOLDERS.map((f) => `${f}/**`), PARQUET_AT_TOP], {
+    cwd: targetDir,
+    onlyFiles: true,
+    stats: true,
+    followSymbolicLinks: false,
+    dot: true,
+    suppressErrors: true,
+  });
   return entries.map((e) => {
     const s = e.stats!;
     return { rel: e.path, abs: path.join(targetDir, e.path), identity: [s.dev, s.ino, s.size, s.mtimeMs, s.ctimeMs].join(':'), modifiedMs: s.mtimeMs };

@@ -41,7 +41,8 @@ export class StatCache {
   static async load(file: string): Promise<StatCache> {
     try {
       const parsed: unknown = JSON.parse(await fs.readFile(file, 'utf8'));
-      const held = parsed && typeof parsed === 'object' ? (parsed as { entries?: Record<string, Entry>; archived?: unknown; memos?: Record<string, unknown> }) : {};
+      const held =
+        parsed && typeof parsed === 'object' ? (parsed as { entries?: Record<string, Entry>; archived?: unknown; memos?: Record<string, unknown> }) : {};
       const archived = Array.isArray(held.archived) ? (held.archived as string[]) : [];
       return new StatCache(file, held.entries ?? {}, new Set(archived), held.memos ?? {});
     } catch {

@@ -87,7 +87,8 @@ function assignSemanticManifest(inspected: InspectedArtifact[]): InspectedArtifa
   if (!manifest || manifest.state === 'absent') return inspected;
   return inspected.map((a) => {
     if (a.artifact !== 'semantic_manifest' || a.state !== 'present' || a.invocationIdSource !== 'content') return a;
-    if (manifest.state === 'error') return { artifact: a.artifact, path: a.path, state: 'error', error: unknownInvocation('the manifest.json beside it cannot be read') };
+    if (manifest.state === 'error')
+      return { artifact: a.artifact, path: a.path, state: 'error', error: unknownInvocation('the manifest.json beside it cannot be read') };
     return { ...a, invocationId: manifest.invocationId, invocationIdSource: 'manifest' };
   });
 }

@@ -59,7 +59,10 @@ export async function catchUpCaptures(io: CliIo, config: AtticConfig, captureIds
   if (result.status === 'synced') await exportAfterCapture(io, config, quiet);
   if (result.status === 'busy' && !quiet) io.stderr(io.color.dim('dbtattic: the store is in use by another process; it catches up on the next read.\n'));
   if (result.status === 'stale' && !quiet) io.stderr(io.color.dim('dbtattic: the store was written by another dbtattic version; the next read rebuilds it.\n'));
-  if (result.status === 'failed') io.stderr(`${io.color.yellow('dbtattic warning:')} the store could not be updated (${result.error}); the capture is safe in the archive. Run dbtattic rebuild.\n`);
+  if (result.status === 'failed')
+    io.stderr(
+      `${io.color.yellow('dbtattic warning:')} the store could not be updated (${result.error}); the capture is safe in the archive. Run dbtattic rebuild.\n`,
+    );
 }
 
 /**
@@ -76,7 +79,9 @@ async function exportAfterCapture(io: CliIo, config: AtticConfig, quiet: boolean
     .then(({ exportHistory }) => exportHistory(config))
     .catch((error: unknown) => ({ error: error instanceof Error ? error.message : String(error) }));
   if ('error' in outcome) {
-    io.stderr(`${io.color.yellow('dbtattic warning:')} the export to ${location} failed (${outcome.error}); the capture is safe in the archive. Run dbtattic export.\n`);
+    io.stderr(
+      `${io.color.yellow('dbtattic warning:')} the export to ${location} failed (${outcome.error}); the capture is safe in the archive. Run dbtattic export.\n`,
+    );
   } else if (!quiet && outcome.written + outcome.deleted > 0) {
     io.stderr(io.color.dim(`dbtattic: exported to ${outcome.location}: ${outcome.written} file(s) written, ${outcome.deleted} deleted.\n`));
   }

@@ -13,9 +13,8 @@ type AnyCommand = Command<any, any, any>;
 export type Declaration = (command: Command) => AnyCommand;
 
 /** What a handler is given: its options, the global ones, and the words left as arguments. */
-export type FlagsOf<D extends Declaration> = ReturnType<D> extends Command<infer _Args, infer Options, infer _Globals>
-  ? Options & GlobalFlags & { args: string[] }
-  : never;
+export type FlagsOf<D extends Declaration> =
+  ReturnType<D> extends Command<infer _Args, infer Options, infer _Globals> ? Options & GlobalFlags & { args: string[] } : never;
 
 export type Handler<D extends Declaration> = (io: CliIo, flags: FlagsOf<D>) => Promise<number>;
 

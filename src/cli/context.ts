@@ -15,7 +15,15 @@ export interface GlobalFlags {
 /** `own`: flags of one command that configuration also sets (export's --to and --project). */
 export function loadConfig(io: CliIo, flags: GlobalFlags, own: Partial<ConfigInput['flags']> = {}): AtticConfig {
   return resolveConfig({
-    flags: { store: flags.store, projectDir: flags.projectDir, targetPath: flags.targetPath, branch: flags.branch, offline: flags.offline, remote: flags.remote, ...own },
+    flags: {
+      store: flags.store,
+      projectDir: flags.projectDir,
+      targetPath: flags.targetPath,
+      branch: flags.branch,
+      offline: flags.offline,
+      remote: flags.remote,
+      ...own,
+    },
     env: io.env,
     cwd: io.cwd,
   });

@@ -26,14 +26,38 @@ const COMMANDS: ReadonlyArray<readonly [synopsis: string, description: string, l
   ['inspect [invocation]', 'Which code, data and run produced an invocation, and what changed since the previous run', () => import('./commands/inspect.js')],
   ['show <node>', 'What a node ran: its compiled SQL, the statement dbt executed, and its lines of dbt.log', () => import('./commands/show.js')],
   ['diff <from> <to>', 'What changed between two invocations: nodes, statuses, runtimes, git range, catalog snapshot', () => import('./commands/diff.js')],
-  ['report', 'The history as one self-contained HTML file (charts, runs, models, tests, sources), or a markdown summary for a pull request', () => import('./commands/report.js')],
-  ['export', 'The history as a Parquet dataset (a table per entity, partitioned by project and day) that Spark, Trino, Athena, Snowflake, BigQuery and DuckDB read', () => import('./commands/export.js')],
+  [
+    'report',
+    'The history as one self-contained HTML file (charts, runs, models, tests, sources), or a markdown summary for a pull request',
+    () => import('./commands/report.js'),
+  ],
+  [
+    'export',
+    'The history as a Parquet dataset (a table per entity, partitioned by project and day) that Spark, Trino, Athena, Snowflake, BigQuery and DuckDB read',
+    () => import('./commands/export.js'),
+  ],
   ['branch', 'Lines of history: list them, start one at a past run, or delete one', () => import('./commands/branch.js')],
   ['sync', 'Catch the local store up with the archive (for a remote store: only what is new since the last sync)', () => import('./commands/sync.js')],
-  ['compact', 'Copy the local store without the space ingest left behind, once it is worth it (capture starts this in the background)', () => import('./commands/compact.js')],
-  ['push [remote]', 'Copy what the other store (an s3:// URI or a directory; default: remote: in dbtattic.yml) lacks to it', () => import('./commands/push.js')],
-  ['pull [remote]', 'Copy what this store lacks from the other store (an s3:// URI or a directory; default: remote: in dbtattic.yml)', () => import('./commands/pull.js')],
-  ['forget', 'Keep, per branch and target, the invocations a policy names (restic-style) and remove the records of the others', () => import('./commands/forget.js')],
+  [
+    'compact',
+    'Copy the local store without the space ingest left behind, once it is worth it (capture starts this in the background)',
+    () => import('./commands/compact.js'),
+  ],
+  [
+    'push [remote]',
+    'Copy what the other store (an s3:// URI or a directory; default: remote: in dbtattic.yml) lacks to it',
+    () => import('./commands/push.js'),
+  ],
+  [
+    'pull [remote]',
+    'Copy what this store lacks from the other store (an s3:// URI or a directory; default: remote: in dbtattic.yml)',
+    () => import('./commands/pull.js'),
+  ],
+  [
+    'forget',
+    'Keep, per branch and target, the invocations a policy names (restic-style) and remove the records of the others',
+    () => import('./commands/forget.js'),
+  ],
   ['prune', 'Delete the objects no record needs (after forget), safely beside captures at work', () => import('./commands/prune.js')],
   ['verify', 'Re-hash every object and check every record, like git fsck', () => import('./commands/verify.js')],
   ['mcp', 'Serve the history to agents: a read-only Model Context Protocol server on stdio', () => import('./commands/mcp.js')],
@@ -82,11 +106,21 @@ function calledCommand(argv: readonly string[]): string | undefined {
  * and listed under their own heading in every command's --help.
  */
 function addGlobalOptions(command: CommandUnknownOpts): void {
-  command.addOption(new Option('--store <dir>', 'the dbtattic store: a directory or s3://bucket/prefix (default: .dbtattic in the dbt project)').helpGroup('Global options:'));
-  command.addOption(new Option('--project-dir <dir>', 'the dbt project (default: the nearest dbt_project.yml above the working directory)').helpGroup('Global options:'));
+  command.addOption(
+    new Option('--store <dir>', 'the dbtattic store: a directory or s3://bucket/prefix (default: .dbtattic in the dbt project)').helpGroup('Global options:'),
+  );
+  command.addOption(
+    new Option('--project-dir <dir>', 'the dbt project (default: the nearest dbt_project.yml above the working directory)').helpGroup('Global options:'),
+  );
   command.addOption(new Option('--no-pager', 'never send long output on a terminal through the pager').helpGroup('Global options:'));
-  command.addOption(new Option('--target-path <dir>', "dbt's target directory, relative to the project (default: target-path of dbt_project.yml, else target)").helpGroup('Global options:'));
-  command.addOption(new Option('--offline', 'reading commands use the local store as it is, without catching up with the archive first').helpGroup('Global options:'));
+  command.addOption(
+    new Option('--target-path <dir>', "dbt's target directory, relative to the project (default: target-path of dbt_project.yml, else target)").helpGroup(
+      'Global options:',
+    ),
+  );
+  command.addOption(
+    new Option('--offline', 'reading commands use the local store as it is, without catching up with the archive first').helpGroup('Global options:'),
+  );
   for (const sub of command.commands) addGlobalOptions(sub);
 }
 
@@ -128,7 +162,8 @@ function reportError(io: CliIo, error: unknown, asJson: boolean): number {
   }
   const attic = isAtticError(error) ? error : diskRefusal(error);
   const code = attic?.exitCode ?? ExitCode.internal;
-  const message = attic?.message ?? `internal error: ${error instanceof Error ? (io.env.DBTATTIC_DEBUG ? error.stack : error.message) : String(error)}. Please report this.`;
+  const message =
+    attic?.message ?? `internal error: ${error instanceof Error ? (io.env.DBTATTIC_DEBUG ? error.stack : error.message) : String(error)}. Please report this.`;
   if (asJson) printJson(io, { error: { code: attic?.code ?? 'internal', message, ...attic?.details } });
   else io.stderr(`${io.color.red('error:')} ${message}\n`);
   return code;

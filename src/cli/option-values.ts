@@ -13,7 +13,8 @@ export function positiveInt(value: string): number {
 
 export function wholeSeconds(value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > MAX_SECONDS) throw new InvalidArgumentError(`expected a whole number of seconds up to ${MAX_SECONDS} (0: no limit).`);
+  if (!Number.isInteger(n) || n < 0 || n > MAX_SECONDS)
+    throw new InvalidArgumentError(`expected a whole number of seconds up to ${MAX_SECONDS} (0: no limit).`);
   return n;
 }
 

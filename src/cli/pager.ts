@@ -81,10 +81,13 @@ function openPager(command: string, env: Record<string, string | undefined>, wri
       unconfirmed?.push(text);
       if (!gone()) child.stdin.write(escapeForTerminal(text));
     },
-    drained: () => (gone() || !child.stdin.writableNeedDrain ? Promise.resolve() : new Promise((resolve) => {
-      child.stdin.once('drain', resolve);
-      child.stdin.once('close', resolve);
-    })),
+    drained: () =>
+      gone() || !child.stdin.writableNeedDrain
+        ? Promise.resolve()
+        : new Promise((resolve) => {
+            child.stdin.once('drain', resolve);
+            child.stdin.once('close', resolve);
+          }),
     close: async () => {
       if (!gone()) child.stdin.end();
       await closed;

@@ -43,5 +43,8 @@ export async function plannedInvocation(io: CliIo, config: AtticConfig, named: s
   const manifest = outcome.plan.artifacts.find((p) => ('item' in p ? p.item.artifact : p.artifact) === 'manifest');
   if (manifest && 'item' in manifest) return manifest.item.invocationId;
   const why = manifest?.action === 'error' ? ` (${manifest.path}: ${manifest.error})` : '';
-  throw new AtticError('not-found', `No readable manifest.json in ${config.targetDir?.value ?? 'target/'}${why}: run dbt parse (or compile) first, or name a past invocation with --invocation.`);
+  throw new AtticError(
+    'not-found',
+    `No readable manifest.json in ${config.targetDir?.value ?? 'target/'}${why}: run dbt parse (or compile) first, or name a past invocation with --invocation.`,
+  );
 }

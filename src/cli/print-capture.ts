@@ -52,9 +52,19 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
     io,
     [text('artifact'), id('invocation'), text('status'), text('size', { drop: 2 }), text('new bytes', { drop: 1 })],
     [
-      ...present.map((r) => [r.artifact, r.invocation_id ? options.abbreviate(r.invocation_id) : '-', dryRun && r.status === 'captured' ? 'would capture' : colourStatus(io, r.status), formatBytes(r.size), formatBytes(r.stored_bytes)]),
+      ...present.map((r) => [
+        r.artifact,
+        r.invocation_id ? options.abbreviate(r.invocation_id) : '-',
+        dryRun && r.status === 'captured' ? 'would capture' : colourStatus(io, r.status),
+        formatBytes(r.size),
+        formatBytes(r.stored_bytes),
+      ]),
       ...outputs.map((o) => [
-        o.output === 'sql' ? `sql (${o.entries} files)` : `log (${o.entries} lines)`, o.invocation_id ? options.abbreviate(o.invocation_id) : '-', colourStatus(io, o.status), formatBytes(o.size), formatBytes(o.stored_bytes),
+        o.output === 'sql' ? `sql (${o.entries} files)` : `log (${o.entries} lines)`,
+        o.invocation_id ? options.abbreviate(o.invocation_id) : '-',
+        colourStatus(io, o.status),
+        formatBytes(o.size),
+        formatBytes(o.stored_bytes),
       ]),
     ],
   );
@@ -63,14 +73,27 @@ export function printCaptureResult(io: CliIo, outcome: CaptureOutcome, options: 
     io.stderr('note: artifacts from before dbt 0.19 carry no invocation id; they are filed under one derived from their content (content-…).\n');
   }
   if (byContent.some((r) => r.artifact === 'semantic_manifest')) {
-    io.stderr('note: semantic_manifest.json carries no invocation id and no manifest.json is beside it; it is filed under one derived from its content (content-…).\n');
+    io.stderr(
+      'note: semantic_manifest.json carries no invocation id and no manifest.json is beside it; it is filed under one derived from its content (content-…).\n',
+    );
   }
   return failed;
 }
 
 function plannedRow(planned: CaptureOutcome['plan']['artifacts'][number]): CapturedArtifact {
-  if (planned.action === 'absent') return { artifact: planned.artifact, status: 'absent', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0 };
-  if (planned.action === 'error') return { artifact: planned.artifact, status: 'error', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0, error: planned.error };
+  if (planned.action === 'absent')
+    return { artifact: planned.artifact, status: 'absent', path: planned.path, invocation_id: null, sha256: null, size: null, stored_bytes: 0 };
+  if (planned.action === 'error')
+    return {
+      artifact: planned.artifact,
+      status: 'error',
+      path: planned.path,
+      invocation_id: null,
+      sha256: null,
+      size: null,
+      stored_bytes: 0,
+      error: planned.error,
+    };
   const item = planned.item;
   const status = planned.action === 'store' ? 'captured' : planned.action === 'forgotten' ? 'forgotten' : 'unchanged';
   return { artifact: item.artifact, status, path: item.path, invocation_id: item.invocationId, sha256: item.sha256, size: item.size, stored_bytes: 0 };

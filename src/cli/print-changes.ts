@@ -14,9 +14,13 @@ export function printChanges(io: CliIo, changes: Changes, abbreviate: (id: strin
   if (changes.nodes === null) line(`nodes       unknown: ${changes.unknown.nodes ?? 'a side has no manifest'}`);
   else printNodes(io, changes.nodes, changes.node_counts);
   printMacros(io, changes);
-  line(`code        ${changes.same_code === null ? 'fingerprint unknown' : changes.same_code ? 'same code fingerprint' : 'code fingerprint changed'}` +
-    `${changes.git.range ? `; git ${shortSha(changes.git.from)}..${shortSha(changes.git.to)}` : changes.git.from ? `; same commit ${shortSha(changes.git.from)}` : ''}`);
-  line(`data        ${changes.catalog.changed === null ? 'no catalog snapshot on one side or both' : changes.catalog.changed ? `snapshot ${changes.catalog.from} → ${changes.catalog.to}` : `same snapshot ${changes.catalog.to}`}`);
+  line(
+    `code        ${changes.same_code === null ? 'fingerprint unknown' : changes.same_code ? 'same code fingerprint' : 'code fingerprint changed'}` +
+      `${changes.git.range ? `; git ${shortSha(changes.git.from)}..${shortSha(changes.git.to)}` : changes.git.from ? `; same commit ${shortSha(changes.git.from)}` : ''}`,
+  );
+  line(
+    `data        ${changes.catalog.changed === null ? 'no catalog snapshot on one side or both' : changes.catalog.changed ? `snapshot ${changes.catalog.from} → ${changes.catalog.to}` : `same snapshot ${changes.catalog.to}`}`,
+  );
   if (changes.statuses === null) {
     line(`statuses    unknown: ${changes.unknown.statuses ?? 'a side has no run results'}`);
     return;
@@ -29,7 +33,9 @@ export function printChanges(io: CliIo, changes: Changes, abbreviate: (id: strin
 }
 
 function printNodes(io: CliIo, nodes: Row[], nodeCounts: Record<string, number>): void {
-  const counts = Object.entries(nodeCounts).map(([kind, n]) => `${n} ${kind}`).join(', ');
+  const counts = Object.entries(nodeCounts)
+    .map(([kind, n]) => `${n} ${kind}`)
+    .join(', ');
   io.stdout(`nodes       ${counts || 'no change'}\n`);
   for (const node of nodes) {
     const aspects = Array.isArray(node.aspects) && node.aspects.length > 1 ? io.color.dim(` (${node.aspects.join(', ')})`) : '';
@@ -45,7 +51,9 @@ function printMacros(io: CliIo, changes: Changes): void {
     io.stdout('macros      unknown (as nodes)\n');
     return;
   }
-  const counts = Object.entries(changes.macro_counts).map(([kind, n]) => `${n} ${kind}`).join(', ');
+  const counts = Object.entries(changes.macro_counts)
+    .map(([kind, n]) => `${n} ${kind}`)
+    .join(', ');
   io.stdout(`macros      ${counts || 'no change'}\n`);
   for (const macro of changes.macros.slice(0, MACROS_LISTED)) io.stdout(`  ${String(macro.change).padEnd(10)} ${macro.unique_id}\n`);
   if (changes.macros.length > MACROS_LISTED) io.stdout(`  … and ${changes.macros.length - MACROS_LISTED} more (--json lists them all)\n`);

@@ -8,7 +8,8 @@ import { wrapLongLines } from './wrap-lines.js';
 export function countsLine(plan: PlanResult): string {
   const builds = Object.entries(plan.counts.by_reason).filter(([reason]) => !reason.startsWith('reuse'));
   const reuses = Object.entries(plan.counts.by_reason).filter(([reason]) => reason.startsWith('reuse') && reason !== 'reuse');
-  const detail = (entries: [string, number][]): string => (entries.length ? ` (${entries.map(([r, n]) => `${n} ${r.replace(/^reuse \((.*)\)$/, '$1')}`).join(', ')})` : '');
+  const detail = (entries: [string, number][]): string =>
+    entries.length ? ` (${entries.map(([r, n]) => `${n} ${r.replace(/^reuse \((.*)\)$/, '$1')}`).join(', ')})` : '';
   return `${plan.counts.reuse} reuse${detail(reuses)}, ${plan.counts.build} build${detail(builds)}`;
 }
 
@@ -21,14 +22,21 @@ export function verdictText(node: NodeVerdict): string {
 export function printPlan(io: CliIo, plan: PlanResult): void {
   io.stdout(`${wrapLongLines(countsLine(plan), io.isTTY ? io.columns : 0)}\n`);
   const colour = (node: NodeVerdict): string => (node.verdict === 'build' ? io.color.yellow(verdictText(node)) : io.color.green(verdictText(node)));
-  printTable(io, [text('verdict', { min: 20 }), text('type', { drop: 1 }), id('node')], plan.nodes.map((node) => [colour(node), node.resource_type, node.selector]));
+  printTable(
+    io,
+    [text('verdict', { min: 20 }), text('type', { drop: 1 }), id('node')],
+    plan.nodes.map((node) => [colour(node), node.resource_type, node.selector]),
+  );
 }
 
 /** One node's checks: what was compared, its value at the last build and now, and whether it held. */
 export function printExplain(io: CliIo, node: NodeVerdict): void {
   const line = (text: string): void => io.stdout(`${wrapLongLines(text, io.isTTY ? io.columns : 0)}\n`);
   line(`${node.unique_id}: ${verdictText(node)}`);
-  if (node.last_build) line(`last successful build: ${node.last_build.invocation_id}, finished ${node.last_build.finished_at ? formatTime(node.last_build.finished_at) : 'at an unknown time'}`);
+  if (node.last_build)
+    line(
+      `last successful build: ${node.last_build.invocation_id}, finished ${node.last_build.finished_at ? formatTime(node.last_build.finished_at) : 'at an unknown time'}`,
+    );
   printTable(
     io,
     [text('check'), text('old'), text('new'), text('result')],

@@ -37,7 +37,12 @@ export function printTable(io: CliIo, columns: readonly (Column | string)[], row
   const layout = planLayout(heads, cells, io.columns);
   if (layout.kind === 'records') return printRecords(io, heads, cells);
   const left = heads.filter((_, i) => !layout.shown.includes(i)).map((c) => c.head);
-  printGrid(io, layout.shown.map((i) => heads[i]!), cells.map((row) => layout.shown.map((i) => row[i]!)), layout.widths);
+  printGrid(
+    io,
+    layout.shown.map((i) => heads[i]!),
+    cells.map((row) => layout.shown.map((i) => row[i]!)),
+    layout.widths,
+  );
   if (left.length > 0) io.stderr(`${wrapText(`(left out to fit ${io.columns} columns: ${left.join(', ')}; --json has them)`, io.columns).join('\n')}\n`);
 }
 
@@ -65,8 +70,11 @@ function pad(text: string, width: number): string {
 function printRecords(io: CliIo, columns: readonly Column[], rows: readonly Cell[][]): void {
   const keyWidth = Math.max(...columns.map((c) => visibleWidth(c.head))) + 2;
   const valueWidth = Math.max(10, io.columns - keyWidth);
-  const blocks = rows.map((row) => columns.flatMap((column, i) =>
-    wrapCell(row[i]!, valueWidth).map((line, n) => `${n === 0 ? io.color.bold(column.head.padEnd(keyWidth)) : ' '.repeat(keyWidth)}${line}`.trimEnd())));
+  const blocks = rows.map((row) =>
+    columns.flatMap((column, i) =>
+      wrapCell(row[i]!, valueWidth).map((line, n) => `${n === 0 ? io.color.bold(column.head.padEnd(keyWidth)) : ' '.repeat(keyWidth)}${line}`.trimEnd()),
+    ),
+  );
   io.stdout(`${blocks.map((lines) => lines.join('\n')).join('\n\n')}\n`);
 }
 

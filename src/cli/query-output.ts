@@ -39,10 +39,18 @@ export function querySink(io: CliIo, format: QueryFormat): QuerySink & { end(): 
           first = false;
           break;
         case 'csv':
-          io.stdout(cells(rows).map((row) => `${row.map(csvField).join(',')}\n`).join(''));
+          io.stdout(
+            cells(rows)
+              .map((row) => `${row.map(csvField).join(',')}\n`)
+              .join(''),
+          );
           break;
         case 'markdown':
-          io.stdout(cells(rows).map((row) => `${markdownLine(row)}\n`).join(''));
+          io.stdout(
+            cells(rows)
+              .map((row) => `${markdownLine(row)}\n`)
+              .join(''),
+          );
           break;
         case 'table':
           page.push(...cells(rows));

@@ -20,9 +20,7 @@ export interface Column {
 /** A cell's text; a list is of units that wrap as one (`25 success`, `3 error`). */
 export type Cell = string | number | readonly string[];
 
-export type TableLayout =
-  | { kind: 'table'; shown: number[]; widths: number[] }
-  | { kind: 'records' };
+export type TableLayout = { kind: 'table'; shown: number[]; widths: number[] } | { kind: 'records' };
 
 /** Columns wrap down to their longest word, yet no further than this: a longer word is broken. */
 const NARROWEST_TEXT = 16;
@@ -35,8 +33,22 @@ export function planLayout(columns: readonly Column[], rows: readonly Cell[][], 
   if (terminal <= 0) return { kind: 'table', shown: all, widths: natural };
   const shown = leaveOut(columns, natural, terminal);
   const widths = shown.map((i) => natural[i]!);
-  narrow(widths, shown.map((i) => textFloor(columns[i]!, rows.map((row) => row[i]), natural[i]!)), terminal);
-  narrow(widths, shown.map((i, n) => (columns[i]!.kind === 'id' ? Math.min(natural[i]!, Math.max(visibleWidth(columns[i]!.head), ID_WRAP)) : widths[n]!)), terminal);
+  narrow(
+    widths,
+    shown.map((i) =>
+      textFloor(
+        columns[i]!,
+        rows.map((row) => row[i]),
+        natural[i]!,
+      ),
+    ),
+    terminal,
+  );
+  narrow(
+    widths,
+    shown.map((i, n) => (columns[i]!.kind === 'id' ? Math.min(natural[i]!, Math.max(visibleWidth(columns[i]!.head), ID_WRAP)) : widths[n]!)),
+    terminal,
+  );
   return tableWidth(widths) <= terminal ? { kind: 'table', shown, widths } : { kind: 'records' };
 }
 

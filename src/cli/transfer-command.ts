@@ -6,9 +6,7 @@ import { loadConfig } from './context.js';
 import { printJson, type CliIo } from './io.js';
 import { startProgress } from './progress.js';
 
-const options = (command: Command) => command
-  .argument('[remote]', 'the other store')
-  .option('--json', 'print the report as JSON');
+const options = (command: Command) => command.argument('[remote]', 'the other store').option('--json', 'print the report as JSON');
 
 /** push (this store → the other) and pull (the other → this store): one command, two directions. */
 export function transferCommand(direction: 'push' | 'pull'): CommandModule {
@@ -32,15 +30,22 @@ async function runTransfer(io: CliIo, flags: FlagsOf<typeof options>, direction:
 }
 
 function printReport(io: CliIo, direction: string, to: string, report: TransferReport): void {
-  io.stderr(`${direction}: ${report.artifactRecords} artifact record(s), ${report.captures} capture(s), ${report.objects} new object(s)${report.forgets > 0 ? `, ${report.forgets} forget(s) made there too` : ''} to ${to}\n`);
+  io.stderr(
+    `${direction}: ${report.artifactRecords} artifact record(s), ${report.captures} capture(s), ${report.objects} new object(s)${report.forgets > 0 ? `, ${report.forgets} forget(s) made there too` : ''} to ${to}\n`,
+  );
   for (const b of report.branches) {
     if (b.outcome === 'diverged') {
-      io.stderr(`${io.color.yellow('diverged:')} branch ${b.name} moved on on both sides (here ${b.source}, there ${b.target}); its head there was left as it is, and every capture of both is in both archives.\n`);
+      io.stderr(
+        `${io.color.yellow('diverged:')} branch ${b.name} moved on on both sides (here ${b.source}, there ${b.target}); its head there was left as it is, and every capture of both is in both archives.\n`,
+      );
     } else if (b.outcome !== 'same') io.stderr(`branch ${b.name}: ${b.outcome}\n`);
   }
   for (const d of report.damaged) {
     const what = d.invocation_id === null ? 'a capture record' : `invocation ${d.invocation_id}`;
     io.stderr(`${io.color.red('damaged:')} ${what} was left out: ${d.problem} (${d.key})\n`);
   }
-  if (report.damaged.length > 0) io.stderr(`everything else was copied; run 'dbtattic verify' on the ${direction === 'push' ? 'store here' : 'store pulled from'} to see the damage, then ${direction} again\n`);
+  if (report.damaged.length > 0)
+    io.stderr(
+      `everything else was copied; run 'dbtattic verify' on the ${direction === 'push' ? 'store here' : 'store pulled from'} to see the damage, then ${direction} again\n`,
+    );
 }

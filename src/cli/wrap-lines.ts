@@ -22,7 +22,10 @@ export function wrappingTalk(io: CliIo): CliIo {
 
 export function wrapLongLines(text: string, columns: number): string {
   if (columns <= 0) return text;
-  return text.split('\n').map((line) => (visibleWidth(line) <= columns ? line : hang(line, columns))).join('\n');
+  return text
+    .split('\n')
+    .map((line) => (visibleWidth(line) <= columns ? line : hang(line, columns)))
+    .join('\n');
 }
 
 /** A field's name ends at a run of two spaces or more; a line without one hangs under its indent. */

@@ -63,7 +63,8 @@ const MAX_CONFIG_BYTES = 8 * 1024 * 1024;
 function readConfigText(file: string): string {
   const stats = statSync(file);
   if (!stats.isFile()) throw new AtticError('config', `${file} is not a regular file (a device, a FIFO or a directory). Make it a YAML file.`);
-  if (stats.size > MAX_CONFIG_BYTES) throw new AtticError('config', `${file} is ${stats.size} bytes, more than a config file holds (${MAX_CONFIG_BYTES}). Is it the right file?`);
+  if (stats.size > MAX_CONFIG_BYTES)
+    throw new AtticError('config', `${file} is ${stats.size} bytes, more than a config file holds (${MAX_CONFIG_BYTES}). Is it the right file?`);
   return readFileSync(file, 'utf8');
 }
 

@@ -8,7 +8,16 @@ import type { Resolved, Source } from './resolved.js';
 export type { Resolved, Source } from './resolved.js';
 
 export interface ConfigInput {
-  flags: { store?: string; projectDir?: string; targetPath?: string; branch?: string; offline?: boolean; remote?: string; exportTo?: string; exportProject?: string };
+  flags: {
+    store?: string;
+    projectDir?: string;
+    targetPath?: string;
+    branch?: string;
+    offline?: boolean;
+    remote?: string;
+    exportTo?: string;
+    exportProject?: string;
+  };
   env: Record<string, string | undefined>;
   cwd: string;
 }
@@ -81,7 +90,7 @@ function refuseWrongTypes(settings: Record<string, unknown>, where: string): voi
 export function resolveConfig(input: ConfigInput): AtticConfig {
   const projectDir = resolveProjectDir(input);
   const project = projectDir ? readDbtProject(projectDir.value) : null;
-  const attic = projectDir ? readYamlMapping(path.join(projectDir.value, ATTIC_CONFIG_FILE)) ?? {} : {};
+  const attic = projectDir ? (readYamlMapping(path.join(projectDir.value, ATTIC_CONFIG_FILE)) ?? {}) : {};
   refuseUnknownKeys(attic);
   refuseWrongTypes(attic, ATTIC_CONFIG_FILE);
   refuseWrongTypes(project?.atticVars ?? {}, 'vars: dbtattic: of dbt_project.yml');
@@ -176,7 +185,9 @@ function resolveExport(input: ConfigInput, attic: Record<string, unknown>, proje
   for (const key of ['to', 'project']) {
     const value = raw[key];
     if (value !== undefined && value !== null && (typeof value !== 'string' || value.trim() === '')) {
-      throw new AtticError('config', `'export.${key}' in ${ATTIC_CONFIG_FILE} must be a non-empty text (got ${JSON.stringify(value)}).`, { key: `export.${key}` });
+      throw new AtticError('config', `'export.${key}' in ${ATTIC_CONFIG_FILE} must be a non-empty text (got ${JSON.stringify(value)}).`, {
+        key: `export.${key}`,
+      });
     }
   }
   const to = firstOf<string>([
@@ -236,7 +247,10 @@ function resolveArtifacts(raw: unknown): Resolved<ArtifactType[]> {
   const names = Array.isArray(raw) ? raw.map(String).map((n) => n.replace(/\.json$/, '')) : [];
   const unknown = names.filter((n) => !isArtifactType(n));
   if (!Array.isArray(raw) || unknown.length > 0 || names.length === 0) {
-    throw new AtticError('config', `'artifacts' in ${ATTIC_CONFIG_FILE} must list some of: ${ARTIFACT_TYPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}.`);
+    throw new AtticError(
+      'config',
+      `'artifacts' in ${ATTIC_CONFIG_FILE} must list some of: ${ARTIFACT_TYPES.join(', ')}${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}.`,
+    );
   }
   return { value: names.filter(isArtifactType), source: ATTIC_CONFIG_FILE };
 }

@@ -33,7 +33,11 @@ export async function claimDataset(target: Backend): Promise<void> {
     throw new AtticError('usage', `${target.location} holds a ${DATASET_FILE} that is not a dbtattic dataset's. Export to an empty directory or prefix.`);
   }
   if (found.version !== DATASET_VERSION) {
-    throw new AtticError('usage', `The dataset at ${target.location} is version ${found.version}; this dbtattic writes version ${DATASET_VERSION}. Export to a new location (or use the dbtattic that wrote it).`, { version: found.version });
+    throw new AtticError(
+      'usage',
+      `The dataset at ${target.location} is version ${found.version}; this dbtattic writes version ${DATASET_VERSION}. Export to a new location (or use the dbtattic that wrote it).`,
+      { version: found.version },
+    );
   }
 }
 

@@ -38,7 +38,15 @@ export async function exportDataset(db: Database, target: Backend, options: Expo
   const listed = await listDataset(target, [...projects, ...[...partitions.values()].map((p) => p.nameOnly)]);
   const needed = await readNeeded(db, partitions, listed, options.forgotten);
   const plan = planExport({ needed, invocations: new Set(partitions.keys()), forgotten: options.forgotten, listed });
-  const report = { location: target.location, projects, written: plan.write.length, deleted: plan.delete.length, unchanged: plan.unchanged, bytes: 0, dryRun: options.dryRun === true };
+  const report = {
+    location: target.location,
+    projects,
+    written: plan.write.length,
+    deleted: plan.delete.length,
+    unchanged: plan.unchanged,
+    bytes: 0,
+    dryRun: options.dryRun === true,
+  };
   if (options.dryRun) return report;
   await claimDataset(target);
   report.bytes = await writeFiles(db, target, plan.write);
@@ -51,7 +59,12 @@ export async function exportDataset(db: Database, target: Backend, options: Expo
  * other tables' digested for the invocations `digestScope` names, and as listed for the settled
  * ones before them, which keep their files. An export after one more run digests that run.
  */
-async function readNeeded(db: Database, partitions: ReadonlyMap<string, InvocationPartition>, listed: readonly DatasetFile[], forgotten: ReadonlySet<string>): Promise<DatasetFile[]> {
+async function readNeeded(
+  db: Database,
+  partitions: ReadonlyMap<string, InvocationPartition>,
+  listed: readonly DatasetFile[],
+  forgotten: ReadonlySet<string>,
+): Promise<DatasetFile[]> {
   const invocationFiles = await readNeededFiles(db, INVOCATION_TABLE, partitions);
   const scope = digestScope({ order: await readHistoryOrder(db), invocationFiles, forgotten, listed });
   const needed = [...invocationFiles];
@@ -87,7 +100,12 @@ async function writeFiles(db: Database, target: Backend, files: ExportPlan['writ
       const mine = files.filter((f) => f.table === table.name);
       if (mine.length === 0) continue;
       const dir = path.join(scratch, table.name);
-      await copyTableFiles(db, table, mine.map((f) => f.invocationId), dir);
+      await copyTableFiles(
+        db,
+        table,
+        mine.map((f) => f.invocationId),
+        dir,
+      );
       await forEachLimited(mine, PARALLEL_PUTS, async (file) => {
         const data = await readOwnerFile(dir, file.invocationId);
         await target.putIfAbsent(datasetFileKey(file), data);

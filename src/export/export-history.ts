@@ -16,8 +16,13 @@ export interface ExportRequest {
  */
 export async function exportHistory(config: AtticConfig, request: ExportRequest = {}): Promise<ExportReport> {
   const to = config.export.to;
-  if (!to) throw new AtticError('usage', "Where to? Pass --to DIR or --to s3://bucket/prefix, or set export: {to: …} in dbtattic.yml.");
+  if (!to) throw new AtticError('usage', 'Where to? Pass --to DIR or --to s3://bucket/prefix, or set export: {to: …} in dbtattic.yml.');
   const target = await openBackend(to.archiveLocation, to.remote);
   const forgotten = await forgottenInvocations(await openArchive(config.archiveLocation, { create: false, remote: config.remote }));
-  return withCurrentStore(config, (db) => exportDataset(db, target, { project: config.export.project?.value ?? null, forgotten, dryRun: request.dryRun }), undefined, request.onNotice);
+  return withCurrentStore(
+    config,
+    (db) => exportDataset(db, target, { project: config.export.project?.value ?? null, forgotten, dryRun: request.dryRun }),
+    undefined,
+    request.onNotice,
+  );
 }

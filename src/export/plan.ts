@@ -68,7 +68,8 @@ export function digestScope(facts: ScopeFacts): Set<string> | null {
   for (const file of facts.listed) perTable.set(`${file.table}\n${file.invocationId}`, (perTable.get(`${file.table}\n${file.invocationId}`) ?? 0) + 1);
   const doubled = new Set([...perTable].filter(([, n]) => n > 1).map(([key]) => key.split('\n')[1]!));
   const partition = new Map(facts.invocationFiles.map((f) => [f.invocationId, `${f.project}/${f.date}`]));
-  for (const file of facts.listed) if (partition.has(file.invocationId) && partition.get(file.invocationId) !== `${file.project}/${file.date}`) doubled.add(file.invocationId);
+  for (const file of facts.listed)
+    if (partition.has(file.invocationId) && partition.get(file.invocationId) !== `${file.project}/${file.date}`) doubled.add(file.invocationId);
   const settled = new Set(facts.invocationFiles.filter((f) => listedKeys.has(datasetFileKey(f)) && !doubled.has(f.invocationId)).map((f) => f.invocationId));
   const first = facts.order.findIndex((id) => !settled.has(id));
   if (first === 0) return null;

@@ -20,8 +20,17 @@ export function projectKey(explicit: string | null, projectName: string | null, 
  */
 export function normalizedRemote(remote: string): string {
   const scp = /^[^/@:]+@([^:/]+):(.+)$/.exec(remote.trim());
-  const text = scp ? `${scp[1]}/${scp[2]}` : remote.trim().replace(/^[a-z+]+:\/\//i, '').replace(/^[^/@]*@/, '');
-  return text.replace(/\.git\/?$/, '').replace(/\/+$/, '').replace(/:\d+\//, '/').toLowerCase();
+  const text = scp
+    ? `${scp[1]}/${scp[2]}`
+    : remote
+        .trim()
+        .replace(/^[a-z+]+:\/\//i, '')
+        .replace(/^[^/@]*@/, '');
+  return text
+    .replace(/\.git\/?$/, '')
+    .replace(/\/+$/, '')
+    .replace(/:\d+\//, '/')
+    .toLowerCase();
 }
 
 /** A value Hive partitioning keeps as it is: no '/', '=', '%', spaces or quotes. */

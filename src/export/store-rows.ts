@@ -2,7 +2,7 @@ import type { Database } from '../store/index.js';
 import type { DatasetFile } from './layout.js';
 import { rowsDigest } from './layout.js';
 import { projectKey } from './project-identity.js';
-import { type DatasetTable } from './tables.js';
+import type { DatasetTable } from './tables.js';
 
 /** Where an invocation's files go. */
 export interface InvocationPartition {
@@ -40,7 +40,9 @@ FROM named AS r LEFT JOIN remote AS m ON m.project IS NOT DISTINCT FROM r.projec
 
 export async function readPartitions(db: Database, explicitProject: string | null): Promise<Map<string, InvocationPartition>> {
   const rows = (await db.connection.runAndReadAll(PARTITIONS)).getRows() as [string, string | null, string | null, string][];
-  return new Map(rows.map(([id, name, remote, date]) => [id, { project: projectKey(explicitProject, name, remote), nameOnly: projectKey(null, name, null), date }]));
+  return new Map(
+    rows.map(([id, name, remote, date]) => [id, { project: projectKey(explicitProject, name, remote), nameOnly: projectKey(null, name, null), date }]),
+  );
 }
 
 /**
@@ -49,14 +51,21 @@ export async function readPartitions(db: Database, explicitProject: string | nul
  * their count. Reading the digests costs one scan of the table, not a write; with `owners`, of
  * those owners' rows (the filter reaches the table's scan where the owner is a column of it).
  */
-export async function readNeededFiles(db: Database, table: DatasetTable, partitions: ReadonlyMap<string, InvocationPartition>, owners: ReadonlySet<string> | null = null): Promise<DatasetFile[]> {
+export async function readNeededFiles(
+  db: Database,
+  table: DatasetTable,
+  partitions: ReadonlyMap<string, InvocationPartition>,
+  owners: ReadonlySet<string> | null = null,
+): Promise<DatasetFile[]> {
   if (owners?.size === 0) return [];
   const list = owners ? `(${ownerList([...owners])})` : null;
   const sql = `SELECT owner, count(*)::VARCHAR || ':' || sum(hash(q))::VARCHAR FROM (${table.select}) AS q ${list ? `WHERE owner IN ${list}` : ''} GROUP BY owner`;
   const rows = (await db.connection.runAndReadAll(sql)).getRows() as [string, string][];
   return rows.flatMap(([owner, digest]) => {
     const partition = partitions.get(owner);
-    return partition ? [{ table: table.name, project: partition.project, date: partition.date, invocationId: owner, digest: rowsDigest(`${table.name}\n${digest}`) }] : [];
+    return partition
+      ? [{ table: table.name, project: partition.project, date: partition.date, invocationId: owner, digest: rowsDigest(`${table.name}\n${digest}`) }]
+      : [];
   });
 }
 

@@ -43,25 +43,74 @@ export function materializationOf(resourceType: string, config: Readonly<Record<
  */
 const BUILD_KEYS = [
   // materialization and how an incremental run merges
-  'materialized', 'incremental_strategy', 'unique_key', 'on_schema_change', 'on_configuration_change',
-  'full_refresh', 'incremental_predicates', 'predicates', 'merge_update_columns', 'merge_exclude_columns',
-  'batch_size', 'lookback', 'begin', 'event_time',
+  'materialized',
+  'incremental_strategy',
+  'unique_key',
+  'on_schema_change',
+  'on_configuration_change',
+  'full_refresh',
+  'incremental_predicates',
+  'predicates',
+  'merge_update_columns',
+  'merge_exclude_columns',
+  'batch_size',
+  'lookback',
+  'begin',
+  'event_time',
   // SQL run before, around and after the build
-  'pre-hook', 'post-hook', 'sql_header',
+  'pre-hook',
+  'post-hook',
+  'sql_header',
   // physical layout and table options, which take a rebuild to change
-  'partition_by', 'cluster_by', 'clustered_by', 'buckets', 'liquid_clustered_by', 'zorder', 'sort', 'dist',
-  'sort_type', 'indexes', 'file_format', 'table_format', 'location', 'location_root', 'tblproperties',
-  'transient', 'table_type', 'require_partition_filter', 'partition_expiration_days', 'target_lag',
-  'refresh_mode', 'as_columnstore',
+  'partition_by',
+  'cluster_by',
+  'clustered_by',
+  'buckets',
+  'liquid_clustered_by',
+  'zorder',
+  'sort',
+  'dist',
+  'sort_type',
+  'indexes',
+  'file_format',
+  'table_format',
+  'location',
+  'location_root',
+  'tblproperties',
+  'transient',
+  'table_type',
+  'require_partition_filter',
+  'partition_expiration_days',
+  'target_lag',
+  'refresh_mode',
+  'as_columnstore',
   // seeds: how the file becomes a table
-  'column_types', 'quote_columns', 'delimiter',
+  'column_types',
+  'quote_columns',
+  'delimiter',
   // snapshots
-  'strategy', 'updated_at', 'check_cols', 'target_schema', 'target_database', 'invalidate_hard_deletes',
-  'hard_deletes', 'snapshot_meta_column_names', 'dbt_valid_to_current',
+  'strategy',
+  'updated_at',
+  'check_cols',
+  'target_schema',
+  'target_database',
+  'invalidate_hard_deletes',
+  'hard_deletes',
+  'snapshot_meta_column_names',
+  'dbt_valid_to_current',
   // tests: which rows fail, when that is a warning or an error, and whether failures are stored
-  'severity', 'where', 'limit', 'fail_calc', 'warn_if', 'error_if', 'store_failures', 'store_failures_as',
+  'severity',
+  'where',
+  'limit',
+  'fail_calc',
+  'warn_if',
+  'error_if',
+  'store_failures',
+  'store_failures_as',
   // python models
-  'packages', 'python_version', 'imports',
+  'packages',
+  'python_version',
+  'imports',
 ] as const;
 
 /** Where the node lands, as configured (custom schema, not the schema rendered for a target). */
@@ -96,12 +145,7 @@ export function pickRelation(node: ConfiguredNode, dialect: SqlDialect, setInCod
   return pickKeys(node, RELATION_KEYS, dialect, setInCode);
 }
 
-function pickKeys(
-  node: ConfiguredNode,
-  keys: readonly string[],
-  dialect: SqlDialect,
-  setInCode: ReadonlySet<string>,
-): Record<string, unknown> {
+function pickKeys(node: ConfiguredNode, keys: readonly string[], dialect: SqlDialect, setInCode: ReadonlySet<string>): Record<string, unknown> {
   const picked: Record<string, unknown> = {};
   for (const key of keys) {
     // Hooks add up across levels instead of overriding, so one set in the code hides no other.

@@ -67,10 +67,15 @@ interface Inherited {
 
 function withoutDerived(column: Record<string, unknown>, inherited: Inherited): Record<string, unknown> {
   const { doc_blocks: _docBlocks, config, meta, tags, dimension, ...rest } = column;
-  const mirrors = (key: string, value: unknown): boolean => (key === 'meta' && canonicalJson(value) === canonicalJson(meta)) || (key === 'tags' && canonicalJson(value) === canonicalJson(tags));
+  const mirrors = (key: string, value: unknown): boolean =>
+    (key === 'meta' && canonicalJson(value) === canonicalJson(meta)) || (key === 'tags' && canonicalJson(value) === canonicalJson(tags));
   return {
     ...rest,
-    meta: isRecord(meta) ? Object.fromEntries(Object.entries(meta).filter(([key, value]) => !Object.hasOwn(inherited.meta, key) || canonicalJson(value) !== canonicalJson(inherited.meta[key]))) : meta,
+    meta: isRecord(meta)
+      ? Object.fromEntries(
+          Object.entries(meta).filter(([key, value]) => !Object.hasOwn(inherited.meta, key) || canonicalJson(value) !== canonicalJson(inherited.meta[key])),
+        )
+      : meta,
     tags: Array.isArray(tags) ? tags.filter((tag) => !inherited.tags.has(tag)) : tags,
     config: isRecord(config) ? Object.fromEntries(Object.entries(config).filter(([key, value]) => !mirrors(key, value))) : config,
     // dbt 1.12 writes a dimension's `is_partition: false`, the default, that Fusion leaves out.
@@ -80,7 +85,8 @@ function withoutDerived(column: Record<string, unknown>, inherited: Inherited): 
 
 /** `True`, `False`, `None` and their lowercase forms are one literal each in Jinja; strings inside quotes are left alone. */
 function withJinjaLiteralsLowered(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(/('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|\b(True|False|None)\b/g, (match, quoted: string | undefined) => quoted ?? match.toLowerCase());
+  if (typeof value === 'string')
+    return value.replace(/('(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")|\b(True|False|None)\b/g, (match, quoted: string | undefined) => quoted ?? match.toLowerCase());
   if (Array.isArray(value)) return value.map(withJinjaLiteralsLowered);
   if (isRecord(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withJinjaLiteralsLowered(item)]));
   return value;

@@ -99,7 +99,10 @@ function unversionedType(buf: Buffer, keys: Map<string, { start: number; end: nu
   const guessed = guessType(buf, keys);
   if (guessed === null || (expected && guessed !== expected)) {
     const shape = [...keys.keys()].join(', ');
-    throw new AtticError('artifact-unreadable', `This is not a dbt ${expected ?? 'artifact'}: it has no dbt_schema_version and its top-level keys are (${shape}).`);
+    throw new AtticError(
+      'artifact-unreadable',
+      `This is not a dbt ${expected ?? 'artifact'}: it has no dbt_schema_version and its top-level keys are (${shape}).`,
+    );
   }
   return guessed;
 }

@@ -33,8 +33,7 @@ export function createFingerprintContext(manifest: FingerprintManifest): Fingerp
   const dialect = dialectFor(manifest.metadata?.adapter_type);
   const macros = isRecord(manifest.macros) ? manifest.macros : {};
   const hashes = new Map<string, string | null>();
-  const lookUp = (uniqueId: string): MacroInput | undefined =>
-    Object.hasOwn(macros, uniqueId) ? macros[uniqueId] : undefined;
+  const lookUp = (uniqueId: string): MacroInput | undefined => (Object.hasOwn(macros, uniqueId) ? macros[uniqueId] : undefined);
   return {
     dialect,
     macroHash(uniqueId) {

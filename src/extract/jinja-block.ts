@@ -89,7 +89,5 @@ function skipJinjaString(code: string, start: number, quote: number): number {
 
 /** Letters, digits, `_` and anything non-ASCII: the characters a Jinja name or number is made of. */
 function isNameCode(c: number): boolean {
-  return (
-    (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c >= 0x80
-  );
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39) || c === 0x5f || c >= 0x80;
 }

@@ -3,15 +3,7 @@ import { comparedColumns, comparedConfig } from './compared-config.js';
 import { materializationOf } from './build-config.js';
 import { macroVersionId, nodeVersionId } from './node-version.js';
 import { sha256 } from '../vocab/index.js';
-import type {
-  CompiledCodeRow,
-  MacroInvocationRow,
-  MacroVersionRow,
-  NodeDependsOnRow,
-  NodeEntryRow,
-  NodeInvocationRow,
-  NodeVersionRow,
-} from './rows.js';
+import type { CompiledCodeRow, MacroInvocationRow, MacroVersionRow, NodeDependsOnRow, NodeEntryRow, NodeInvocationRow, NodeVersionRow } from './rows.js';
 
 /**
  * Row shaping for one manifest entry. Common fields become columns, with fallbacks for names
@@ -63,8 +55,21 @@ const ATTRIBUTES: Readonly<Record<string, readonly string[]>> = {
   exposure: ['type', 'owner', 'url', 'maturity', 'label'],
   // v4–v9 metrics (dbt_metrics) and v10+ MetricFlow metrics share only a few fields.
   metric: [
-    'label', 'type', 'type_params', 'filter', 'time_granularity', 'metadata',
-    'calculation_method', 'expression', 'sql', 'timestamp', 'time_grains', 'dimensions', 'filters', 'window', 'model',
+    'label',
+    'type',
+    'type_params',
+    'filter',
+    'time_granularity',
+    'metadata',
+    'calculation_method',
+    'expression',
+    'sql',
+    'timestamp',
+    'time_grains',
+    'dimensions',
+    'filters',
+    'window',
+    'model',
   ],
   semantic_model: ['model', 'node_relation', 'defaults', 'primary_entity', 'entities', 'measures', 'dimensions', 'label', 'metadata'],
   saved_query: ['query_params', 'exports', 'label', 'metadata'],
@@ -210,12 +215,20 @@ interface DependsOnIds {
 
 /** depends_on's ids, each once per kind: dbt can list a macro twice, and the table's key holds each edge once. */
 function dependsOnIds(dependsOn: JsonObject | null): DependsOnIds {
-  const unique = (list: unknown) => [...new Set(asArray(list).map(str).filter((id): id is string => id !== null))];
+  const unique = (list: unknown) => [
+    ...new Set(
+      asArray(list)
+        .map(str)
+        .filter((id): id is string => id !== null),
+    ),
+  ];
   return { nodes: unique(dependsOn?.nodes), macros: unique(dependsOn?.macros) };
 }
 
 function dependsOnRows(edges: DependsOnIds, uniqueId: string, invocationId: string): NodeDependsOnRow[] {
-  const row = (kind: 'node' | 'macro') => (id: string): NodeDependsOnRow => ({ invocation_id: invocationId, unique_id: uniqueId, depends_on_id: id, kind });
+  const row =
+    (kind: 'node' | 'macro') =>
+    (id: string): NodeDependsOnRow => ({ invocation_id: invocationId, unique_id: uniqueId, depends_on_id: id, kind });
   return [...edges.nodes.map(row('node')), ...edges.macros.map(row('macro'))];
 }
 
@@ -234,17 +247,17 @@ export function shapeMacro(macro: JsonObject, invocationId: string, key: string)
 
 function macroVersionRow(macro: JsonObject, id: string, uniqueId: string): MacroVersionRow {
   return {
-      macro_version_id: id,
-      unique_id: uniqueId,
-      name: str(macro.name),
-      package_name: str(macro.package_name),
-      path: str(macro.original_file_path) ?? str(macro.path),
-      patch_path: str(macro.patch_path),
-      macro_sql: str(macro.macro_sql),
-      description: str(macro.description),
-      meta: json(macro.meta),
-      arguments: json(macro.arguments),
-      depends_on_macros: json(asObject(macro.depends_on)?.macros),
-      supported_languages: json(macro.supported_languages),
+    macro_version_id: id,
+    unique_id: uniqueId,
+    name: str(macro.name),
+    package_name: str(macro.package_name),
+    path: str(macro.original_file_path) ?? str(macro.path),
+    patch_path: str(macro.patch_path),
+    macro_sql: str(macro.macro_sql),
+    description: str(macro.description),
+    meta: json(macro.meta),
+    arguments: json(macro.arguments),
+    depends_on_macros: json(asObject(macro.depends_on)?.macros),
+    supported_languages: json(macro.supported_languages),
   };
 }

@@ -54,7 +54,16 @@ export function extractManifest(buf: Buffer, options: ManifestReadOptions = {}):
   return {
     header,
     invocation: manifestFacts(buf, header, invocationId),
-    entries: () => guardScan('manifest', manifestEntries(buf, { schemaVersion: header.schemaVersion, invocationId, fingerprint: fingerprinter(buf, header, options.prior), known: options.knownEntries ?? new Map() })),
+    entries: () =>
+      guardScan(
+        'manifest',
+        manifestEntries(buf, {
+          schemaVersion: header.schemaVersion,
+          invocationId,
+          fingerprint: fingerprinter(buf, header, options.prior),
+          known: options.knownEntries ?? new Map(),
+        }),
+      ),
   };
 }
 
@@ -95,7 +104,14 @@ function* manifestEntries(buf: Buffer, read: EntriesContext): Generator<Manifest
       const sectionType = NODE_SECTIONS[section.key] ?? null;
       for (const member of mapMembers(buf, section)) {
         // Nodes build or test something, and unit tests test a model; sources, docs, exposures... have no fingerprint.
-        const context = { invocationId, schemaVersion, key: member.key, sectionType, disabled: false, ...(FINGERPRINTED_SECTIONS.has(section.key) ? { fingerprint: read.fingerprint } : {}) };
+        const context = {
+          invocationId,
+          schemaVersion,
+          key: member.key,
+          sectionType,
+          disabled: false,
+          ...(FINGERPRINTED_SECTIONS.has(section.key) ? { fingerprint: read.fingerprint } : {}),
+        };
         const digest = entryDigest(buf, member, { schemaVersion, section: section.key, key: member.key });
         const known = read.known.get(digest);
         yield known ? shapeKnownNode(known, () => parseNode(buf, member), context) : shapeNode(parseNode(buf, member), context, digest);

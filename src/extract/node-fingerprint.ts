@@ -129,7 +129,10 @@ function seedChecksum(node: FingerprintInput): FingerprintParts['code'] {
 
 /** Python's whitespace is syntax: only trailing blanks and line endings are let go. */
 export function normalizePython(code: string): string {
-  return code.replace(/\r\n?/g, '\n').replace(/[ \t\f\v]+$/gm, '').replace(/\n+$/, '');
+  return code
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t\f\v]+$/gm, '')
+    .replace(/\n+$/, '');
 }
 
 /**

@@ -3,17 +3,7 @@
  * comment, a string or an identifier. Named after `metadata.adapter_type` of the manifest.
  */
 
-export const ADAPTER_TYPES = [
-  'postgres',
-  'snowflake',
-  'bigquery',
-  'duckdb',
-  'databricks',
-  'spark',
-  'redshift',
-  'sqlserver',
-  'unknown',
-] as const;
+export const ADAPTER_TYPES = ['postgres', 'snowflake', 'bigquery', 'duckdb', 'databricks', 'spark', 'redshift', 'sqlserver', 'unknown'] as const;
 export type AdapterType = (typeof ADAPTER_TYPES)[number];
 
 export interface SqlDialect {

@@ -84,8 +84,7 @@ class SqlNormalizer {
     const { code, i, dialect } = this;
     const ch = code[i];
     const next = code[i + 1];
-    const lineComment =
-      (ch === '-' && next === '-') || (ch === '/' && next === '/' && dialect.slashComments) || (ch === '#' && dialect.hashComments);
+    const lineComment = (ch === '-' && next === '-') || (ch === '/' && next === '/' && dialect.slashComments) || (ch === '#' && dialect.hashComments);
     if (lineComment) this.skipComment(this.lineCommentEnd(i), i);
     else if (ch === '/' && next === '*') {
       if (dialect.optimizerHints && code[i + 2] === '+') this.readHint();
@@ -149,7 +148,10 @@ class SqlNormalizer {
   private readHint(): void {
     const end = this.blockCommentEnd(this.i);
     const closed = end - 2 >= this.i + 3 && this.code.startsWith('*/', end - 2);
-    const body = this.code.slice(this.i + 3, closed ? end - 2 : end).trim().replace(/\s+/g, ' ');
+    const body = this.code
+      .slice(this.i + 3, closed ? end - 2 : end)
+      .trim()
+      .replace(/\s+/g, ' ');
     this.i = end;
     this.emit(`/*+ ${body} */`, 'comment');
   }

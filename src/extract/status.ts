@@ -8,18 +8,7 @@ import { num, str } from './fields.js';
  * - dbt before 0.19 had no status: `status` held the adapter's message ("CREATE VIEW",
  *   "SUCCESS 1"), a test's failure count (0.0) or null, beside `error`, `fail`, `warn`, `skip`.
  */
-export const KNOWN_STATUSES = [
-  'success',
-  'error',
-  'skipped',
-  'pass',
-  'fail',
-  'warn',
-  'runtime error',
-  'no-op',
-  'reused',
-  'partial success',
-] as const;
+export const KNOWN_STATUSES = ['success', 'error', 'skipped', 'pass', 'fail', 'warn', 'runtime error', 'no-op', 'reused', 'partial success'] as const;
 export type KnownStatus = (typeof KNOWN_STATUSES)[number];
 
 const ALIASES: Record<string, KnownStatus> = {

@@ -13,5 +13,11 @@ export function summarizeRunResults(buf: Buffer, invocationId: string): RunResul
     const status = result.status ?? 'unknown';
     byStatus[status] = (byStatus[status] ?? 0) + 1;
   }
-  return { format: RUN_SUMMARY_FORMAT, command: extracted.invocation.command, target: extracted.invocation.target, total: extracted.results.length, by_status: byStatus };
+  return {
+    format: RUN_SUMMARY_FORMAT,
+    command: extracted.invocation.command,
+    target: extracted.invocation.target,
+    total: extracted.results.length,
+    by_status: byStatus,
+  };
 }

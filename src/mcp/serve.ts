@@ -61,7 +61,9 @@ function answerParseErrors(transport: StdioServerTransport): void {
   transport.onerror = (error) => {
     if (error instanceof SyntaxError || error.name === 'ZodError') {
       // Written as it is: the SDK's message type has no id null, which JSON-RPC gives a parse error.
-      process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${error.message.split('\n')[0]}` } })}\n`);
+      process.stdout.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: `Parse error: ${error.message.split('\n')[0]}` } })}\n`,
+      );
     }
     reported?.(error);
   };
@@ -96,13 +98,24 @@ function registerSchemaResources(server: McpServer, config: () => AtticConfig, s
   server.registerResource(
     'schema',
     'dbtattic://schema',
-    { title: 'The store: every table and view', description: 'Tables and views of the dbtattic store, their columns and what each holds', mimeType: 'application/json' },
+    {
+      title: 'The store: every table and view',
+      description: 'Tables and views of the dbtattic store, their columns and what each holds',
+      mimeType: 'application/json',
+    },
     async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await relations(), null, 2) }] }),
   );
   server.registerResource(
     'relation',
     new ResourceTemplate('dbtattic://schema/{name}', {
-      list: async () => ({ resources: (await relations()).map((r) => ({ uri: `dbtattic://schema/${r.name}`, name: r.name, description: r.description ?? undefined, mimeType: 'application/json' })) }),
+      list: async () => ({
+        resources: (await relations()).map((r) => ({
+          uri: `dbtattic://schema/${r.name}`,
+          name: r.name,
+          description: r.description ?? undefined,
+          mimeType: 'application/json',
+        })),
+      }),
     }),
     { title: 'One table or view of the store', mimeType: 'application/json' },
     async (uri, { name }) => {

@@ -46,7 +46,12 @@ const text = (value: unknown): string | undefined => (value === undefined || val
 const words = (value: unknown): string[] | undefined => (Array.isArray(value) && value.length > 0 ? value.map(String) : undefined);
 
 /** Read-only SQL with the rows and seconds asked for, never more than the server allows; each answer under its key. */
-async function queries(context: ToolContext, statements: Record<string, string>, rows = context.limits.maxRows, seconds = context.limits.maxSeconds): Promise<Record<string, unknown>> {
+async function queries(
+  context: ToolContext,
+  statements: Record<string, string>,
+  rows = context.limits.maxRows,
+  seconds = context.limits.maxSeconds,
+): Promise<Record<string, unknown>> {
   const { limits } = context;
   const request = { limit: Math.min(rows, limits.maxRows), maxBytes: limits.maxBytes, timeoutMs: Math.min(seconds, limits.maxSeconds) * 1000 };
   const answer: Record<string, unknown> = {};
@@ -62,17 +67,29 @@ async function queries(context: ToolContext, statements: Record<string, string>,
 
 /** What a limit left out of a query's rows, said to an agent: without it, the first rows pass for all of them. */
 function truncation({ outcome }: QueryRowsAnswer, request: { limit: number; maxBytes: number }): string | null {
-  if (outcome.cutBy === 'bytes') return `showing the first ${countOf(outcome.rows, 'row')}, within ${countOf(request.maxBytes, 'byte')}; the server answers no more at once: ask for fewer or shorter values`;
+  if (outcome.cutBy === 'bytes')
+    return `showing the first ${countOf(outcome.rows, 'row')}, within ${countOf(request.maxBytes, 'byte')}; the server answers no more at once: ask for fewer or shorter values`;
   return outcome.truncated ? `showing the first ${countOf(request.limit, 'row')}; raise limit for more` : null;
 }
 
 /** What `plan` and `explain` share, from a tool's input: an archived manifest, never recorded. */
 function planOptions(i: Record<string, unknown>): PlanOptions {
-  return { invocation: String(i.invocation), from: 'named', target: text(i.target), branch: text(i.branch), deferTo: text(i.defer_to), select: words(i.select), exclude: words(i.exclude), record: false };
+  return {
+    invocation: String(i.invocation),
+    from: 'named',
+    target: text(i.target),
+    branch: text(i.branch),
+    deferTo: text(i.defer_to),
+    select: words(i.select),
+    exclude: words(i.exclude),
+    record: false,
+  };
 }
 
 const planInput = {
-  invocation: ref.describe('the dbt parse or compile whose manifest is planned: an invocation id, a unique prefix or @branch (the server captures nothing, so target/ is planned only once captured)'),
+  invocation: ref.describe(
+    'the dbt parse or compile whose manifest is planned: an invocation id, a unique prefix or @branch (the server captures nothing, so target/ is planned only once captured)',
+  ),
   target: optional("count only builds on this dbt target (default: the invocation's)"),
   branch: optional("count only builds on this line of history (default: the invocation's)"),
   defer_to: optional("nodes never built on the branch may reuse this branch's builds"),
@@ -104,27 +121,39 @@ export const TOOLS: ToolSpec[] = [
       branch: optional('only this line of history'),
     },
     answer: async (i, { config }) => {
-      const filter = { limit: Number(i.limit ?? 20), target: text(i.target), command: text(i.command), status: i.status as 'ok' | 'failed' | 'none' | undefined, branch: text(i.branch) };
+      const filter = {
+        limit: Number(i.limit ?? 20),
+        target: text(i.target),
+        command: text(i.command),
+        status: i.status as 'ok' | 'failed' | 'none' | undefined,
+        branch: text(i.branch),
+      };
       const { value } = await historyOf(config(), filter, false);
-      const cut = value.matched > value.rows.length ? { truncated: { runs: `showing the newest ${value.rows.length} of ${countOf(value.matched, 'matching invocation')}; raise limit for more` } } : {};
+      const cut =
+        value.matched > value.rows.length
+          ? { truncated: { runs: `showing the newest ${value.rows.length} of ${countOf(value.matched, 'matching invocation')}; raise limit for more` } }
+          : {};
       return { runs: value.rows, ...cut };
     },
   },
   {
     name: 'inspect_run',
-    description: 'The code (git, fingerprint), data (catalog snapshot) and run behind one invocation, and what changed since the previous run on its branch and target (dbtattic inspect).',
+    description:
+      'The code (git, fingerprint), data (catalog snapshot) and run behind one invocation, and what changed since the previous run on its branch and target (dbtattic inspect).',
     input: { invocation: ref.optional(), at: optional('instead: the latest invocation at or before this ISO-8601 time') },
     answer: async (i, { config }) => ({ inspect: (await inspectOf(config(), { ref: text(i.invocation), at: text(i.at), nearest: false })).value.report }),
   },
   {
     name: 'diff_runs',
-    description: 'What changed between two invocations: nodes added, removed and changed by kind, statuses, runtimes, git range, catalog snapshot (dbtattic diff).',
+    description:
+      'What changed between two invocations: nodes added, removed and changed by kind, statuses, runtimes, git range, catalog snapshot (dbtattic diff).',
     input: { from: ref, to: ref },
     answer: async (i, { config }) => ({ diff: (await diffOf(config(), { from: String(i.from), to: String(i.to), nearest: false })).value.changes }),
   },
   {
     name: 'node_history',
-    description: "One node's history, by unique_id or name: its distinct versions, its changes by kind between manifests, and every run with status and runtime.",
+    description:
+      "One node's history, by unique_id or name: its distinct versions, its changes by kind between manifests, and every run with status and runtime.",
     input: { node: word().describe('a unique_id (model.shop.orders) or a name (orders)') },
     answer: (i, context) => queries(context, nodeHistorySql(String(i.node))),
   },
@@ -132,9 +161,10 @@ export const TOOLS: ToolSpec[] = [
     name: 'test_history',
     description: 'Per test: pass/warn/fail/error/skip counts, last status, last failure, flaky (v_test_history).',
     input: { test: optional('only tests whose unique_id or name is this'), flaky_only: z.boolean().optional().describe('only flaky tests') },
-    answer: (i, context) => queries(context, {
-      tests: `SELECT * FROM v_test_history WHERE true${i.test ? ` AND (unique_id = ${sqlString(String(i.test))} OR name = ${sqlString(String(i.test))})` : ''}${i.flaky_only ? ' AND flaky' : ''} ORDER BY unique_id`,
-    }),
+    answer: (i, context) =>
+      queries(context, {
+        tests: `SELECT * FROM v_test_history WHERE true${i.test ? ` AND (unique_id = ${sqlString(String(i.test))} OR name = ${sqlString(String(i.test))})` : ''}${i.flaky_only ? ' AND flaky' : ''} ORDER BY unique_id`,
+      }),
   },
   {
     name: 'runtime_regressions',
@@ -144,7 +174,8 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'plan',
-    description: 'For an archived manifest: which models, seeds, snapshots and tests can be reused and which must build, each with its reason (dbtattic plan, not recorded).',
+    description:
+      'For an archived manifest: which models, seeds, snapshots and tests can be reused and which must build, each with its reason (dbtattic plan, not recorded).',
     input: {
       ...planInput,
       select: z.array(word()).optional().describe("dbt's simple selectors: names, tag:, path:, resource_type:, + and n+ operators"),
@@ -160,22 +191,27 @@ export const TOOLS: ToolSpec[] = [
   },
   {
     name: 'query',
-    description: 'Read-only SQL on the store (tables and views: see the dbtattic://schema resource). Writes are refused; rows and time are capped by the server, and a query past the time limit is stopped.',
+    description:
+      'Read-only SQL on the store (tables and views: see the dbtattic://schema resource). Writes are refused; rows and time are capped by the server, and a query past the time limit is stopped.',
     input: {
       sql: z.string().min(1).describe('one read-only statement'),
       limit: z.number().int().positive().optional().describe('at most this many rows (capped by the server)'),
       timeout_s: z.number().int().positive().optional().describe('stop the query after this many seconds (capped by the server)'),
     },
-    answer: (i, context) => queries(context, { rows: String(i.sql) }, Number(i.limit ?? context.limits.maxRows), Number(i.timeout_s ?? context.limits.maxSeconds)),
+    answer: (i, context) =>
+      queries(context, { rows: String(i.sql) }, Number(i.limit ?? context.limits.maxRows), Number(i.timeout_s ?? context.limits.maxSeconds)),
   },
   {
     name: 'state_path',
-    description: "Write a directory that dbt's --state accepts (manifest, run results, sources) and give its path: the last success by default, or a given invocation (dbtattic state).",
+    description:
+      "Write a directory that dbt's --state accepts (manifest, run results, sources) and give its path: the last success by default, or a given invocation (dbtattic state).",
     input: {
       invocation: ref.optional(),
       target: optional('only invocations run against this dbt target'),
       branch: optional("only this line of history (falls back to the branch's base)"),
     },
-    answer: async (i, { config }) => ({ state: (await handOutState(config(), { invocation: text(i.invocation), target: text(i.target), branch: text(i.branch) })).answer }),
+    answer: async (i, { config }) => ({
+      state: (await handOutState(config(), { invocation: text(i.invocation), target: text(i.target), branch: text(i.branch) })).answer,
+    }),
   },
 ];

@@ -39,7 +39,14 @@ export function countVerdicts(nodes: readonly NodeVerdict[]): PlanCounts {
   const counts: PlanCounts = { reuse: 0, build: 0, by_reason: {} };
   for (const node of nodes) {
     counts[node.verdict] += 1;
-    const key = node.verdict === 'build' ? node.reason : node.from_branch ? `reuse (from ${node.from_branch})` : node.reason === 'unchanged' ? 'reuse' : `reuse (${node.reason})`;
+    const key =
+      node.verdict === 'build'
+        ? node.reason
+        : node.from_branch
+          ? `reuse (from ${node.from_branch})`
+          : node.reason === 'unchanged'
+            ? 'reuse'
+            : `reuse (${node.reason})`;
     counts.by_reason[key] = (counts.by_reason[key] ?? 0) + 1;
   }
   return counts;
@@ -68,7 +75,10 @@ function isOneWord(word: string): boolean {
 
 /** Printing the rest would have dbt build (or skip) other nodes than the plan says: nothing is printed. */
 function unnameable(nodes: readonly NodeVerdict[], verdict: 'build' | 'reuse'): AtticError {
-  const listed = nodes.slice(0, 5).map((v) => `${v.unique_id} ('${v.selector}')`).join(', ');
+  const listed = nodes
+    .slice(0, 5)
+    .map((v) => `${v.unique_id} ('${v.selector}')`)
+    .join(', ');
   return new AtticError(
     'usage',
     `${nodes.length} node${nodes.length === 1 ? '' : 's'} to ${verdict} cannot be named to dbt in one word: ${listed}${nodes.length > 5 ? ', …' : ''}. ` +

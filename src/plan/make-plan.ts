@@ -39,7 +39,13 @@ export async function makePlan(config: AtticConfig, options: PlanOptions): Promi
   const deferTo = options.deferTo ?? null;
   const verdicts = decidePlan(facts, { deferTo, nowUs: options.nowUs });
   const now = options.now ?? new Date();
-  const plan = assemblePlan(facts, verdicts, { deferTo, select: options.select ?? [], exclude: options.exclude ?? [], from: options.from ?? 'named' }, newTimeId(now), now);
+  const plan = assemblePlan(
+    facts,
+    verdicts,
+    { deferTo, select: options.select ?? [], exclude: options.exclude ?? [], from: options.from ?? 'named' },
+    newTimeId(now),
+    now,
+  );
   if (options.record ?? true) {
     const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
     await putPlanRecord(backend, plan.invocation_id, plan.plan_id, plan);
@@ -62,6 +68,9 @@ async function readFacts(config: AtticConfig, options: PlanOptions): Promise<Pla
 function checkBranchesNamed(known: readonly string[], named: readonly (string | null | undefined)[]): void {
   const unknown = named.find((b): b is string => typeof b === 'string' && !known.includes(b));
   if (unknown !== undefined) {
-    throw new AtticError('usage', `No run is filed on branch '${unknown}'${known.length ? ` (branches with runs: ${known.join(', ')})` : ''}. Check the name with dbtattic branch list.`);
+    throw new AtticError(
+      'usage',
+      `No run is filed on branch '${unknown}'${known.length ? ` (branches with runs: ${known.join(', ')})` : ''}. Check the name with dbtattic branch list.`,
+    );
   }
 }

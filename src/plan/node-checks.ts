@@ -29,8 +29,20 @@ export function checkNode(node: CurrentNode, inputs: NodeInputs, ctx: CheckConte
   const { builds } = ctx.chosen(node.uniqueId);
   const success = builds.lastSuccess;
   const checks: Check[] = [
-    { check: 'in an earlier manifest', old: ctx.facts.seenBefore.has(node.uniqueId) ? 'yes' : 'no', new: 'yes', ok: ctx.facts.seenBefore.has(node.uniqueId), reason: 'new' },
-    { check: 'last successful build', old: success ? describeBuild(success) : 'never', new: `target ${ctx.facts.target ?? '(default)'}`, ok: success !== null, reason: 'never built on this target' },
+    {
+      check: 'in an earlier manifest',
+      old: ctx.facts.seenBefore.has(node.uniqueId) ? 'yes' : 'no',
+      new: 'yes',
+      ok: ctx.facts.seenBefore.has(node.uniqueId),
+      reason: 'new',
+    },
+    {
+      check: 'last successful build',
+      old: success ? describeBuild(success) : 'never',
+      new: `target ${ctx.facts.target ?? '(default)'}`,
+      ok: success !== null,
+      reason: 'never built on this target',
+    },
   ];
   if (!success) return checks;
   const attempt = builds.lastAttempt ?? success;
@@ -41,7 +53,14 @@ export function checkNode(node: CurrentNode, inputs: NodeInputs, ctx: CheckConte
   for (const id of inputs.sources) {
     const source = ctx.nodeOf(id);
     if (!source) continue;
-    checks.push(checkSource(source, { builtAtUs: success.finishedAtUs, buildCatalog: success.catalog, currentCatalog: ctx.facts.catalog, checks: ctx.facts.freshness.get(id) ?? [] }));
+    checks.push(
+      checkSource(source, {
+        builtAtUs: success.finishedAtUs,
+        buildCatalog: success.catalog,
+        currentCatalog: ctx.facts.catalog,
+        checks: ctx.facts.freshness.get(id) ?? [],
+      }),
+    );
   }
   const undeclared = undeclaredInputsCheck(node, inputs);
   if (undeclared) checks.push(undeclared);
@@ -72,7 +91,13 @@ function describeBuild(build: BuildFact): string {
 function fingerprintCheck(node: CurrentNode, success: BuildFact): Check {
   const ok = node.fingerprint !== null && node.fingerprint === success.fingerprint;
   const configOnly = !ok && success.fingerprint !== null && node.checksum === success.checksum && node.configKey !== success.configKey;
-  return { check: 'fingerprint', old: success.fingerprint ?? 'unknown', new: node.fingerprint ?? 'unknown', ok, reason: changeReason(success.fingerprint, node.fingerprint, configOnly) };
+  return {
+    check: 'fingerprint',
+    old: success.fingerprint ?? 'unknown',
+    new: node.fingerprint ?? 'unknown',
+    ok,
+    reason: changeReason(success.fingerprint, node.fingerprint, configOnly),
+  };
 }
 
 /** A side without a fingerprint (a build whose manifest was never captured) says nothing changed: it is unknown, not changed. */
@@ -85,7 +110,13 @@ function changeReason(before: string | null, now: string | null, configOnly = fa
 function ephemeralCheck(id: string, success: BuildFact, ctx: CheckContext): Check {
   const before = ctx.facts.ephemeralAt.get(`${success.invocationId} ${id}`) ?? null;
   const now = ctx.nodeOf(id)?.fingerprint ?? null;
-  return { check: `ephemeral ${id}`, old: before ?? 'unknown', new: now ?? 'unknown', ok: before !== null && before === now, reason: changeReason(before, now) };
+  return {
+    check: `ephemeral ${id}`,
+    old: before ?? 'unknown',
+    new: now ?? 'unknown',
+    ok: before !== null && before === now,
+    reason: changeReason(before, now),
+  };
 }
 
 function upstreamCheck(id: string, success: BuildFact, ctx: CheckContext): Check {
@@ -95,5 +126,11 @@ function upstreamCheck(id: string, success: BuildFact, ctx: CheckContext): Check
   const mine = success.finishedAtUs;
   const theirs = parent?.finishedAtUs ?? null;
   const ok = mine !== null && theirs !== null && mine > theirs;
-  return { check: `upstream ${id}`, old: `this built ${isoFromMicros(mine) ?? 'at an unknown time'}`, new: `it built ${isoFromMicros(theirs) ?? 'at an unknown time'}`, ok, reason: 'upstream built since' };
+  return {
+    check: `upstream ${id}`,
+    old: `this built ${isoFromMicros(mine) ?? 'at an unknown time'}`,
+    new: `it built ${isoFromMicros(theirs) ?? 'at an unknown time'}`,
+    ok,
+    reason: 'upstream built since',
+  };
 }

@@ -22,9 +22,10 @@ export function planNotices(facts: PlanFacts, all: readonly NodeVerdict[], selec
 function finishedBuildNotice(facts: PlanFacts, from: PlannedFrom): PlanNotice | null {
   if (!facts.ownRun) return null;
   const run = `${facts.ownRun.command ? `dbt ${facts.ownRun.command}` : 'a dbt command'} with ${facts.ownRun.results} result${facts.ownRun.results === 1 ? '' : 's'}`;
-  const message = from === 'target'
-    ? `target/ holds a finished build (${run}, invocation ${facts.invocationId}): this plans that build's own manifest against the history before it ran. To plan the next build, run dbt parse, then dbtattic plan.`
-    : `Invocation ${facts.invocationId} is a finished build (${run}): this plans its own manifest against the history before it ran.`;
+  const message =
+    from === 'target'
+      ? `target/ holds a finished build (${run}, invocation ${facts.invocationId}): this plans that build's own manifest against the history before it ran. To plan the next build, run dbt parse, then dbtattic plan.`
+      : `Invocation ${facts.invocationId} is a finished build (${run}): this plans its own manifest against the history before it ran.`;
   return { code: 'finished-build', message };
 }
 
@@ -40,7 +41,10 @@ function freshnessNotice(all: readonly NodeVerdict[], selected: readonly NodeVer
   if (direct === 0) return null;
   const downstream = chosen.length - direct;
   const who = `${direct} node${direct === 1 ? '' : 's'} build${direct === 1 ? 's' : ''} only because no freshness check since ${direct === 1 ? 'its' : 'their'} last build proves ${direct === 1 ? 'its' : 'their'} sources unchanged${downstream > 0 ? `, and ${downstream} more only because of ${direct === 1 ? 'it' : 'them'}` : ''}`;
-  return { code: 'freshness-unknown', message: `${who}. Run dbtattic run -- dbt source freshness (or capture the sources.json it writes) before dbt parse, then plan again.` };
+  return {
+    code: 'freshness-unknown',
+    message: `${who}. Run dbtattic run -- dbt source freshness (or capture the sources.json it writes) before dbt parse, then plan again.`,
+  };
 }
 
 // A build of unknown time is compared with no check at all: a freshness check would not help it.
@@ -54,7 +58,8 @@ function heldByFreshness(all: readonly NodeVerdict[]): Set<string> {
     memo.set(id, false);
     const verdict = byId.get(id);
     const failed = verdict?.verdict === 'build' ? verdict.checks.filter((c) => !c.ok && c.reason !== null) : [];
-    const only = failed.length > 0 && failed.every((c) => isUncheckedSource(c) || (c.reason === 'upstream will build' && held(c.check.slice('upstream '.length))));
+    const only =
+      failed.length > 0 && failed.every((c) => isUncheckedSource(c) || (c.reason === 'upstream will build' && held(c.check.slice('upstream '.length))));
     memo.set(id, only);
     return only;
   };

@@ -1,5 +1,20 @@
 import { gzipSync } from 'node:zlib';
-import { boundReportMemory, readNewestEdges, readNodeChanges, readNodeRuntimes, readReportNodes, readReportRuns, readRunProblems, readRuntimeRegressions, readSourceChecks, readTestHistory, streamResults, type Database, type FactRow, type ReportScope } from '../store/index.js';
+import {
+  boundReportMemory,
+  readNewestEdges,
+  readNodeChanges,
+  readNodeRuntimes,
+  readReportNodes,
+  readReportRuns,
+  readRunProblems,
+  readRuntimeRegressions,
+  readSourceChecks,
+  readTestHistory,
+  streamResults,
+  type Database,
+  type FactRow,
+  type ReportScope,
+} from '../store/index.js';
 import type { ReportData, RunDetail } from './data.js';
 import { readRunDetail } from './run-detail.js';
 import { runDiffs } from './run-diff.js';
@@ -53,16 +68,38 @@ export async function collectReport(db: Database, options: CollectOptions): Prom
     tests: (await readTestHistory(c, scope)).map((row) => {
       const id = String(row.unique_id);
       const own = results.get(id) ?? { seqs: [], statuses: [] };
-      return reportTest(row, indexOf(id), failingSince(own.statuses, (k) => runOfSeq.get(own.seqs[k]!)));
+      return reportTest(
+        row,
+        indexOf(id),
+        failingSince(own.statuses, (k) => runOfSeq.get(own.seqs[k]!)),
+      );
     }),
     sources: reportSources(await readSourceChecks(c, scope), indexOf, runIndex),
-    regressions: (await readRuntimeRegressions(c)).map((r) => ({ node: indexOf(String(r.unique_id)), last_s: num(r.last_s)!, baseline_s: num(r.baseline_median_s)!, ratio: num(r.trend_ratio)!, run: String(r.last_invocation_id) })).filter((r) => r.node >= 0),
+    regressions: (await readRuntimeRegressions(c))
+      .map((r) => ({
+        node: indexOf(String(r.unique_id)),
+        last_s: num(r.last_s)!,
+        baseline_s: num(r.baseline_median_s)!,
+        ratio: num(r.trend_ratio)!,
+        run: String(r.last_invocation_id),
+      }))
+      .filter((r) => r.node >= 0),
     lineage: (await readNewestEdges(c, scope)).flatMap((e) => lineageEdge(indexOf(String(e.unique_id)), indexOf(String(e.depends_on_id)))),
   };
   const changes = (await readNodeChanges(c, scope)).map((row) => ({ node: String(row.unique_id), change: nodeChange(row) }));
   for (const { node, change } of changes) (data.changes[indexOf(node)] ??= []).push(change);
-  const diffs = runDiffs(runs.map(({ row, run }) => ({ run, seq: Number(row.seq), hasManifest: row.has_manifest === true })), changes, [...results.values()]);
-  fitSeries(data, executions, (k) => Number(runs[k]!.row.seq), ids.map((id) => results.get(id)), options.dataBudget);
+  const diffs = runDiffs(
+    runs.map(({ row, run }) => ({ run, seq: Number(row.seq), hasManifest: row.has_manifest === true })),
+    changes,
+    [...results.values()],
+  );
+  fitSeries(
+    data,
+    executions,
+    (k) => Number(runs[k]!.row.seq),
+    ids.map((id) => results.get(id)),
+    options.dataBudget,
+  );
   await addDetails(db, data, await readRunProblems(c, scope), (id) => diffs.get(id) ?? null, options.dataBudget);
   return data;
 }
@@ -86,7 +123,9 @@ function fitSeries(data: ReportData, executions: number[], seqOf: (run: number) 
     data.series = seriesOf(points, executions, seqOf, inputs);
     const buckets = points.filter((p) => p.runs > 1);
     const merged = buckets.reduce((n, p) => n + p.runs, 0);
-    data.meta.budget.note = buckets.length ? `On the charts, the ${merged} oldest runs are merged into ${buckets.length} points of up to ${bucket} runs (each shows their median and worst status), to keep this file within its size budget.` : null;
+    data.meta.budget.note = buckets.length
+      ? `On the charts, the ${merged} oldest runs are merged into ${buckets.length} points of up to ${bucket} runs (each shows their median and worst status), to keep this file within its size budget.`
+      : null;
     if (compressedSize(data) <= budget * 0.8 || points.length <= keepNewest + 1) return;
   }
 }
@@ -106,7 +145,10 @@ async function addDetails(db: Database, data: ReportData, problems: FactRow[], d
   const byRun = new Map<string, FactRow[]>();
   for (const p of problems) {
     const id = String(p.invocation_id);
-    byRun.set(id, byRun.get(id) ?? []).get(id)!.push(p);
+    byRun
+      .set(id, byRun.get(id) ?? [])
+      .get(id)!
+      .push(p);
   }
   let kept = 0;
   for (const run of [...data.runs].reverse()) {

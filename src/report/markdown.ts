@@ -49,7 +49,11 @@ export function markdownSummary(input: MarkdownInput, options: MarkdownOptions =
 function render(input: MarkdownInput, limit: number, reportUrl: string | undefined): string {
   const { changes, short } = input;
   const lines = [MARKDOWN_MARKER, `### dbtattic: ${code(short(changes.from))} → ${code(short(changes.to))}`, ''];
-  if (changes.from === changes.to) lines.push(`**Note**: the earlier and the later run are the same run (${code(short(changes.to))}): nothing can differ. Leave out --from to compare with the run before it.`, '');
+  if (changes.from === changes.to)
+    lines.push(
+      `**Note**: the earlier and the later run are the same run (${code(short(changes.to))}): nothing can differ. Leave out --from to compare with the run before it.`,
+      '',
+    );
   if (changes.git.range) lines.push(`git ${code(changes.git.range.replace(/([0-9a-f]{7})[0-9a-f]*/g, '$1'))}`, '');
   lines.push(ranLine(input.ran), '');
   const cut = { any: false };
@@ -59,13 +63,20 @@ function render(input: MarkdownInput, limit: number, reportUrl: string | undefin
   };
   lines.push(...nodeSection(changes, input.downstream, list), ...failureSection(input.failures, list), ...regressionSection(input.regressions, list));
   if (input.plan) lines.push(`**Plan**: ${input.plan.reuse} reuse, ${input.plan.build} build.`, '');
-  if (cut.any) lines.push(`Lists cut to ${limit} to fit a comment. ${reportUrl ? `[The full report](${reportUrl.replace(/[()\s]/g, encodeURIComponent)})` : `The full lists: \`dbtattic diff ${short(changes.from)} ${short(changes.to)}\` and \`dbtattic report\``}.`, '');
+  if (cut.any)
+    lines.push(
+      `Lists cut to ${limit} to fit a comment. ${reportUrl ? `[The full report](${reportUrl.replace(/[()\s]/g, encodeURIComponent)})` : `The full lists: \`dbtattic diff ${short(changes.from)} ${short(changes.to)}\` and \`dbtattic report\``}.`,
+      '',
+    );
   return `${lines.join('\n').trimEnd()}\n`;
 }
 
 function ranLine(ran: Record<string, number> | null): string {
   if (!ran || Object.keys(ran).length === 0) return '**Ran**: no results (a parse, compile or docs run).';
-  return `**Ran**: ${Object.entries(ran).sort(([a], [b]) => a.localeCompare(b)).map(([status, n]) => `${n} ${code(status)}`).join(', ')}.`;
+  return `**Ran**: ${Object.entries(ran)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([status, n]) => `${n} ${code(status)}`)
+    .join(', ')}.`;
 }
 
 type Cut = <T>(items: T[]) => T[];
@@ -86,7 +97,10 @@ function nodeSection(changes: Changes, downstream: Map<string, string[]>, list: 
 
 function downstreamText(below: string[] | undefined): string {
   if (!below?.length) return '';
-  const names = below.slice(0, NAMES_PER_NODE).map((id) => code(id)).join(', ');
+  const names = below
+    .slice(0, NAMES_PER_NODE)
+    .map((id) => code(id))
+    .join(', ');
   return `; downstream ${below.length}: ${names}${below.length > NAMES_PER_NODE ? ', …' : ''}`;
 }
 
@@ -98,8 +112,18 @@ function failureSection(failures: MarkdownInput['failures'], list: Cut): string[
 
 function regressionSection(regressions: MarkdownInput['regressions'], list: Cut): string[] {
   if (!regressions.length) return ['**Runtime regressions**: none.', ''];
-  const listed = list(regressions).map((r) => `| ${code(r.unique_id, 'cell')} | ${r.last_s.toFixed(1)} s | ${r.baseline_median_s.toFixed(1)} s | ${r.trend_ratio.toFixed(1)}× |`);
-  return [`**Runtime regressions**: ${regressions.length}`, '', '| node | last | baseline | ratio |', '|---|---|---|---|', ...listed, ...more(regressions.length, listed.length), ''];
+  const listed = list(regressions).map(
+    (r) => `| ${code(r.unique_id, 'cell')} | ${r.last_s.toFixed(1)} s | ${r.baseline_median_s.toFixed(1)} s | ${r.trend_ratio.toFixed(1)}× |`,
+  );
+  return [
+    `**Runtime regressions**: ${regressions.length}`,
+    '',
+    '| node | last | baseline | ratio |',
+    '|---|---|---|---|',
+    ...listed,
+    ...more(regressions.length, listed.length),
+    '',
+  ];
 }
 
 function more(count: number, shown: number): string[] {

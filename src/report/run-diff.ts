@@ -13,7 +13,11 @@ export interface RunFacts {
   hasManifest: boolean;
 }
 
-export function runDiffs(runs: RunFacts[], changes: { node: string; change: NodeChange }[], results: SeriesInput[]): Map<string, NonNullable<RunDetail['diff']>> {
+export function runDiffs(
+  runs: RunFacts[],
+  changes: { node: string; change: NodeChange }[],
+  results: SeriesInput[],
+): Map<string, NonNullable<RunDetail['diff']>> {
   const diffs = new Map<string, NonNullable<RunDetail['diff']>>();
   const previousOf = previousRuns(runs);
   for (const { run, hasManifest } of runs) {
@@ -44,7 +48,12 @@ function previousRuns(runs: RunFacts[]): Map<string, RunFacts> {
   return previous;
 }
 
-function addStatusChanges(diffs: Map<string, NonNullable<RunDetail['diff']>>, runs: RunFacts[], previousOf: Map<string, RunFacts>, results: SeriesInput[]): void {
+function addStatusChanges(
+  diffs: Map<string, NonNullable<RunDetail['diff']>>,
+  runs: RunFacts[],
+  previousOf: Map<string, RunFacts>,
+  results: SeriesInput[],
+): void {
   const pairs = runs.flatMap(({ run, seq }) => {
     const previous = previousOf.get(run.id);
     const diff = diffs.get(run.id);

@@ -54,7 +54,18 @@ export interface NodeSeries {
   reg: number[];
 }
 
-const STATUS_LETTERS: Record<string, string> = { success: 's', pass: 'p', warn: 'w', fail: 'f', error: 'e', 'runtime error': 'e', 'partial success': 'e', skipped: 'k', 'no-op': 'n', reused: 'u' };
+const STATUS_LETTERS: Record<string, string> = {
+  success: 's',
+  pass: 'p',
+  warn: 'w',
+  fail: 'f',
+  error: 'e',
+  'runtime error': 'e',
+  'partial success': 'e',
+  skipped: 'k',
+  'no-op': 'n',
+  reused: 'u',
+};
 /** Worst first: a bucket shows its worst status. */
 const SEVERITY = 'efwkpsnu?';
 const COMPLETED = new Set(['success', 'pass', 'warn', 'fail']);

@@ -1,6 +1,17 @@
 import { listPlanRecords, openArchive } from '../archive/index.js';
 import type { AtticConfig } from '../config/resolve.js';
-import { branchBaseReader, diffInvocations, invocationAbbreviator, previousInvocation, readInvocation, readRunEdges, readRunFailures, readRuntimeRegressions, resolveInvocationRef, type Database } from '../store/index.js';
+import {
+  branchBaseReader,
+  diffInvocations,
+  invocationAbbreviator,
+  previousInvocation,
+  readInvocation,
+  readRunEdges,
+  readRunFailures,
+  readRuntimeRegressions,
+  resolveInvocationRef,
+  type Database,
+} from '../store/index.js';
 import { downstreamOf } from './downstream.js';
 import { AtticError } from '../errors.js';
 import { markdownSummary } from './markdown.js';
@@ -23,15 +34,23 @@ export async function readMarkdownSummary(db: Database, config: AtticConfig, opt
   const regressions = (await readRuntimeRegressions(c)).filter((r) => r.last_invocation_id === to);
   const changes = await diffInvocations(c, from, to);
   const changed = (changes.nodes ?? []).filter((n) => n.change !== 'removed').map((n) => String(n.unique_id));
-  return markdownSummary({
-    changes,
-    short: await invocationAbbreviator(c),
-    ran: statusCounts((await readInvocation(c, to)).status_counts),
-    downstream: downstreamOf(await readRunEdges(c, to), changed),
-    failures: (await readRunFailures(c, to)).map((f) => ({ unique_id: String(f.unique_id), status: String(f.status), message: text(f.message) })),
-    regressions: regressions.map((r) => ({ unique_id: String(r.unique_id), last_s: num(r.last_s)!, baseline_median_s: num(r.baseline_median_s)!, trend_ratio: num(r.trend_ratio)! })),
-    plan: await newestPlanCounts(config, to),
-  }, { reportUrl: options.reportUrl });
+  return markdownSummary(
+    {
+      changes,
+      short: await invocationAbbreviator(c),
+      ran: statusCounts((await readInvocation(c, to)).status_counts),
+      downstream: downstreamOf(await readRunEdges(c, to), changed),
+      failures: (await readRunFailures(c, to)).map((f) => ({ unique_id: String(f.unique_id), status: String(f.status), message: text(f.message) })),
+      regressions: regressions.map((r) => ({
+        unique_id: String(r.unique_id),
+        last_s: num(r.last_s)!,
+        baseline_median_s: num(r.baseline_median_s)!,
+        trend_ratio: num(r.trend_ratio)!,
+      })),
+      plan: await newestPlanCounts(config, to),
+    },
+    { reportUrl: options.reportUrl },
+  );
 }
 
 /** The invocation's `status_counts` (JSON in the store), or null when it has no results. */

@@ -36,7 +36,13 @@ export function runTimeline(nodes: TimedNode[], edges: [string, string][]): RunT
   const timed = nodes.filter(hasBar);
   const origin = Math.min(...timed.map((n) => n.start));
   const threads = [...new Set(timed.map((n) => n.thread))].sort();
-  const bars = timed.map((n): RunTimeline['bars'][number] => [n.unique_id, threads.indexOf(n.thread), n.start - origin, Math.max(0, n.end - n.start), n.status]);
+  const bars = timed.map((n): RunTimeline['bars'][number] => [
+    n.unique_id,
+    threads.indexOf(n.thread),
+    n.start - origin,
+    Math.max(0, n.end - n.start),
+    n.status,
+  ]);
   const end = Math.max(...timed.map((n) => n.end));
   const longest = timed.reduce<BarNode | null>((best, n) => (best === null || seconds(n) > seconds(best) ? n : best), null);
   const critical = criticalPath(timed, edges);
@@ -87,7 +93,13 @@ export function criticalPath(nodes: TimedNode[], edges: [string, string][]): { p
 
 /** The most nodes running at one instant: a sweep over start and end events. */
 export function peakConcurrency(nodes: { start: number | null; end: number | null }[]): number {
-  const events = nodes.flatMap((n) => [[n.start!, 1], [n.end!, -1]] as [number, number][]);
+  const events = nodes.flatMap(
+    (n) =>
+      [
+        [n.start!, 1],
+        [n.end!, -1],
+      ] as [number, number][],
+  );
   // At equal times, ends first: a node starting as another finishes does not overlap it.
   events.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
   let running = 0;

@@ -27,10 +27,14 @@ export interface HtmlReportResult {
 
 export async function writeHtmlReport(db: Database, options: HtmlReportOptions): Promise<HtmlReportResult> {
   // base64 turns 3 bytes into 4; 2% margin for the JSON's own compression varying.
-  const dataBudget = Math.floor(((options.limitBytes - shellSize()) * 3) / 4 * 0.98);
+  const dataBudget = Math.floor((((options.limitBytes - shellSize()) * 3) / 4) * 0.98);
   const data = await collectReport(db, { scope: options.scope, scopeText: options.scopeText, toolVersion: options.toolVersion, now: options.now, dataBudget });
   // An empty page (or an older report replaced by one) answers nothing: said, and nothing written.
-  if (data.runs.length === 0) throw new AtticError('not-found', `No invocation to report on (${options.scopeText}): nothing is written. Capture some first (dbtattic run -- dbt build), or widen --since, --last, --target or --branch.`);
+  if (data.runs.length === 0)
+    throw new AtticError(
+      'not-found',
+      `No invocation to report on (${options.scopeText}): nothing is written. Capture some first (dbtattic run -- dbt build), or widen --since, --last, --target or --branch.`,
+    );
   const html = renderReportHtml(data);
   const bytes = Buffer.byteLength(html);
   // What no merging can shrink (nodes, tests, changes) may still exceed a small budget: say so.

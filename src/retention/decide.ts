@@ -37,7 +37,10 @@ export function planForget(facts: RetentionFacts, policy: KeepPolicy, branch?: s
       decisions.push({ id: inv.id, ranAt: inv.ranAt, branch: inv.branch, target: inv.target, keep: reasons.length > 0, reasons });
     }
   }
-  decisions.sort((a, b) => compareText(a.branch ?? '', b.branch ?? '') || compareText(a.target ?? '', b.target ?? '') || compareText(b.ranAt, a.ranAt) || compareText(a.id, b.id));
+  decisions.sort(
+    (a, b) =>
+      compareText(a.branch ?? '', b.branch ?? '') || compareText(a.target ?? '', b.target ?? '') || compareText(b.ranAt, a.ranAt) || compareText(a.id, b.id),
+  );
   return { decisions, keep: decisions.filter((d) => d.keep).map((d) => d.id), forget: decisions.filter((d) => !d.keep).map((d) => d.id) };
 }
 

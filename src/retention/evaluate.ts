@@ -14,7 +14,11 @@ export async function evaluatePolicy(backend: Backend, policy: KeepPolicy, optio
  * Forgets what `policy` says now: marked (archive/prune-guard.ts) before the facts are read, so
  * a branch created meanwhile is either seen, its base kept, or made after, from what is left.
  */
-export async function forgetByPolicy(backend: Backend, policy: KeepPolicy, options: { now: Date; branch?: string; describe: string; onWait?: WaitNote }): Promise<{ plan: ForgetPlan; outcome: ForgetOutcome }> {
+export async function forgetByPolicy(
+  backend: Backend,
+  policy: KeepPolicy,
+  options: { now: Date; branch?: string; describe: string; onWait?: WaitNote },
+): Promise<{ plan: ForgetPlan; outcome: ForgetOutcome }> {
   const release = await beginForget(backend, options.onWait);
   try {
     const plan = await evaluatePolicy(backend, policy, options);

@@ -9,7 +9,15 @@
  * Reads and writes the archive only; the store follows at its next sync (store/sync/forgotten.ts).
  */
 export { applyPolicy, describePolicy, isEmptyPolicy, periodOf, EMPTY_POLICY, type Dated, type KeepPolicy, type PolicyReason } from './policy.js';
-export { hasConfiguredPolicy, resolvePolicy, resolvePruneGrace, RETENTION_KEYS, DEFAULT_PRUNE_GRACE_MS, type KeepFlags, type ResolvedPolicy } from './policy-config.js';
+export {
+  hasConfiguredPolicy,
+  resolvePolicy,
+  resolvePruneGrace,
+  RETENTION_KEYS,
+  DEFAULT_PRUNE_GRACE_MS,
+  type KeepFlags,
+  type ResolvedPolicy,
+} from './policy-config.js';
 export { readRetentionFacts, type InvocationFacts, type Protection, type RetentionFacts } from './facts.js';
 export { planForget, type Decision, type ForgetPlan, type KeepReason } from './decide.js';
 export { applyForget, type ForgetOutcome } from '../archive/index.js';

@@ -37,14 +37,32 @@ export interface ResolvedPolicy {
 /** The policy to apply; refuses to run without one, since forgetting by accident cannot be undone. */
 export function resolvePolicy(flags: KeepFlags, raw: unknown): ResolvedPolicy {
   if (COUNT_FIELDS.some(([, flag]) => flags[flag] !== undefined) || flags.keepWithin !== undefined) {
-    return checked({ policy: policyOf((f) => flags[f[1]], flags.keepWithin, (f) => `--${f[2].replace('_', '-')}`), source: 'flags' });
+    return checked({
+      policy: policyOf(
+        (f) => flags[f[1]],
+        flags.keepWithin,
+        (f) => `--${f[2].replace('_', '-')}`,
+      ),
+      source: 'flags',
+    });
   }
   const mapping = retentionMapping(raw);
   const within = mapping.keep_within === undefined ? undefined : String(mapping.keep_within);
-  return checked({ policy: policyOf((f) => mapping[f[2]], within, (f) => `retention.${f[2]}`), source: 'dbtattic.yml' });
+  return checked({
+    policy: policyOf(
+      (f) => mapping[f[2]],
+      within,
+      (f) => `retention.${f[2]}`,
+    ),
+    source: 'dbtattic.yml',
+  });
 }
 
-function policyOf(value: (field: (typeof COUNT_FIELDS)[number]) => unknown, within: string | undefined, name: (field: (typeof COUNT_FIELDS)[number]) => string): KeepPolicy {
+function policyOf(
+  value: (field: (typeof COUNT_FIELDS)[number]) => unknown,
+  within: string | undefined,
+  name: (field: (typeof COUNT_FIELDS)[number]) => string,
+): KeepPolicy {
   const policy: KeepPolicy = { ...EMPTY_POLICY };
   for (const field of COUNT_FIELDS) {
     const raw = value(field);
@@ -79,12 +97,16 @@ export function hasConfiguredPolicy(raw: unknown): boolean {
 
 function retentionMapping(raw: unknown): Record<string, unknown> {
   if (raw === undefined || raw === null) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new AtticError('config', 'retention: in dbtattic.yml must be a mapping (keep_last: 10, keep_daily: 7, …).');
+  if (typeof raw !== 'object' || Array.isArray(raw))
+    throw new AtticError('config', 'retention: in dbtattic.yml must be a mapping (keep_last: 10, keep_daily: 7, …).');
   const mapping = raw as Record<string, unknown>;
   const unknown = Object.keys(mapping).find((key) => !(RETENTION_KEYS as readonly string[]).includes(key));
   if (unknown !== undefined) {
     const nearest = nearestName(unknown, RETENTION_KEYS);
-    throw new AtticError('config', `'${unknown}' under retention: is not a retention setting${nearest ? `; did you mean '${nearest}'?` : '.'} They are: ${RETENTION_KEYS.join(', ')}.`);
+    throw new AtticError(
+      'config',
+      `'${unknown}' under retention: is not a retention setting${nearest ? `; did you mean '${nearest}'?` : '.'} They are: ${RETENTION_KEYS.join(', ')}.`,
+    );
   }
   return mapping;
 }

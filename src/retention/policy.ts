@@ -106,4 +106,3 @@ export function describePolicy(policy: KeepPolicy): string {
   if (policy.withinMs > 0) parts.push(`within ${formatDurationShort(policy.withinMs)}`);
   return parts.join(', ');
 }
-

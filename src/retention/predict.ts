@@ -22,5 +22,12 @@ export async function predictShrink(backend: Backend, ids: readonly string[]): P
   await live.markRecords((id) => forgotten.has(id));
   const sweep = await planSweep(backend, live, Number.POSITIVE_INFINITY);
   const objectBytes = [...sweep.files, ...sweep.chunks].reduce((sum, k) => sum + k.size, 0);
-  return { records: records.keys.length, recordBytes: records.bytes, files: sweep.files.length, chunks: sweep.chunks.length, objectBytes, bytes: records.bytes + objectBytes };
+  return {
+    records: records.keys.length,
+    recordBytes: records.bytes,
+    files: sweep.files.length,
+    chunks: sweep.chunks.length,
+    objectBytes,
+    bytes: records.bytes + objectBytes,
+  };
 }

@@ -36,7 +36,14 @@ export async function pruneArchive(backend: Backend, options: PruneOptions): Pro
   await live.markRecords();
   refuseDamage(live);
   const plan = await planSweep(backend, live, options.now.getTime() - options.graceMs);
-  const report = { dryRun: options.dryRun, files: plan.files.length, chunks: plan.chunks.length, bytes: sizeOf([...plan.files, ...plan.chunks]), young: plan.young, rescued: 0 };
+  const report = {
+    dryRun: options.dryRun,
+    files: plan.files.length,
+    chunks: plan.chunks.length,
+    bytes: sizeOf([...plan.files, ...plan.chunks]),
+    young: plan.young,
+    rescued: 0,
+  };
   if (options.dryRun) return report;
   const release = await beginSweep(backend, options.onNote);
   try {
@@ -59,7 +66,10 @@ export async function pruneArchive(backend: Backend, options: PruneOptions): Pro
 function refuseDamage(live: LiveSet): void {
   if (live.damaged.size === 0) return;
   const some = [...live.damaged].slice(0, 3).join(', ');
-  throw new AtticError('archive-damaged', `Prune found ${live.damaged.size} missing or unreadable object(s) that records need (${some}); it deletes nothing beside damage. Run 'dbtattic verify --repair' first.`);
+  throw new AtticError(
+    'archive-damaged',
+    `Prune found ${live.damaged.size} missing or unreadable object(s) that records need (${some}); it deletes nothing beside damage. Run 'dbtattic verify --repair' first.`,
+  );
 }
 
 interface SweepPlan {

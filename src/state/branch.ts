@@ -10,7 +10,14 @@ import { readRunSummary } from './judged-run.js';
  * results) is refused unless asked for: a base is what `state` falls back to, and deferring to
  * a failed deployment is rarely what anyone wants.
  */
-export async function createBranchFrom(backend: Backend, name: string, from: string, allowFailed: boolean, now: Date = new Date(), onWait?: WaitNote): Promise<Branch> {
+export async function createBranchFrom(
+  backend: Backend,
+  name: string,
+  from: string,
+  allowFailed: boolean,
+  now: Date = new Date(),
+  onWait?: WaitNote,
+): Promise<Branch> {
   // Under a base lease, so that a forget at work either sees this branch or has finished before
   // its base is looked for (archive/prune-guard.ts): a base is never forgotten.
   const release = await takeBaseLease(backend, onWait);
@@ -23,7 +30,13 @@ export async function createBranchFrom(backend: Backend, name: string, from: str
 
 async function createFromBase(backend: Backend, name: string, from: string, allowFailed: boolean, now: Date): Promise<Branch> {
   const invocations = await listArchivedInvocations(backend);
-  const id = from.startsWith('@') ? await headOf(backend, from.slice(1)) : resolvePrefix(from, invocations.map((inv) => inv.invocationId), 'invocation');
+  const id = from.startsWith('@')
+    ? await headOf(backend, from.slice(1))
+    : resolvePrefix(
+        from,
+        invocations.map((inv) => inv.invocationId),
+        'invocation',
+      );
   const invocation = invocations.find((inv) => inv.invocationId === id);
   // A head whose run was forgotten since names nothing to branch from.
   if (!invocation) throw new AtticError('not-found', `Invocation ${id} is not in the archive any more. See dbtattic history.`);

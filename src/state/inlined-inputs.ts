@@ -27,7 +27,8 @@ export class InlinedInputs {
     const dependsOn = (node?.depends_on ?? {}) as { nodes?: unknown; macros?: unknown };
     if (strings(dependsOn.macros).some((macro) => this.macroChanged(macro, new Set()))) return true;
     return strings(dependsOn.nodes).some((upstream) => {
-      if (upstream.startsWith('source.')) return sourceSignature(section(this.built, 'sources')[upstream]) !== sourceSignature(section(this.newest, 'sources')[upstream]);
+      if (upstream.startsWith('source.'))
+        return sourceSignature(section(this.built, 'sources')[upstream]) !== sourceSignature(section(this.newest, 'sources')[upstream]);
       const then = section(this.built, 'nodes')[upstream];
       if (!isEphemeral(then)) return false;
       return codeOf(then) !== codeOf(section(this.newest, 'nodes')[upstream]) || this.changedSinceBuild(upstream, seen);

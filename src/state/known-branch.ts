@@ -13,5 +13,8 @@ export async function refuseUnknownBranch(backend: Backend, name: string): Promi
   const filedOn = new Set((await listCaptureRecords(backend)).map((c) => c.branch).filter((b): b is string => b !== null));
   if (filedOn.has(name)) return;
   const known = [...new Set([...(await listBranches(backend)).map((b) => b.name), ...filedOn])].sort();
-  throw new AtticError('usage', `No branch '${name}' in the archive${known.length ? ` (branches: ${known.join(', ')})` : ''}. Check the name with dbtattic branch list.`);
+  throw new AtticError(
+    'usage',
+    `No branch '${name}' in the archive${known.length ? ` (branches: ${known.join(', ')})` : ''}. Check the name with dbtattic branch list.`,
+  );
 }

@@ -74,12 +74,21 @@ export async function chooseState(backend: Backend, query: StateQuery): Promise<
  */
 async function resolveWithManifest(backend: Backend, prefix: string, withManifest: ArchivedInvocation[], archived: ArchivedInvocation[]): Promise<string> {
   try {
-    return resolvePrefix(prefix, withManifest.map((inv) => inv.invocationId), 'invocation with a manifest', 'invocations with a manifest');
+    return resolvePrefix(
+      prefix,
+      withManifest.map((inv) => inv.invocationId),
+      'invocation with a manifest',
+      'invocations with a manifest',
+    );
   } catch (error) {
     if (!isAtticError(error) || error.code !== 'not-found') throw error;
     const without = archived.filter((inv) => !inv.artifacts.manifest && inv.invocationId.startsWith(prefix));
     if (without.length === 0) throw error;
-    const id = resolvePrefix(prefix, without.map((inv) => inv.invocationId), 'invocation');
+    const id = resolvePrefix(
+      prefix,
+      without.map((inv) => inv.invocationId),
+      'invocation',
+    );
     throw await noManifestOfItsOwn(backend, without.find((inv) => inv.invocationId === id)!);
   }
 }
@@ -110,8 +119,13 @@ async function exitedCleanly(backend: Backend, invocation: ArchivedInvocation): 
 
 function nothingMatched(query: StateQuery): AtticError {
   const commands = query.commands ?? DEPLOY_COMMANDS;
-  const filters = [`command ${commands.join('|')}`, query.target ? `target ${query.target}` : null, query.branch ? `branch ${query.branch}` : null].filter(Boolean).join(', ');
-  return new AtticError('not-found', `No successful invocation in the archive (${filters}). Capture a successful 'dbt build' first, or widen the search with --command.`);
+  const filters = [`command ${commands.join('|')}`, query.target ? `target ${query.target}` : null, query.branch ? `branch ${query.branch}` : null]
+    .filter(Boolean)
+    .join(', ');
+  return new AtticError(
+    'not-found',
+    `No successful invocation in the archive (${filters}). Capture a successful 'dbt build' first, or widen the search with --command.`,
+  );
 }
 
 /** A success whose run results are damaged cannot be judged: the search goes on to an older one. */
@@ -147,10 +161,16 @@ function acceptBase(base: ChosenState, query: StateQuery): ChosenState {
   const failed = !base.summary || !isSuccess(base.summary);
   if (failed && !query.allowFailed) {
     const why = base.summary ? `${base.summary.failed} of its ${base.summary.total} results failed` : 'it has no run results';
-    throw new AtticError('not-found', `Branch ${query.branch} has no success of its own, and its base ${id} is no success (${why}). Pass --allow-failed to use it anyway.`);
+    throw new AtticError(
+      'not-found',
+      `Branch ${query.branch} has no success of its own, and its base ${id} is no success (${why}). Pass --allow-failed to use it anyway.`,
+    );
   }
   if (query.target && base.summary?.target !== query.target) {
-    throw new AtticError('not-found', `Branch ${query.branch} has no success of its own, and its base ${id} ran against target ${base.summary?.target ?? 'unknown'}, not ${query.target}.`);
+    throw new AtticError(
+      'not-found',
+      `Branch ${query.branch} has no success of its own, and its base ${id} ran against target ${base.summary?.target ?? 'unknown'}, not ${query.target}.`,
+    );
   }
   return base;
 }

@@ -12,16 +12,21 @@ export async function noManifestOfItsOwn(backend: Backend, invocation: ArchivedI
   const id = invocation.invocationId;
   const held = (Object.keys(invocation.artifacts) as ArtifactType[]).map(artifactFileName).sort().join(', ');
   const beside = await manifestsBeside(backend, invocation);
-  const instead = beside.length > 0
-    ? ` The manifest captured beside it was written by another invocation, ${beside.join(', ')}: 'dbtattic state --invocation ${beside[0]}' writes that one (without ${id}'s results).`
-    : ' Name a run that has one, or use --last-success.';
-  return new AtticError('not-found', `Invocation ${id} has no manifest of its own (it archived ${held} only), and dbt's --state needs one.${instead}`, { manifests_beside: beside });
+  const instead =
+    beside.length > 0
+      ? ` The manifest captured beside it was written by another invocation, ${beside.join(', ')}: 'dbtattic state --invocation ${beside[0]}' writes that one (without ${id}'s results).`
+      : ' Name a run that has one, or use --last-success.';
+  return new AtticError('not-found', `Invocation ${id} has no manifest of its own (it archived ${held} only), and dbt's --state needs one.${instead}`, {
+    manifests_beside: beside,
+  });
 }
 
 /** Manifests of other invocations filed by the captures that filed this invocation's artifacts. */
 async function manifestsBeside(backend: Backend, invocation: ArchivedInvocation): Promise<string[]> {
   const keys = [...new Set(Object.values(invocation.artifacts).map((r) => captureRecordKey(r.capture_id)))];
   const captures = await readCaptureRecords(backend, keys, () => undefined);
-  const ids = captures.flatMap((c) => c.artifacts.filter((a) => a.artifact === 'manifest' && a.invocation_id && a.invocation_id !== invocation.invocationId).map((a) => a.invocation_id!));
+  const ids = captures.flatMap((c) =>
+    c.artifacts.filter((a) => a.artifact === 'manifest' && a.invocation_id && a.invocation_id !== invocation.invocationId).map((a) => a.invocation_id!),
+  );
   return [...new Set(ids)].sort();
 }

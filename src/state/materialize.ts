@@ -40,7 +40,12 @@ export async function checkStateDir(dir: string): Promise<void> {
  * marker remembers what was written (written-files.ts): a file that is still the one written
  * is not read again, nor is its blob.
  */
-export async function writeStateDir(backend: Backend, invocation: ArchivedInvocation, dir: string, artifacts: readonly ArtifactType[] = STATE_ARTIFACTS): Promise<string[]> {
+export async function writeStateDir(
+  backend: Backend,
+  invocation: ArchivedInvocation,
+  dir: string,
+  artifacts: readonly ArtifactType[] = STATE_ARTIFACTS,
+): Promise<string[]> {
   const known = await readWrittenFiles(path.join(dir, STATE_DIR_MARKER));
   await markStateDir(dir);
   const written: string[] = [];

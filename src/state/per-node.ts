@@ -54,10 +54,15 @@ export async function selectPerNode(backend: Backend, query: { target?: string; 
   const invocations = (await listArchivedInvocations(backend)).filter(onBranch);
   const base = invocations.find((inv) => inv.artifacts.manifest);
   if (!base && query.branch) await refuseUnknownBranch(backend, query.branch);
-  if (!base) throw new AtticError('not-found', `No manifest in the archive${query.branch ? ` on branch ${query.branch}` : ''}. Capture a dbt parse or build first.`);
+  if (!base)
+    throw new AtticError('not-found', `No manifest in the archive${query.branch ? ` on branch ${query.branch}` : ''}. Capture a dbt parse or build first.`);
   const baseManifest = await readDoc(backend, base, 'manifest');
   const version = schemaOf(baseManifest);
-  const wanted = new Set(Object.entries(nodesOf(baseManifest)).filter(([, n]) => isBuiltNode(n)).map(([id]) => id));
+  const wanted = new Set(
+    Object.entries(nodesOf(baseManifest))
+      .filter(([, n]) => isBuiltNode(n))
+      .map(([id]) => id),
+  );
   const selection: PerNodeSelection = { base, baseManifest, nodes: new Map(), leftOut: [], runResults: [] };
   const decided = new Set<string>();
   for (const invocation of invocations) {
@@ -66,7 +71,9 @@ export async function selectPerNode(backend: Backend, query: { target?: string; 
     const args = (doc.args ?? {}) as Doc;
     if (!isBuildingCommand(commandName(args))) continue;
     if (query.target && args.target !== query.target) continue;
-    const succeeded = resultsOf(doc).filter((r) => wanted.has(String(r.unique_id)) && !decided.has(String(r.unique_id)) && SUCCESS.has(normaliseStatus(r.status) ?? ''));
+    const succeeded = resultsOf(doc).filter(
+      (r) => wanted.has(String(r.unique_id)) && !decided.has(String(r.unique_id)) && SUCCESS.has(normaliseStatus(r.status) ?? ''),
+    );
     if (succeeded.length === 0) continue;
     selection.runResults.push({ invocationId: invocation.invocationId, doc });
     const manifest = invocation.artifacts.manifest ? await readDoc(backend, invocation, 'manifest') : null;
@@ -75,7 +82,8 @@ export async function selectPerNode(backend: Backend, query: { target?: string; 
       const id = String(result.unique_id);
       decided.add(id);
       const entry = manifest && schemaOf(manifest) === version ? nodesOf(manifest)[id] : undefined;
-      if (entry && !inputs!.changedSinceBuild(id)) selection.nodes.set(id, { invocationId: invocation.invocationId, entry, result, resultsVersion: schemaOf(doc) });
+      if (entry && !inputs!.changedSinceBuild(id))
+        selection.nodes.set(id, { invocationId: invocation.invocationId, entry, result, resultsVersion: schemaOf(doc) });
       else selection.leftOut.push(id);
     }
   }

@@ -25,14 +25,64 @@ export { readStoreFigures, type StoreFigures } from './read/figures.js';
 export type { CatchUpReport } from './sync/catch-up.js';
 export type { IngestProblem } from './ingest/ingest-problem.js';
 export type { CatchUpAhead } from './sync/catch-up-ahead.js';
-export { branchBaseReader, catchUpAfterCapture, openStoreAhead, releaseStoreAhead, syncForReading, withCurrentStore, rebuildProjectStore, type ReadNotice } from './sync/project-store.js';
+export {
+  branchBaseReader,
+  catchUpAfterCapture,
+  openStoreAhead,
+  releaseStoreAhead,
+  syncForReading,
+  withCurrentStore,
+  rebuildProjectStore,
+  type ReadNotice,
+} from './sync/project-store.js';
 export { isDamaged, type StoreDamage } from './db/damage.js';
 export type { MovedAside } from './db/store-file.js';
-export { resolveInvocationRef, type InvocationRef, readInvocation, previousInvocation, invocationAbbreviator, compareMacros, compareNodes, compareStatuses, compareRuntimes } from './read/compare.js';
+export {
+  resolveInvocationRef,
+  type InvocationRef,
+  readInvocation,
+  previousInvocation,
+  invocationAbbreviator,
+  compareMacros,
+  compareNodes,
+  compareStatuses,
+  compareRuntimes,
+} from './read/compare.js';
 export { inspectInvocation, diffInvocations, tripletOf, type InspectReport, type Changes, type CompareOptions, type Triplet } from './read/reports.js';
-export { readPlanFacts, type PlanFacts, type PlanScope, type CurrentNode, type BuildAfter, type FreshnessCheck, type OwnRun, type BuildFact, type CatalogFact, type NodeBuilds, type ScopedBuilds } from './read/plan-facts.js';
+export {
+  readPlanFacts,
+  type PlanFacts,
+  type PlanScope,
+  type CurrentNode,
+  type BuildAfter,
+  type FreshnessCheck,
+  type OwnRun,
+  type BuildFact,
+  type CatalogFact,
+  type NodeBuilds,
+  type ScopedBuilds,
+} from './read/plan-facts.js';
 export { readNodeOutput, type NodeOutput, type NodeOutputRef } from './read/node-output.js';
-export { boundReportMemory, readReportRuns, readNodeRuntimes, streamResults, readReportNodes, readRunProblems, type ReportScope, type FactRow, type ResultPoint } from './read/report-facts.js';
-export { readRunTimeline, readRunEdges, readNewestEdges, readNodeChanges, readTestHistory, readSourceChecks, readRuntimeRegressions, readRunFailures } from './read/report-details.js';
+export {
+  boundReportMemory,
+  readReportRuns,
+  readNodeRuntimes,
+  streamResults,
+  readReportNodes,
+  readRunProblems,
+  type ReportScope,
+  type FactRow,
+  type ResultPoint,
+} from './read/report-facts.js';
+export {
+  readRunTimeline,
+  readRunEdges,
+  readNewestEdges,
+  readNodeChanges,
+  readTestHistory,
+  readSourceChecks,
+  readRuntimeRegressions,
+  readRunFailures,
+} from './read/report-details.js';
 export { compactStore, type CompactOutcome } from './sync/compact-store.js';
 export { claimCompaction, compactionRunning } from './sync/compaction-claim.js';

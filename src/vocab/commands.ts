@@ -5,8 +5,19 @@
  * older dbt are listed too. schema/002-macros.sql's `command_builds` is the same rule in SQL.
  */
 export const NON_BUILDING_COMMANDS = [
-  'compile', 'docs generate', 'docs serve', 'show', 'clone', 'parse', 'list', 'ls', 'source freshness',
-  'generate', 'docs', 'source', 'freshness',
+  'compile',
+  'docs generate',
+  'docs serve',
+  'show',
+  'clone',
+  'parse',
+  'list',
+  'ls',
+  'source freshness',
+  'generate',
+  'docs',
+  'source',
+  'freshness',
 ] as const;
 
 /** Result statuses of a successful build: `success` (models, seeds, snapshots), `pass` (tests). */

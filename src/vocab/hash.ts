@@ -3,7 +3,6 @@ import { createHash, hash } from 'node:crypto';
 /** An object id: lowercase hex SHA-256 of uncompressed bytes. */
 export type ObjectId = string;
 
-
 /** One-shot: a Hash object per call cost more than the hashing for the small inputs most calls have. */
 export function sha256(bytes: Uint8Array | string): ObjectId {
   return hash('sha256', bytes, 'hex');
@@ -19,7 +18,6 @@ export function sha256OfPieces(): PieceHasher {
   const state = createHash('sha256');
   return { add: (piece) => void state.update(piece), id: () => state.digest('hex') };
 }
-
 
 /** Two-level fan-out as git does, so no directory grows past a few thousand entries. */
 export function fanOut(id: ObjectId): string {
@@ -88,5 +86,9 @@ function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== 'object') return value;
   // Own properties, as JSON.parse makes them: an assigned `__proto__` would set the prototype.
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  );
 }

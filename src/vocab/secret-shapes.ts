@@ -36,7 +36,10 @@ const RULES: Rule[] = [
   // An HTTP authorisation header's credentials.
   [/\b(Bearer|Basic|Token|Digest)(\s+)[A-Za-z0-9\-._~+/]{8,}=*/g, (_, scheme, space) => `${scheme}${space}${REDACTED}`],
   // key=value and key: value under a credential's name (connection strings, INI, YAML, JSON).
-  [/\b([A-Za-z_][\w.-]{0,60}?)(["']?\s*[=:]\s*)("[^"\n]*"|'[^'\n]*'|[^\s;,&'"})\]]+)/g, (whole, name, separator) => (isCredentialKey(name) ? `${name}${separator}${REDACTED}` : whole)],
+  [
+    /\b([A-Za-z_][\w.-]{0,60}?)(["']?\s*[=:]\s*)("[^"\n]*"|'[^'\n]*'|[^\s;,&'"})\]]+)/g,
+    (whole, name, separator) => (isCredentialKey(name) ? `${name}${separator}${REDACTED}` : whole),
+  ],
   // AWS access key ids.
   [/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, () => REDACTED],
   // Token formats of well-known services.

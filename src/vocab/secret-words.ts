@@ -9,7 +9,8 @@ import { maskSecretShapes, nameParts, REDACTED } from './secret-shapes.js';
 export { REDACTED };
 
 /** A name part that marks a credential: DBT_PASSWORD, api-key, DBT_ENV_SECRET_X, --token. */
-const SECRET_PART = /^(pass|password|passwd|passphrase|pwd|secret|secrets|token|apikey|key|credential|credentials|auth|authorization|session|cookie|sig|signature|private|privatekey)$/i;
+const SECRET_PART =
+  /^(pass|password|passwd|passphrase|pwd|secret|secrets|token|apikey|key|credential|credentials|auth|authorization|session|cookie|sig|signature|private|privatekey)$/i;
 
 /** True when a variable, key or flag name says it holds a credential. */
 export function isSecretName(name: string): boolean {

@@ -47,7 +47,10 @@ export function spanLastIso(span: TimeSpan): string {
 }
 
 function notATime(text: string): AtticError {
-  return new AtticError('usage', `'${text}' is not a time: use ISO 8601, e.g. 2026-01-31, 2026-01-31T12:00Z or 2026-01-31T14:00+02:00, or a time back from now: 12h, 7d, 2w, today, yesterday.`);
+  return new AtticError(
+    'usage',
+    `'${text}' is not a time: use ISO 8601, e.g. 2026-01-31, 2026-01-31T12:00Z or 2026-01-31T14:00+02:00, or a time back from now: 12h, 7d, 2w, today, yesterday.`,
+  );
 }
 
 function relativeSpan(text: string, now: number): TimeSpan | null {

@@ -32,7 +32,8 @@ afterAll(() => replay?.remove());
 
 const id = (n: number): string => replay.step(n).invocation_id;
 const branches = (): Promise<BranchJson[]> => replay.json<BranchJson[]>(['branch', 'list', '--json']);
-const historyOf = async (branch: string): Promise<string[]> => (await replay.json<{ invocation_id: string }[]>(['history', '--branch', branch, '--limit', '100', '--json'])).map((h) => h.invocation_id);
+const historyOf = async (branch: string): Promise<string[]> =>
+  (await replay.json<{ invocation_id: string }[]>(['history', '--branch', branch, '--limit', '100', '--json'])).map((h) => h.invocation_id);
 const lastSuccess = (branch: string): Promise<StateJson> => replay.json<StateJson>(['state', '--last-success', '--branch', branch, '--json']);
 
 /** A target/ holding only what the step's dbt command wrote, so a capture files that one invocation. */
@@ -63,7 +64,9 @@ describe('branch create', () => {
     expect(JSON.parse(again.stdout)).toMatchObject({ error: { code: 'usage', message: expect.stringContaining("Branch 'feature' exists already") } });
     expect((await replay.cli(['branch', 'create', 'other', '--from', 'ffffffff'])).exitCode).toBe(3);
     // @main, as every command that takes a run takes it: main's newest run.
-    expect(await replay.json<BranchJson>(['branch', 'create', 'from-main', '--from', '@main', '--allow-failed', '--json'])).toMatchObject({ base: { invocation_id: id(5) } });
+    expect(await replay.json<BranchJson>(['branch', 'create', 'from-main', '--from', '@main', '--allow-failed', '--json'])).toMatchObject({
+      base: { invocation_id: id(5) },
+    });
     expect((await replay.cli(['branch', 'create', 'other', '--from', '@nope'])).exitCode).toBe(3);
     await replay.cli(['branch', 'delete', 'from-main']);
 
@@ -90,7 +93,9 @@ describe('state --last-success --branch', () => {
     const listed = await replay.cli(['history', '--branch', 'feature']);
     expect(listed.exitCode).toBe(0);
     expect(listed.stdout).toBe('');
-    expect(listed.stderr).toMatch(new RegExp(`^Branch feature has no runs of its own yet: it starts at invocation ${id(1).slice(0, 4)}[0-9a-f-]* \\(branch create\\)`));
+    expect(listed.stderr).toMatch(
+      new RegExp(`^Branch feature has no runs of its own yet: it starts at invocation ${id(1).slice(0, 4)}[0-9a-f-]* \\(branch create\\)`),
+    );
     expect(listed.stderr).not.toContain('No invocations match');
     // A filter the branch's runs do not meet is still "nothing matched": main has runs.
     expect((await replay.cli(['history', '--branch', 'main', '--command', 'seed'])).stderr).toContain('No invocations match these filters');
@@ -121,7 +126,9 @@ describe('concurrent captures onto one branch', () => {
   it('all succeed, all land in the branch history, and the head names the newest capture', async () => {
     const steps = [2, 4, 12].map((n) => replay.step(n));
     const dirs = steps.map(targetOf);
-    const results = await Promise.all(dirs.map((dir) => runCliProcess(['--target-path', dir, 'capture', '--branch', 'feature', '--json'], { cwd: replay.project })));
+    const results = await Promise.all(
+      dirs.map((dir) => runCliProcess(['--target-path', dir, 'capture', '--branch', 'feature', '--json'], { cwd: replay.project })),
+    );
     for (const result of results) expect(result, result.stderr).toMatchObject({ exitCode: 0 });
     const reported = results.map((r) => JSON.parse(r.stdout) as { capture_id: string | null; artifacts: { status: string }[] });
     for (const [i, capture] of reported.entries()) {
@@ -141,6 +148,8 @@ describe('concurrent captures onto one branch', () => {
     // The newest success by dbt's own clock is step 12's build.
     expect((await lastSuccess('feature')).invocation_id).toBe(id(12));
     expect((await replay.cli(['verify'])).exitCode).toBe(0);
-    expect(JSON.parse(readFileSync(path.join(archiveDirOf(replay.project), 'refs', 'branches', 'feature'), 'utf8'))).toMatchObject({ head_capture_id: newest.capture_id });
+    expect(JSON.parse(readFileSync(path.join(archiveDirOf(replay.project), 'refs', 'branches', 'feature'), 'utf8'))).toMatchObject({
+      head_capture_id: newest.capture_id,
+    });
   });
 });

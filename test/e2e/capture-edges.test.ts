@@ -28,7 +28,7 @@ describe('capture --phase pre outside any dbt project', () => {
 });
 
 describe('capture --dry-run --json', () => {
-  it("says `would capture` for what it would store, and writes nothing", async () => {
+  it('says `would capture` for what it would store, and writes nothing', async () => {
     const project = makeProject();
     made.push(project.dir);
     writeSyntheticTarget({ invocationId: 'd1d1d1d1-0000-4000-8000-000000000001' }, project.target);
@@ -38,7 +38,12 @@ describe('capture --dry-run --json', () => {
     const onDisk = ['manifest', 'run_results'].filter((a) => existsSync(path.join(project.target, `${a}.json`)));
     expect(report.dry_run).toBe(true);
     expect(report.capture_id).toBeNull();
-    expect(report.artifacts.filter((a) => a.status === 'would capture').map((a) => a.artifact).sort()).toEqual(onDisk.sort());
+    expect(
+      report.artifacts
+        .filter((a) => a.status === 'would capture')
+        .map((a) => a.artifact)
+        .sort(),
+    ).toEqual(onDisk.sort());
     expect(report.artifacts.some((a) => a.status === 'captured')).toBe(false);
     expect(existsSync(path.join(project.dir, '.dbtattic', 'archive', 'records'))).toBe(false);
     expect(readFileSync(path.join(project.target, 'manifest.json'), 'utf8')).toContain('d1d1d1d1');
@@ -70,7 +75,10 @@ describe('the target of an invocation whose artifacts do not name one', () => {
     expect((await runCli(['capture', '--quiet'], { cwd: project.dir })).exitCode).toBe(0);
     writeSyntheticTarget({ invocationId: '7a7a7a7a-0000-4000-8000-000000000002', command: 'build', generatedAt: '2026-01-03T00:00:00Z' }, project.target);
     expect((await runCli(['capture', '--quiet'], { cwd: project.dir, env: { DBT_TARGET: 'ci' } })).exitCode).toBe(0);
-    writeSyntheticTarget({ invocationId: '7a7a7a7a-0000-4000-8000-000000000003', command: 'build', target: 'prod', generatedAt: '2026-01-04T00:00:00Z' }, project.target);
+    writeSyntheticTarget(
+      { invocationId: '7a7a7a7a-0000-4000-8000-000000000003', command: 'build', target: 'prod', generatedAt: '2026-01-04T00:00:00Z' },
+      project.target,
+    );
     expect((await runCli(['capture', '--quiet'], { cwd: project.dir, env: { DBT_TARGET: 'ci' } })).exitCode).toBe(0);
     const rows = await runCli(['query', '--json', 'select invocation_id, target, target_source from invocation order by invocation_id'], { cwd: project.dir });
     expect(JSON.parse(rows.stdout)).toEqual([
@@ -89,8 +97,14 @@ describe('capture prints what target/ holds', () => {
     made.push(project.dir);
     const result = await runCli(['capture', '--target-path', REMBO], { cwd: project.dir });
     expect(result.exitCode, result.stderr).toBe(0);
-    const onDisk = readdirSync(REMBO).filter((f) => ARTIFACT_FILES.includes(f)).map((f) => f.replace(/\.json$/, ''));
-    const listed = result.stdout.trim().split('\n').slice(1).map((line) => line.split('\t')[0] ?? '');
+    const onDisk = readdirSync(REMBO)
+      .filter((f) => ARTIFACT_FILES.includes(f))
+      .map((f) => f.replace(/\.json$/, ''));
+    const listed = result.stdout
+      .trim()
+      .split('\n')
+      .slice(1)
+      .map((line) => line.split('\t')[0] ?? '');
     expect(listed.filter((a) => !a.startsWith('sql') && !a.startsWith('log')).sort()).toEqual(onDisk.sort());
     expect(result.stdout).not.toContain('absent');
   });

@@ -21,11 +21,20 @@ function listFiles(dir: string): string[] {
 const sample = findCorpusTarget('a manifest v10–v12 and run_results v5–v6 only', (files) => {
   const manifest = files.get('manifest.json');
   const results = files.get('run_results.json');
-  return files.size === 2 && !!manifest && !!results &&
-    /manifest\/v1[0-2]\.json$/.test(schemaVersionAt(manifest) ?? '') && /run-results\/v[56]\.json$/.test(schemaVersionAt(results) ?? '');
+  return (
+    files.size === 2 &&
+    !!manifest &&
+    !!results &&
+    /manifest\/v1[0-2]\.json$/.test(schemaVersionAt(manifest) ?? '') &&
+    /run-results\/v[56]\.json$/.test(schemaVersionAt(results) ?? '')
+  );
 });
 const artifactsOf = (dir: string): Record<string, string> =>
-  Object.fromEntries(readdirSync(dir).filter((n) => n.endsWith('.json')).map((n) => [n, path.join(dir, n)]));
+  Object.fromEntries(
+    readdirSync(dir)
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => [n, path.join(dir, n)]),
+  );
 
 describe.skipIf(!sample)('capture (on a real target/ from the corpus)', () => {
   it('files each artifact under its own invocation, then stores nothing the second time', async () => {
@@ -72,7 +81,7 @@ describe('capture without a usable project', () => {
     rmSync(project.target, { recursive: true });
     const result = await runCli(['capture'], { cwd: project.dir });
     expect(result.exitCode).toBe(3);
-    expect(mask(result.stderr, [project.dir])).toBe("error: No target directory at <DIR>/target. Run dbt first, or pass --target-path.\n");
+    expect(mask(result.stderr, [project.dir])).toBe('error: No target directory at <DIR>/target. Run dbt first, or pass --target-path.\n');
   });
 
   it('says so outside a dbt project', async () => {

@@ -17,7 +17,14 @@ const FORMS = [SECRET, Buffer.from(SECRET).toString('base64')];
 const HASHES = ['2e1cfa82b035c26cbbbdae632cea070514eb8b773f616aaeaf668e2f0be8f10d', '9c0ffee5b035c26cbbbdae632cea070514eb8b773f616aaeaf668e2f0be8f10d'];
 
 interface InvocationJson {
-  invocation: { catalog_provider: string | null; catalog_status: string | null; catalog_snapshot_id: string | null; catalog_atomic: boolean | null; catalog_detail: { reason?: string } | null; run_exit_code: number };
+  invocation: {
+    catalog_provider: string | null;
+    catalog_status: string | null;
+    catalog_snapshot_id: string | null;
+    catalog_atomic: boolean | null;
+    catalog_detail: { reason?: string } | null;
+    run_exit_code: number;
+  };
 }
 
 let replay: ReplayedHistory;
@@ -68,7 +75,9 @@ function inspect(n: number): InvocationJson['invocation'] {
 }
 
 function filesUnder(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => path.join(e.parentPath, e.name));
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => path.join(e.parentPath, e.name));
 }
 
 describe('a Nessie catalog that wants a bearer token', () => {
@@ -120,14 +129,24 @@ describe('a Nessie catalog that wants a bearer token', () => {
     expect(run.exitCode).toBe(0);
     expect(run.stderr).toMatch(/catalog\.uri carries credentials/);
     expect(nessie.seen).toHaveLength(before);
-    expect(inspect(6)).toMatchObject({ catalog_provider: 'invalid', catalog_status: 'unknown', catalog_detail: { reason: expect.stringContaining('carries credentials') } });
+    expect(inspect(6)).toMatchObject({
+      catalog_provider: 'invalid',
+      catalog_status: 'unknown',
+      catalog_detail: { reason: expect.stringContaining('carries credentials') },
+    });
 
     configure(`uri: 'http://127.0.0.1:${port}/?token=${SECRET}', ref: main`);
     expect(attic(['info']).stdout).toMatch(/carries a credential in its query/);
   });
 
   it('leaves the token in no file of the store and in no output of any command', () => {
-    for (const args of [['history', '--json'], ['query', '--json', 'SELECT * FROM invocation'], ['query', '--json', 'SELECT * FROM capture'], ['verify'], ['info', '--json']]) {
+    for (const args of [
+      ['history', '--json'],
+      ['query', '--json', 'SELECT * FROM invocation'],
+      ['query', '--json', 'SELECT * FROM capture'],
+      ['verify'],
+      ['info', '--json'],
+    ]) {
       expect(attic(args).exitCode, args.join(' ')).toBe(0);
     }
     const store = path.join(replay.project, '.dbtattic');

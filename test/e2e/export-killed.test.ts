@@ -49,7 +49,8 @@ describe('an export killed while it writes', () => {
     const { DuckDBInstance } = await import('@duckdb/node-api');
     const connection = await (await DuckDBInstance.create(':memory:')).connect();
     const out: Record<string, unknown[]> = {};
-    for (const file of files) out[file] = (await connection.runAndReadAll(`SELECT * FROM read_parquet('${path.join(dir, file)}') ORDER BY ALL`)).getRowObjectsJson();
+    for (const file of files)
+      out[file] = (await connection.runAndReadAll(`SELECT * FROM read_parquet('${path.join(dir, file)}') ORDER BY ALL`)).getRowObjectsJson();
     return out;
   };
 
@@ -65,7 +66,10 @@ describe('an export killed while it writes', () => {
       killedOnce = (await killedAfter(out, files)) || killedOnce;
       // Whatever it left is readable whole: a half-written file would fail to read here.
       const left = dataFiles(out);
-      expect(left.every((f) => expected.includes(f)), left.filter((f) => !expected.includes(f)).join(', ')).toBe(true);
+      expect(
+        left.every((f) => expected.includes(f)),
+        left.filter((f) => !expected.includes(f)).join(', '),
+      ).toBe(true);
       await readAll(left, out);
       const again = await history.cli(['export', '--to', out]);
       expect(again.exitCode, again.stderr).toBe(0);

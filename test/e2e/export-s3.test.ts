@@ -26,7 +26,12 @@ describe.skipIf(!s3Available || !hasCorpus)('dbtattic export to S3', () => {
     store = path.join(root, 'store');
     mkdirSync(store);
     const seq = path.join(CORPUS_DIR, 'learn-dbt-nigel-snowflake-1.0-to-1.3', 'target-seq');
-    await buildCorpusStoreDir(store, readdirSync(seq).sort().map((d) => path.join(seq, d)));
+    await buildCorpusStoreDir(
+      store,
+      readdirSync(seq)
+        .sort()
+        .map((d) => path.join(seq, d)),
+    );
     uri = `s3://${await makeBucket()}/dbt/history`;
   }, 120_000);
   afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -35,6 +35,8 @@ describe('dbtattic export', () => {
     expect(forget.exitCode, forget.stderr).toBe(0);
     const after = await history.json<{ deleted: number }>(['export', '--to', out, '--json']);
     expect(after.deleted).toBeGreaterThan(0);
-    expect(await fromDataset(`SELECT DISTINCT invocation_id FROM read_parquet('DATASET/invocation/**/*.parquet') ORDER BY ALL`)).toEqual(await rows('SELECT invocation_id FROM invocation ORDER BY ALL'));
+    expect(await fromDataset(`SELECT DISTINCT invocation_id FROM read_parquet('DATASET/invocation/**/*.parquet') ORDER BY ALL`)).toEqual(
+      await rows('SELECT invocation_id FROM invocation ORDER BY ALL'),
+    );
   });
 });

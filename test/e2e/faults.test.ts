@@ -61,7 +61,9 @@ describe('kill -9 in the middle of a capture', () => {
     for (const moment of moments) {
       const start = chunkFiles(archive).length;
       const child = spawnCli(['capture'], { cwd: project.dir });
-      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('close', (code, signal) => resolve({ code, signal })));
+      const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        child.once('close', (code, signal) => resolve({ code, signal })),
+      );
       await until(() => moment.ready(start), ended);
       child.kill('SIGKILL');
       expect(await ended, moment.label).toEqual({ code: null, signal: 'SIGKILL' });
@@ -88,8 +90,11 @@ describe('kill -9 in the middle of a capture', () => {
 async function busyTarget(dir: string, invocation: string, manifestBytes: number): Promise<string[]> {
   await writeScaledManifest(path.join(dir, 'manifest.json'), manifestBytes, invocation);
   writeFileSync(path.join(dir, 'run_results.json'), syntheticRunResults({ invocationId: invocation }));
-  if (hasCorpus) cpSync(path.join(CORPUS_DIR, 'typedef-medallion-snowflake-1.10.13/target-seq/01_2025-11-04_fa6a74d3/catalog.json'), path.join(dir, 'catalog.json'));
-  return readdirSync(dir).map((name) => name.replace(/\.json$/, '')).sort();
+  if (hasCorpus)
+    cpSync(path.join(CORPUS_DIR, 'typedef-medallion-snowflake-1.10.13/target-seq/01_2025-11-04_fa6a74d3/catalog.json'), path.join(dir, 'catalog.json'));
+  return readdirSync(dir)
+    .map((name) => name.replace(/\.json$/, ''))
+    .sort();
 }
 
 describe('captures at the same time', () => {
@@ -101,11 +106,21 @@ describe('captures at the same time', () => {
     expect(results.map((r) => r.exitCode)).toEqual([0, 0, 0]);
 
     const archive = archiveDirOf(project.dir);
-    expect(listArtifactRecordFiles(archive).map((r) => r.artifact).sort()).toEqual(present);
+    expect(
+      listArtifactRecordFiles(archive)
+        .map((r) => r.artifact)
+        .sort(),
+    ).toEqual(present);
     // Whoever filed a record said "captured"; the others found it there and said "unchanged".
     const said = results.flatMap((r) => (JSON.parse(r.stdout) as { artifacts: CaptureEntry[] }).artifacts);
     for (const artifact of present) {
-      expect(said.filter((a) => a.artifact === artifact).map((a) => a.status).sort(), artifact).toEqual(['captured', 'unchanged', 'unchanged']);
+      expect(
+        said
+          .filter((a) => a.artifact === artifact)
+          .map((a) => a.status)
+          .sort(),
+        artifact,
+      ).toEqual(['captured', 'unchanged', 'unchanged']);
     }
     const capturedInRecords = readCaptureRecords(archive).flatMap((r) => r.artifacts.filter((a) => a.status === 'captured').map((a) => a.artifact));
     expect(capturedInRecords.sort()).toEqual(present);
@@ -121,7 +136,9 @@ describe('captures at the same time', () => {
     const results = await Promise.all([a, b].map((p) => runCliProcess(['--store', store, 'capture', '--json'], { cwd: p.dir })));
     expect(results.map((r) => r.exitCode)).toEqual([0, 0]);
     const ours = (r: { invocation: string }): boolean => r.invocation.startsWith('c0ffee00-');
-    const filed = listArtifactRecordFiles(path.join(store, 'archive')).filter(ours).map((r) => `${r.invocation.slice(-1)}/${r.artifact}`);
+    const filed = listArtifactRecordFiles(path.join(store, 'archive'))
+      .filter(ours)
+      .map((r) => `${r.invocation.slice(-1)}/${r.artifact}`);
     expect(filed.sort()).toEqual(['a/manifest', 'a/run_results', 'b/manifest', 'b/run_results']);
     expect(await runCli(['--store', store, 'verify'], { cwd: a.dir })).toMatchObject({ exitCode: 0 });
   });
@@ -190,7 +207,12 @@ describe('verify on a damaged archive', () => {
     ]);
     const human = await runCli(['verify'], { cwd: dir });
     expect(human.exitCode).toBe(4);
-    expect(human.stdout.split('\n').filter(Boolean).map((line) => line.split('\t')[0])).toEqual(expect.arrayContaining(['corrupt-object', 'dangling-record']));
+    expect(
+      human.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split('\t')[0]),
+    ).toEqual(expect.arrayContaining(['corrupt-object', 'dangling-record']));
     expect(human.stdout).toMatch(/\n3 problems: checked [^\n]*\n$/);
   });
 

@@ -12,7 +12,11 @@ import { CORPUS_DIR, hasCorpus } from '../helpers/corpus.js';
  * the artifacts' JSON here, not from dbtattic.
  */
 const ROOT = path.join(CORPUS_DIR, 'rembo-dbt-prod', 'target-seq');
-const steps = hasCorpus ? readdirSync(ROOT).sort().map((d) => path.join(ROOT, d)) : [];
+const steps = hasCorpus
+  ? readdirSync(ROOT)
+      .sort()
+      .map((d) => path.join(ROOT, d))
+  : [];
 const artifact = (step: string, file: string): Json | null => (existsSync(path.join(step, file)) ? readJson(path.join(step, file)) : null);
 const idOf = (doc: Json | null): string => String(metadataOf(doc ?? {}).invocation_id);
 const nodesOf = (manifest: Json): Record<string, Json> => (manifest.nodes ?? {}) as Record<string, Json>;
@@ -39,7 +43,12 @@ describe.skipIf(!hasCorpus)('a real history as a new user meets it (rembo-dbt-pr
     const result = await runCli(['capture', '--quiet'], { cwd: project.dir });
     expect(result.exitCode, result.stderr).toBe(0);
   }
-  const wholeStep = (step: string): Record<string, string> => Object.fromEntries(readdirSync(step).filter((f) => f.endsWith('.json')).map((f) => [f, path.join(step, f)]));
+  const wholeStep = (step: string): Record<string, string> =>
+    Object.fromEntries(
+      readdirSync(step)
+        .filter((f) => f.endsWith('.json'))
+        .map((f) => [f, path.join(step, f)]),
+    );
 
   beforeAll(async () => {
     project = makeProject();
@@ -47,7 +56,7 @@ describe.skipIf(!hasCorpus)('a real history as a new user meets it (rembo-dbt-pr
   }, 300_000);
   afterAll(() => rmSync(project.dir, { recursive: true, force: true }));
 
-  it("plan right after a build says target/ holds that finished build and to run dbt parse, verdicts unchanged (item 7)", async () => {
+  it('plan right after a build says target/ holds that finished build and to run dbt parse, verdicts unchanged (item 7)', async () => {
     const step = built();
     await capture(wholeStep(step));
     const id = idOf(artifact(step, 'run_results.json'));
@@ -75,13 +84,19 @@ describe.skipIf(!hasCorpus)('a real history as a new user meets it (rembo-dbt-pr
       const code = node?.compiled_code ?? node?.compiled_sql;
       return node?.compiled === true && typeof code === 'string' ? code : null;
     };
-    const [id, node] = Object.entries(nodesOf(artifact(built(), 'manifest.json')!)).find(([key]) => key.startsWith('model.') && compiled(built(), key) !== null)!;
+    const [id, node] = Object.entries(nodesOf(artifact(built(), 'manifest.json')!)).find(
+      ([key]) => key.startsWith('model.') && compiled(built(), key) !== null,
+    )!;
     const newest = upTo().findLast((s) => compiled(s, id) !== null)!;
     const name = String(node.name);
     const shown = await runCli(['show', name, '--json'], { cwd: project.dir });
     expect(shown.exitCode, shown.stderr).toBe(0);
     const json = JSON.parse(shown.stdout) as { invocation_id: string; unique_id: string; compiled: { from: string; sql: string } | null };
-    expect(json).toMatchObject({ invocation_id: idOf(artifact(newest, 'manifest.json')), unique_id: id, compiled: { from: 'manifest', sql: compiled(newest, id) } });
+    expect(json).toMatchObject({
+      invocation_id: idOf(artifact(newest, 'manifest.json')),
+      unique_id: id,
+      compiled: { from: 'manifest', sql: compiled(newest, id) },
+    });
     const only = await runCli(['show', name, '--compiled'], { cwd: project.dir });
     expect(only.stdout).toBe(compiled(newest, id));
     expect(only.stderr).toContain('compiled_code');
@@ -98,7 +113,9 @@ describe.skipIf(!hasCorpus)('a real history as a new user meets it (rembo-dbt-pr
   }, 120_000);
 
   it('plan names the manifest filed beside a run that has none of its own, not dbt parse (item 10)', async () => {
-    const step = upTo().find((s) => artifact(s, 'manifest.json') && artifact(s, 'run_results.json') && idOf(artifact(s, 'manifest.json')) !== idOf(artifact(s, 'run_results.json')))!;
+    const step = upTo().find(
+      (s) => artifact(s, 'manifest.json') && artifact(s, 'run_results.json') && idOf(artifact(s, 'manifest.json')) !== idOf(artifact(s, 'run_results.json')),
+    )!;
     const [run, manifest] = [idOf(artifact(step, 'run_results.json')), idOf(artifact(step, 'manifest.json'))];
     // history lists the run: "List them with 'dbtattic history'" would send the user in a circle.
     const history = await runCli(['history', '--json', '--limit', '100'], { cwd: project.dir });
@@ -111,7 +128,9 @@ describe.skipIf(!hasCorpus)('a real history as a new user meets it (rembo-dbt-pr
   }, 120_000);
 
   it('state names the manifest filed beside a run that has none of its own, not history (item 10)', async () => {
-    const step = upTo().find((s) => artifact(s, 'manifest.json') && artifact(s, 'run_results.json') && idOf(artifact(s, 'manifest.json')) !== idOf(artifact(s, 'run_results.json')))!;
+    const step = upTo().find(
+      (s) => artifact(s, 'manifest.json') && artifact(s, 'run_results.json') && idOf(artifact(s, 'manifest.json')) !== idOf(artifact(s, 'run_results.json')),
+    )!;
     const [run, manifest] = [idOf(artifact(step, 'run_results.json')), idOf(artifact(step, 'manifest.json'))];
     const state = await runCli(['state', '--invocation', run.slice(0, 8)], { cwd: project.dir });
     expect(state.exitCode).toBe(3);
@@ -129,8 +148,13 @@ describe.skipIf(!hasCorpus)('a real history as a new user meets it (rembo-dbt-pr
     const checksAfter = steps.slice(steps.indexOf(build)).filter((s) => artifact(s, 'sources.json'));
     expect(checksAfter).toEqual([]);
     // Nodes that read sources alone, succeeded in the build, and are unchanged since: only freshness stops them.
-    const succeeded = new Set(results(run).filter((r) => r.status === 'success').map((r) => String(r.unique_id)));
-    const same = (a: Json | undefined, b: Json): boolean => !!a && JSON.stringify([a.checksum, a.config, (a.depends_on as Json).macros]) === JSON.stringify([b.checksum, b.config, (b.depends_on as Json).macros]);
+    const succeeded = new Set(
+      results(run)
+        .filter((r) => r.status === 'success')
+        .map((r) => String(r.unique_id)),
+    );
+    const same = (a: Json | undefined, b: Json): boolean =>
+      !!a && JSON.stringify([a.checksum, a.config, (a.depends_on as Json).macros]) === JSON.stringify([b.checksum, b.config, (b.depends_on as Json).macros]);
     const held = Object.entries(nodesOf(now)).filter(([id, n]) => {
       const parents = ((n.depends_on as Json).nodes ?? []) as string[];
       return succeeded.has(id) && same(nodesOf(before)[id], n) && parents.length > 0 && parents.every((p) => p.startsWith('source.'));

@@ -18,7 +18,8 @@ describe('a capture after forget', () => {
   afterAll(() => replay?.remove());
 
   it('files nothing of a forgotten invocation again: artifacts in target/ or slices of dbt.log', async () => {
-    const history = async (): Promise<string[]> => (await replay.json<{ invocation_id: string }[]>(['history', '--json', '--limit', '100'])).map((r) => r.invocation_id).sort();
+    const history = async (): Promise<string[]> =>
+      (await replay.json<{ invocation_id: string }[]>(['history', '--json', '--limit', '100'])).map((r) => r.invocation_id).sort();
     await replay.json(['forget', '--keep-last', '1', '--json']);
     expect((await replay.cli(['prune', '--grace', '0'])).exitCode).toBe(0);
     const kept = await history();
@@ -31,7 +32,8 @@ describe('a capture after forget', () => {
     const docs = replay.steps.findLast((s) => s.artifacts_written.includes('catalog.json'))!;
     expect(forgotten).toContain(docs.invocation_id);
     expect(capture.artifacts.find((a) => a.invocation_id === docs.invocation_id)?.status).toBe('forgotten');
-    for (const a of capture.artifacts.filter((x) => x.invocation_id && forgotten.includes(x.invocation_id))) expect(a.status, JSON.stringify(a)).toBe('forgotten');
+    for (const a of capture.artifacts.filter((x) => x.invocation_id && forgotten.includes(x.invocation_id)))
+      expect(a.status, JSON.stringify(a)).toBe('forgotten');
     expect(await history()).toEqual(kept);
     expect(outputRecordFiles(replay.project, forgotten)).toEqual(outputsBefore);
     expect((await replay.json<{ forget: unknown[] }>(['forget', '--keep-last', '1', '--dry-run', '--json'])).forget).toEqual([]);
@@ -39,7 +41,10 @@ describe('a capture after forget', () => {
   });
 
   it('a pull into a new store carries the forget: it verifies, with the same history', async () => {
-    const history = async (store?: string): Promise<string[]> => (await replay.json<{ invocation_id: string }[]>(['history', '--json', '--limit', '100', ...(store ? ['--store', store] : [])])).map((r) => r.invocation_id).sort();
+    const history = async (store?: string): Promise<string[]> =>
+      (await replay.json<{ invocation_id: string }[]>(['history', '--json', '--limit', '100', ...(store ? ['--store', store] : [])]))
+        .map((r) => r.invocation_id)
+        .sort();
     const fresh = path.join(replay.workDir, 'pulled');
     const pulled = await replay.cli(['pull', path.join(replay.project, '.dbtattic'), '--store', fresh]);
     expect(pulled.exitCode, pulled.stderr).toBe(0);
@@ -53,11 +58,13 @@ describe('a capture after forget', () => {
 /** The output records the archive holds for `ids`, by path. */
 function outputRecordFiles(project: string, ids: string[]): string[] {
   const root = path.join(project, '.dbtattic', 'archive', 'records', 'outputs');
-  return ids.flatMap((id) => {
-    try {
-      return readdirSync(path.join(root, id)).map((f) => `${id}/${f}`);
-    } catch {
-      return [];
-    }
-  }).sort();
+  return ids
+    .flatMap((id) => {
+      try {
+        return readdirSync(path.join(root, id)).map((f) => `${id}/${f}`);
+      } catch {
+        return [];
+      }
+    })
+    .sort();
 }

@@ -37,7 +37,14 @@ beforeAll(async () => {
   await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 1\n'));
   for (const [i, id] of ids.entries()) {
     const at = new Date(Date.UTC(2026, 0, 5, 8 + i)).toISOString();
-    await file(backend, { invocationId: id, target: 'prod', statuses: i >= 4 ? ['success', 'error'] : ['success'], generatedAt: at, capturedAt: at, branch: 'main' });
+    await file(backend, {
+      invocationId: id,
+      target: 'prod',
+      statuses: i >= 4 ? ['success', 'error'] : ['success'],
+      generatedAt: at,
+      capturedAt: at,
+      branch: 'main',
+    });
   }
 });
 
@@ -82,7 +89,9 @@ describe('forget and prune from the command line', () => {
     const pruned = await cli(['prune', '--grace', '0', '--json']);
     expect(pruned.exitCode).toBe(0);
     // forget adds its own two small records (the forget record and its journal entry): not part of what it frees
-    const added = bytesUnder(path.join(store, 'archive', 'records', 'forgotten')) + statSync(path.join(store, 'archive', 'records', 'journal', `${JSON.parse(forgot.stdout).forget_id}.json`)).size;
+    const added =
+      bytesUnder(path.join(store, 'archive', 'records', 'forgotten')) +
+      statSync(path.join(store, 'archive', 'records', 'journal', `${JSON.parse(forgot.stdout).forget_id}.json`)).size;
     expect(before - bytesUnder(path.join(store, 'archive')) + added).toBe(plan.would_free.bytes);
 
     const history = JSON.parse((await cli(['history', '--json'])).stdout);
@@ -98,7 +107,8 @@ describe.skipIf(!s3Available)('forget and prune on a store in S3', () => {
     const remote = `s3://${await makeBucket()}/forget`;
     const cache = mkdtempSync(path.join(dir, 'cache-'));
     const p = makeProject({}, 'team');
-    const attic = (args: string[], extra: Record<string, string> = {}) => runCliProcess(args, { cwd: p.dir, env: { ...s3Env(), DBTATTIC_STORE: remote, XDG_CACHE_HOME: cache, ...extra } });
+    const attic = (args: string[], extra: Record<string, string> = {}) =>
+      runCliProcess(args, { cwd: p.dir, env: { ...s3Env(), DBTATTIC_STORE: remote, XDG_CACHE_HOME: cache, ...extra } });
     const runs = ['11111111-0000-4000-8000-000000000001', '22222222-0000-4000-8000-000000000002', '33333333-0000-4000-8000-000000000003'];
     for (const [i, invocationId] of runs.entries()) {
       writeSyntheticTarget({ invocationId, command: 'build', generatedAt: `2026-03-01T10:0${i}:00.000000Z`, statuses: ['success'] }, p.target);

@@ -27,13 +27,20 @@ describe('source freshness in history', () => {
   it('lists the sources a freshness run found stale or broken as its failures (history --failed)', async () => {
     const step = generateSequence(history).find((s) => s.slug === 'source-freshness')!;
     const sources = readFileSync(path.join(history, step.dir, 'target', 'sources.json'), 'utf8');
-    const failing = (JSON.parse(sources) as { results: { unique_id: string; status: string }[] }).results.filter((r) => r.status === 'error' || r.status === 'runtime error');
+    const failing = (JSON.parse(sources) as { results: { unique_id: string; status: string }[] }).results.filter(
+      (r) => r.status === 'error' || r.status === 'runtime error',
+    );
     expect(failing.length).toBeGreaterThan(0);
     const project = makeProject();
     writeFileSync(path.join(project.target, 'sources.json'), sources);
     expect((await runCli(['capture'], { cwd: project.dir })).exitCode).toBe(0);
-    const rows = JSON.parse((await runCli(['history', '--failed', '--json'], { cwd: project.dir })).stdout) as { invocation_id: string; failures: { unique_id: string; status: string }[] }[];
-    expect(rows.map((r) => [r.invocation_id, r.failures.map((f) => `${f.unique_id} ${f.status}`)])).toEqual([[step.invocation_id, failing.map((f) => `${f.unique_id} ${f.status}`).sort()]]);
+    const rows = JSON.parse((await runCli(['history', '--failed', '--json'], { cwd: project.dir })).stdout) as {
+      invocation_id: string;
+      failures: { unique_id: string; status: string }[];
+    }[];
+    expect(rows.map((r) => [r.invocation_id, r.failures.map((f) => `${f.unique_id} ${f.status}`)])).toEqual([
+      [step.invocation_id, failing.map((f) => `${f.unique_id} ${f.status}`).sort()],
+    ]);
   });
 });
 
@@ -48,9 +55,14 @@ describe('dbt v2 freshness.json', () => {
     writeFileSync(path.join(project.target, 'freshness.json'), text);
     const captured = await runCli(['capture', '--json'], { cwd: project.dir });
     expect(captured.exitCode, captured.stderr).toBe(0);
-    const rows = await runCli(['query', '--json', `SELECT unique_id, status, age_s FROM source_freshness WHERE invocation_id = '${step.invocation_id}' ORDER BY unique_id`], { cwd: project.dir });
+    const rows = await runCli(
+      ['query', '--json', `SELECT unique_id, status, age_s FROM source_freshness WHERE invocation_id = '${step.invocation_id}' ORDER BY unique_id`],
+      { cwd: project.dir },
+    );
     expect(JSON.parse(rows.stdout)).toEqual(
-      results.map((r) => ({ unique_id: r.unique_id, status: r.status.toLowerCase(), age_s: r.max_loaded_at_time_ago_in_s })).sort((a, b) => a.unique_id.localeCompare(b.unique_id)),
+      results
+        .map((r) => ({ unique_id: r.unique_id, status: r.status.toLowerCase(), age_s: r.max_loaded_at_time_ago_in_s }))
+        .sort((a, b) => a.unique_id.localeCompare(b.unique_id)),
     );
     const invocation = await runCli(['query', '--json', `SELECT command FROM invocation WHERE invocation_id = '${step.invocation_id}'`], { cwd: project.dir });
     expect(JSON.parse(invocation.stdout)).toEqual([{ command: 'freshness' }]);

@@ -48,10 +48,12 @@ describe.skipIf(!hasCorpus)('bench/history-scale.mjs at small sizes', () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'attic-history-smoke-'));
     result = await benchHistoryScale({ nodes: NODES, runs: RUNS, dir, keepManifests: true, repeat: 1 });
     const runsDir = path.join(dir, 'runs');
-    runs = readdirSync(runsDir).sort().map((run) => ({
-      results: (JSON.parse(readFileSync(path.join(runsDir, run, 'run_results.json'), 'utf8')) as { results: Result[] }).results,
-      manifest: JSON.parse(readFileSync(path.join(runsDir, run, 'manifest.json'), 'utf8')) as Manifest,
-    }));
+    runs = readdirSync(runsDir)
+      .sort()
+      .map((run) => ({
+        results: (JSON.parse(readFileSync(path.join(runsDir, run, 'run_results.json'), 'utf8')) as { results: Result[] }).results,
+        manifest: JSON.parse(readFileSync(path.join(runsDir, run, 'manifest.json'), 'utf8')) as Manifest,
+      }));
   }, 600_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -59,7 +61,8 @@ describe.skipIf(!hasCorpus)('bench/history-scale.mjs at small sizes', () => {
     const views = [...readFileSync(path.resolve('schema/002-views.sql'), 'utf8').matchAll(/CREATE OR REPLACE VIEW (\w+)/g)].map((m) => m[1]);
     expect(views.length).toBeGreaterThan(5);
     for (const view of views) expect(row(view!).status).toBe(0);
-    for (const command of ['history', 'inspect', 'diff', 'state --last-success', 'state --last-success, none matching']) expect(row(command).ms).toBeGreaterThan(0);
+    for (const command of ['history', 'inspect', 'diff', 'state --last-success', 'state --last-success, none matching'])
+      expect(row(command).ms).toBeGreaterThan(0);
     expect(formatTable(result)).toContain('| v_node_changes |');
   });
 

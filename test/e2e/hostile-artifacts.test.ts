@@ -76,7 +76,10 @@ describe('invocation ids that cannot name an invocation', () => {
 describe('nesting thousands of levels deep', () => {
   const deep = (levels: number): string => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
   const withDeepConfig = (levels: number): string =>
-    syntheticManifest({ invocationId: 'dddddddd-2222-4333-8444-555555555555' }).replace('"materialized": "view"', `"materialized": "view", "deep": ${deep(levels)}`);
+    syntheticManifest({ invocationId: 'dddddddd-2222-4333-8444-555555555555' }).replace(
+      '"materialized": "view"',
+      `"materialized": "view", "deep": ${deep(levels)}`,
+    );
 
   it('is refused at capture with a reason, and the rest reads', async () => {
     const { dir, target } = project();
@@ -104,7 +107,14 @@ describe('a string larger than the store writer can hold', () => {
     expect(history.stdout).toContain(GOOD);
     const problems = await runCliProcess(['query', 'select artifact_type, message from ingest_problem', '--json'], { cwd: dir, env });
     expect(JSON.parse(problems.stdout)).toEqual([{ artifact_type: 'manifest', message: expect.stringContaining('DBTATTIC_STORE_MEMORY_LIMIT=32MB') }]);
-    const results = await runCliProcess(['query', 'select count(*) as n, (select count(*) from v_run_history) as matched, (select count(*) from run_result_pending) as pending from run_result', '--json'], { cwd: dir, env });
+    const results = await runCliProcess(
+      [
+        'query',
+        'select count(*) as n, (select count(*) from v_run_history) as matched, (select count(*) from run_result_pending) as pending from run_result',
+        '--json',
+      ],
+      { cwd: dir, env },
+    );
     expect(JSON.parse(results.stdout)).toEqual([{ n: 1, matched: 1, pending: 0 }]);
     expect((await runCliProcess(['verify'], { cwd: dir })).exitCode).toBe(0);
   });
@@ -163,7 +173,11 @@ describe('smaller cases', () => {
     writeFileSync(path.join(target, 'semantic_manifest.json'), JSON.stringify({ semantic_models: [], metrics: [], project_configuration: {} }));
     const { result, entries } = await capture(dir);
     expect(result.exitCode).toBe(1);
-    expect(entries.get('semantic_manifest')).toMatchObject({ status: 'error', invocation_id: null, error: expect.stringMatching(/manifest\.json beside it cannot be read/) });
+    expect(entries.get('semantic_manifest')).toMatchObject({
+      status: 'error',
+      invocation_id: null,
+      error: expect.stringMatching(/manifest\.json beside it cannot be read/),
+    });
     await expectHistoryIntact(dir);
   });
 
@@ -179,7 +193,11 @@ describe('smaller cases', () => {
       const entries = new Map((JSON.parse(result.stdout) as { artifacts: Entry[] }).artifacts.map((a) => [a.artifact, a]));
       expect(result.exitCode, phase).toBe(1);
       expect(entries.get('manifest')).toMatchObject({ status: 'error', error: expect.stringMatching(/not complete JSON/) });
-      expect(entries.get('semantic_manifest')).toMatchObject({ status: 'error', invocation_id: null, error: expect.stringMatching(/manifest\.json beside it cannot be read/) });
+      expect(entries.get('semantic_manifest')).toMatchObject({
+        status: 'error',
+        invocation_id: null,
+        error: expect.stringMatching(/manifest\.json beside it cannot be read/),
+      });
       // No journal entry naming a record never written, no capture record, no branch moved.
       expect(listArchiveFiles(archiveDirOf(dir)).filter(durable), phase).toEqual(before);
     }

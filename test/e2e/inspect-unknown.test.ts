@@ -40,7 +40,9 @@ afterAll(() => projects.forEach((dir) => rmSync(dir, { recursive: true, force: t
 
 async function captured(folder: string): Promise<{ cli: (args: string[]) => Promise<CliResult>; filed: Filed[] }> {
   const root = path.join(CORPUS_DIR, folder);
-  const dirs = readdirSync(root).sort().map((name) => path.join(root, name));
+  const dirs = readdirSync(root)
+    .sort()
+    .map((name) => path.join(root, name));
   const { dir: project } = makeProject();
   projects.push(project);
   const cli = (args: string[]): Promise<CliResult> => runCli(args, { cwd: project });
@@ -77,7 +79,14 @@ describe.skipIf(!hasCorpus)('dbt-demo-pavel: runs without a manifest of their ow
     for (const side of without) {
       const changes = await json<ChangesJson>(cli(['diff', first.id, side.id, '--json']));
       expect(changes.nodes, side.id).toBeNull();
-      expect(changes.unknown.nodes, side.id).toMatch(new RegExp(`^${side.id.slice(0, 8)}\\S* has no manifest: its manifest was never archived \\(only ${[...side.files].map((f) => f.replace('.json', '')).sort().join(', ')} archived\\)`));
+      expect(changes.unknown.nodes, side.id).toMatch(
+        new RegExp(
+          `^${side.id.slice(0, 8)}\\S* has no manifest: its manifest was never archived \\(only ${[...side.files]
+            .map((f) => f.replace('.json', ''))
+            .sort()
+            .join(', ')} archived\\)`,
+        ),
+      );
       const text = await cli(['diff', first.id, side.id]);
       expect(text.stdout).toMatch(/^nodes {7}unknown: /m);
       expect(text.stdout).not.toMatch(/^nodes {7}no change/m);

@@ -23,10 +23,19 @@ const inspectedAt = async (time: string): Promise<string> => {
 };
 
 /** A catalog of no relations: all `state --artifacts` needs is an archived catalog.json. */
-const catalogOf = (run: SyntheticInvocation): string => JSON.stringify({
-  metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json', dbt_version: '1.9.4', generated_at: run.generatedAt, invocation_id: run.invocationId, env: {} },
-  nodes: {}, sources: {}, errors: null,
-});
+const catalogOf = (run: SyntheticInvocation): string =>
+  JSON.stringify({
+    metadata: {
+      dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json',
+      dbt_version: '1.9.4',
+      generated_at: run.generatedAt,
+      invocation_id: run.invocationId,
+      env: {},
+    },
+    nodes: {},
+    sources: {},
+    errors: null,
+  });
 
 beforeAll(async () => {
   const backend = await openArchive(path.join(project.dir, '.dbtattic', 'archive'), { create: true });
@@ -35,7 +44,14 @@ beforeAll(async () => {
     mkdirSync(dir, { recursive: true });
     writeSyntheticTarget(run, dir);
     if (i === 2) writeFileSync(path.join(dir, 'catalog.json'), catalogOf(run));
-    await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.parse(run.generatedAt!) + 60_000) });
+    await captureTarget(backend, {
+      targetDir: dir,
+      artifacts: ARTIFACT_TYPES,
+      phase: 'manual',
+      toolVersion: 'test',
+      branch: 'main',
+      now: new Date(Date.parse(run.generatedAt!) + 60_000),
+    });
   }
 });
 afterAll(() => rmSync(project.dir, { recursive: true, force: true }));
@@ -133,8 +149,13 @@ describe('state --artifacts', () => {
     const result = await cli('state', '--invocation', uuid(3), '--artifacts', 'catalog.json,manifest', '--out', out, '--json');
     expect(result.exitCode).toBe(0);
     expect((JSON.parse(result.stdout) as { files: string[] }).files.sort()).toEqual(['catalog.json', 'manifest.json']);
-    expect(readdirSync(out).filter((name) => name.endsWith('.json')).sort()).toEqual(['catalog.json', 'manifest.json']);
-    for (const name of ['catalog.json', 'manifest.json']) expect(readFileSync(path.join(out, name))).toEqual(readFileSync(path.join(project.dir, 'runs', '2', name)));
+    expect(
+      readdirSync(out)
+        .filter((name) => name.endsWith('.json'))
+        .sort(),
+    ).toEqual(['catalog.json', 'manifest.json']);
+    for (const name of ['catalog.json', 'manifest.json'])
+      expect(readFileSync(path.join(out, name))).toEqual(readFileSync(path.join(project.dir, 'runs', '2', name)));
   });
 
   it('says which asked-for artifact the invocation lacks, and refuses names that are no artifact', async () => {
@@ -154,8 +175,16 @@ describe('command names', () => {
     mkdirSync(dir, { recursive: true });
     writeFileSync(path.join(dir, 'catalog.json'), catalogOf(docs));
     const backend = await openArchive(path.join(project.dir, '.dbtattic', 'archive'), { create: false });
-    await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date('2025-12-31T10:01:00Z') });
-    const listed = async (command: string): Promise<{ invocation_id: string; command: string }[]> => JSON.parse((await cli('history', '--json', '--command', command)).stdout) as { invocation_id: string; command: string }[];
+    await captureTarget(backend, {
+      targetDir: dir,
+      artifacts: ARTIFACT_TYPES,
+      phase: 'manual',
+      toolVersion: 'test',
+      branch: 'main',
+      now: new Date('2025-12-31T10:01:00Z'),
+    });
+    const listed = async (command: string): Promise<{ invocation_id: string; command: string }[]> =>
+      JSON.parse((await cli('history', '--json', '--command', command)).stdout) as { invocation_id: string; command: string }[];
     expect(await listed('docs generate')).toEqual([expect.objectContaining({ invocation_id: uuid(4), command: 'docs generate' })]);
     expect((await listed('generate')).map((row) => row.invocation_id)).toEqual([uuid(4)]);
   });

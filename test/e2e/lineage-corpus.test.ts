@@ -32,7 +32,12 @@ function readSequence(dirs: string[]): Map<string, Invocation> {
   const byId = new Map<string, Invocation>();
   const newest = new Map<string, string>();
   for (const dir of dirs) {
-    for (const [file, key] of [['manifest.json', 'manifest'], ['run_results.json', 'results'], ['sources.json', null], ['catalog.json', null]] as const) {
+    for (const [file, key] of [
+      ['manifest.json', 'manifest'],
+      ['run_results.json', 'results'],
+      ['sources.json', null],
+      ['catalog.json', null],
+    ] as const) {
       if (!existsSync(path.join(dir, file))) continue;
       const doc = readJson(path.join(dir, file));
       const { invocation_id: id = '', generated_at: at = '' } = metadataOf(doc);
@@ -48,7 +53,7 @@ function readSequence(dirs: string[]): Map<string, Invocation> {
   return byId;
 }
 
-const targetOf = (inv: Invocation): string | null => ((inv.results?.args as { target?: string } | undefined)?.target ?? null);
+const targetOf = (inv: Invocation): string | null => (inv.results?.args as { target?: string } | undefined)?.target ?? null;
 
 /** The previous run inspect compares with: same target (any when unknown), with a manifest, latest before. */
 function expectedPrevious(all: Invocation[], inv: Invocation): Invocation | null {
@@ -58,9 +63,19 @@ function expectedPrevious(all: Invocation[], inv: Invocation): Invocation | null
 
 function expectChanges(changes: Changes, from: Invocation, to: Invocation, where: string): void {
   const expected = compareManifests(from.manifest!, to.manifest!);
-  const ids = (kind: (c: string) => boolean): string[] => changes.nodes.filter((n) => kind(n.change)).map((n) => n.unique_id).sort();
-  expect(ids((c) => c === 'added'), `${where}: added`).toEqual(expected.added);
-  expect(ids((c) => c === 'removed'), `${where}: removed`).toEqual(expected.removed);
+  const ids = (kind: (c: string) => boolean): string[] =>
+    changes.nodes
+      .filter((n) => kind(n.change))
+      .map((n) => n.unique_id)
+      .sort();
+  expect(
+    ids((c) => c === 'added'),
+    `${where}: added`,
+  ).toEqual(expected.added);
+  expect(
+    ids((c) => c === 'removed'),
+    `${where}: removed`,
+  ).toEqual(expected.removed);
   const changed = ids((c) => c !== 'added' && c !== 'removed');
   expect(changed, `${where}: nodes whose code changed`).toEqual(expect.arrayContaining(expected.codeChanged));
   // Cosmetic means the code, or a macro it depends on, changed while the fingerprint did not.
@@ -72,9 +87,15 @@ function expectChanges(changes: Changes, from: Invocation, to: Invocation, where
 }
 
 /** Captures the folders in order into a new project, then checks inspect of every run with a manifest, and diff first → last. */
-async function checkSequence(folder: string, options: { pick?: (name: string) => boolean; args?: string[]; env?: Record<string, string>; branch: string | null }): Promise<{ invocations: Invocation[]; nodeChanges: number }> {
+async function checkSequence(
+  folder: string,
+  options: { pick?: (name: string) => boolean; args?: string[]; env?: Record<string, string>; branch: string | null },
+): Promise<{ invocations: Invocation[]; nodeChanges: number }> {
   const root = path.join(CORPUS_DIR, folder);
-  const dirs = readdirSync(root).filter(options.pick ?? (() => true)).sort().map((name) => path.join(root, name));
+  const dirs = readdirSync(root)
+    .filter(options.pick ?? (() => true))
+    .sort()
+    .map((name) => path.join(root, name));
   const { dir: project } = makeProject();
   projects.push(project);
   const cli = (args: string[]) => runCli(args, { cwd: project, env: options.env });
@@ -94,7 +115,11 @@ async function checkSequence(folder: string, options: { pick?: (name: string) =>
     const result = await cli(['inspect', inv.id, '--json']);
     expect(result.exitCode, result.stderr).toBe(0);
     const report = JSON.parse(result.stdout) as { previous: string | null; changes: Changes | null; invocation: Record<string, unknown> };
-    expect(report.invocation).toMatchObject({ dbt_version: metadataOf(inv.manifest!).dbt_version, adapter_type: metadataOf(inv.manifest!).adapter_type, target: targetOf(inv) });
+    expect(report.invocation).toMatchObject({
+      dbt_version: metadataOf(inv.manifest!).dbt_version,
+      adapter_type: metadataOf(inv.manifest!).adapter_type,
+      target: targetOf(inv),
+    });
     const previous = expectedPrevious(all, inv);
     expect(report.previous, `previous of ${inv.id}`).toBe(previous?.id ?? null);
     if (previous) expectChanges(report.changes!, previous, inv, `${previous.id} → ${inv.id}`);
@@ -102,7 +127,15 @@ async function checkSequence(folder: string, options: { pick?: (name: string) =>
   }
 
   // v_node_changes, by the same rule: a called macro counts as changed only when its SQL did.
-  const viewRows = JSON.parse((await cli(['query', '--json', "SELECT unique_id, from_invocation, to_invocation, change_kind FROM v_node_changes WHERE list_contains(what_changed, 'macros') OR change_kind = 'cosmetic'"])).stdout) as { unique_id: string; from_invocation: string; to_invocation: string }[];
+  const viewRows = JSON.parse(
+    (
+      await cli([
+        'query',
+        '--json',
+        "SELECT unique_id, from_invocation, to_invocation, change_kind FROM v_node_changes WHERE list_contains(what_changed, 'macros') OR change_kind = 'cosmetic'",
+      ])
+    ).stdout,
+  ) as { unique_id: string; from_invocation: string; to_invocation: string }[];
   const byId = new Map(all.map((inv) => [inv.id, inv]));
   for (const row of viewRows) {
     const [from, to] = [byId.get(row.from_invocation)!.manifest!, byId.get(row.to_invocation)!.manifest!];
@@ -126,7 +159,11 @@ describe.skipIf(!hasCorpus)('inspect and diff on real sequences captured in orde
   }, 120_000);
 
   it('rembo-dbt-prod (dbt 1.9, two folders holding one invocation), on a branch given by --branch', async () => {
-    const { invocations, nodeChanges } = await checkSequence('rembo-dbt-prod/target-seq', { pick: (name) => name >= '06' && name < '10', args: ['--branch', 'prod'], branch: 'prod' });
+    const { invocations, nodeChanges } = await checkSequence('rembo-dbt-prod/target-seq', {
+      pick: (name) => name >= '06' && name < '10',
+      args: ['--branch', 'prod'],
+      branch: 'prod',
+    });
     expect(invocations.length).toBeLessThan(8);
     expect(nodeChanges).toBeGreaterThan(0);
   }, 120_000);

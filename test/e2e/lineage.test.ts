@@ -60,7 +60,8 @@ function fingerprints(n: number): Map<string, string> {
 
 /** The target a step ran against, as its own run_results says; null when it wrote none. */
 /** The project's profile, read from the fixture's own profiles.yml: dbt's target when --target is not typed. */
-const PROFILE_TARGET = (yaml.load(readFileSync(new URL('../../fixtures/project/profiles.yml', import.meta.url), 'utf8')) as { attic_shop: { target: string } }).attic_shop.target;
+const PROFILE_TARGET = (yaml.load(readFileSync(new URL('../../fixtures/project/profiles.yml', import.meta.url), 'utf8')) as { attic_shop: { target: string } })
+  .attic_shop.target;
 
 function targetOf(step: Step): string | null {
   const args = replay.artifactOf(step, 'run_results.json')?.args as { target?: string } | undefined;
@@ -85,8 +86,16 @@ function expectedChanged(from: Json, to: Json): { added: string[]; removed: stri
 }
 
 function splitNodes(nodes: NodeChange[]): { added: string[]; removed: string[]; changed: string[] } {
-  const ids = (keep: (n: NodeChange) => boolean): string[] => nodes.filter(keep).map((n) => n.unique_id).sort();
-  return { added: ids((n) => n.change === 'added'), removed: ids((n) => n.change === 'removed'), changed: ids((n) => n.change !== 'added' && n.change !== 'removed') };
+  const ids = (keep: (n: NodeChange) => boolean): string[] =>
+    nodes
+      .filter(keep)
+      .map((n) => n.unique_id)
+      .sort();
+  return {
+    added: ids((n) => n.change === 'added'),
+    removed: ids((n) => n.change === 'removed'),
+    changed: ids((n) => n.change !== 'added' && n.change !== 'removed'),
+  };
 }
 
 /** null when a side wrote no run_results: the statuses cannot be compared, which is not "no change". */
@@ -113,7 +122,12 @@ describe('the fixture history replayed through dbtattic run', () => {
       const where = `step ${step.step}`;
       expect(report.triplet.run.invocation_id, where).toBe(step.invocation_id);
       expect(report.triplet.run.run_id, where).toEqual(expect.any(String));
-      expect(report.triplet.code, where).toMatchObject({ git_sha: replay.shaAfter.get(step.step), git_branch: 'main', git_dirty: false, context_taken: 'run-start' });
+      expect(report.triplet.code, where).toMatchObject({
+        git_sha: replay.shaAfter.get(step.step),
+        git_branch: 'main',
+        git_dirty: false,
+        context_taken: 'run-start',
+      });
       expect(report.invocation, where).toMatchObject({
         dbt_version: metadataOf(manifest).dbt_version,
         adapter_type: metadataOf(manifest).adapter_type,
@@ -139,10 +153,16 @@ describe('the fixture history replayed through dbtattic run', () => {
     expect(compareManifests(manifestOf(one)!, manifestOf(two)!).codeChanged).toEqual(['model.attic_shop.customers']);
     const changes = await diff(one.invocation_id, two.invocation_id);
     // Both runs compiled it, and dbt keeps comments in compiled SQL: the compiled file differs too.
-    expect(changes.nodes).toEqual([{ unique_id: 'model.attic_shop.customers', resource_type: 'model', change: 'cosmetic', aspects: ['raw_code', 'checksum', 'compiled_sql'] }]);
+    expect(changes.nodes).toEqual([
+      { unique_id: 'model.attic_shop.customers', resource_type: 'model', change: 'cosmetic', aspects: ['raw_code', 'checksum', 'compiled_sql'] },
+    ]);
     expect(changes.same_code).toBe(true);
     expect(fingerprints(2).get('model.attic_shop.customers')).toBe(fingerprints(1).get('model.attic_shop.customers'));
-    const codes = await replay.json<{ code_fingerprint: string }[]>(['query', '--json', `SELECT code_fingerprint FROM invocation WHERE invocation_id IN ('${idOf(1)}', '${idOf(2)}')`]);
+    const codes = await replay.json<{ code_fingerprint: string }[]>([
+      'query',
+      '--json',
+      `SELECT code_fingerprint FROM invocation WHERE invocation_id IN ('${idOf(1)}', '${idOf(2)}')`,
+    ]);
     expect(codes).toHaveLength(2);
     expect(codes[0]!.code_fingerprint).toMatch(/^[0-9a-f]{64}$/);
     expect(codes[1]!.code_fingerprint).toBe(codes[0]!.code_fingerprint);
@@ -165,7 +185,11 @@ describe('the fixture history replayed through dbtattic run', () => {
     // Step 04 built only stg_customers+, so the failing test's pass is step 02's full build.
     const sinceBuild = await diff(two.invocation_id, five.invocation_id);
     expect(sinceBuild.statuses).toEqual(expectedStatusChanges(two, five));
-    expect(sinceBuild.statuses).toContainEqual({ unique_id: 'test.attic_shop.not_null_orders_status_group.98665510ab', from_status: 'pass', to_status: 'fail' });
+    expect(sinceBuild.statuses).toContainEqual({
+      unique_id: 'test.attic_shop.not_null_orders_status_group.98665510ab',
+      from_status: 'pass',
+      to_status: 'fail',
+    });
     expect(sinceBuild.statuses.filter((s) => s.to_status === 'skipped').map((s) => s.unique_id)).toContain('model.attic_shop.order_totals');
   });
 
@@ -186,7 +210,9 @@ describe('the fixture history replayed through dbtattic run', () => {
     expect(changes.macros.filter((m) => m.change === 'code').map((m) => m.unique_id)).toEqual(changedMacros(manifestOf(nine)!, manifestOf(ten)!).sort());
     expect(changes.macros.filter((m) => m.change === 'added').map((m) => m.unique_id)).toEqual(tenMacros.filter((id) => !nineMacros.includes(id)).sort());
     expect(changes.macros.filter((m) => m.change === 'removed').map((m) => m.unique_id)).toEqual(nineMacros.filter((id) => !tenMacros.includes(id)).sort());
-    expect((await replay.cli(['diff', nine.invocation_id, ten.invocation_id])).stdout).toMatch(/^macros {6}1 code\n {2}code {7}macro\.attic_shop\.cents_to_dollars\n/m);
+    expect((await replay.cli(['diff', nine.invocation_id, ten.invocation_id])).stdout).toMatch(
+      /^macros {6}1 code\n {2}code {7}macro\.attic_shop\.cents_to_dollars\n/m,
+    );
   });
 
   it('a seed keeps its fingerprint exactly while its file checksum is unchanged (step 06 changes it)', async () => {
@@ -204,13 +230,20 @@ describe('the fixture history replayed through dbtattic run', () => {
   });
 
   it('v_node_changes names, for each consecutive pair of manifests, the nodes that changed', async () => {
-    const rows = await replay.json<{ unique_id: string; from_invocation: string; to_invocation: string; change_kind: string }[]>(['query', '--json', 'SELECT unique_id, from_invocation, to_invocation, change_kind FROM v_node_changes']);
+    const rows = await replay.json<{ unique_id: string; from_invocation: string; to_invocation: string; change_kind: string }[]>([
+      'query',
+      '--json',
+      'SELECT unique_id, from_invocation, to_invocation, change_kind FROM v_node_changes',
+    ]);
     const withManifest = replay.steps.filter((s) => manifestOf(s) !== null);
     for (const [i, step] of withManifest.entries()) {
       if (i === 0) continue;
       const previous = withManifest[i - 1]!;
       const listed = rows.filter((r) => r.to_invocation === step.invocation_id && !['added', 'removed'].includes(r.change_kind));
-      expect(listed.every((r) => r.from_invocation === previous.invocation_id), `step ${step.step}`).toBe(true);
+      expect(
+        listed.every((r) => r.from_invocation === previous.invocation_id),
+        `step ${step.step}`,
+      ).toBe(true);
       expect(listed.map((r) => r.unique_id).sort(), `step ${step.step}`).toEqual(expectedChanged(manifestOf(previous)!, manifestOf(step)!).changed);
     }
     expect(rows.find((r) => r.to_invocation === idOf(2) && r.unique_id === 'model.attic_shop.customers')?.change_kind).toBe('cosmetic');

@@ -19,10 +19,13 @@ const KINDS: [string, (file: string) => void][] = [
   ['a FIFO', (file) => execFileSync('mkfifo', [file])],
   ['a directory', (file) => mkdirSync(file)],
   // Sparse: its size is past the bound (512 MB) without the disk holding it.
-  ['a 600 MB file', (file) => {
-    writeFileSync(file, '');
-    truncateSync(file, 600 * 1024 * 1024);
-  }],
+  [
+    'a 600 MB file',
+    (file) => {
+      writeFileSync(file, '');
+      truncateSync(file, 600 * 1024 * 1024);
+    },
+  ],
 ];
 const PLACES = ['dbt.log', 'dbt.log.3'];
 
@@ -41,7 +44,11 @@ describe('a dbt.log that is no log to read', () => {
       const logs = path.join(project.dir, 'logs');
       mkdirSync(logs);
       // Beside the odd one, a real log of the run, which is still filed when the odd one is a backup.
-      if (place !== 'dbt.log') writeFileSync(path.join(logs, 'dbt.log'), `============================== 10:00:00.000000 | ${id} ==============================\n10:00:00.100000 [info ] [MainThread]: Running with dbt=1.9.4\n`);
+      if (place !== 'dbt.log')
+        writeFileSync(
+          path.join(logs, 'dbt.log'),
+          `============================== 10:00:00.000000 | ${id} ==============================\n10:00:00.100000 [info ] [MainThread]: Running with dbt=1.9.4\n`,
+        );
       make(path.join(logs, place));
 
       const captured = await runCli(['capture', '--quiet'], { cwd: project.dir });
@@ -49,7 +56,11 @@ describe('a dbt.log that is no log to read', () => {
       expect(captured.stderr).toContain(`warning: log`);
       expect(captured.stderr).toContain(`${path.join(logs, place)} was left out: `);
       // Read from the archive's files, not from an answer of ours.
-      expect(listArtifactRecordFiles(archiveDirOf(project.dir)).map((r) => `${r.invocation}/${r.artifact}`).sort()).toEqual([`${id}/manifest`, `${id}/run_results`]);
+      expect(
+        listArtifactRecordFiles(archiveDirOf(project.dir))
+          .map((r) => `${r.invocation}/${r.artifact}`)
+          .sort(),
+      ).toEqual([`${id}/manifest`, `${id}/run_results`]);
       expect((await runCli(['verify'], { cwd: project.dir })).exitCode).toBe(0);
     });
   }
@@ -86,7 +97,11 @@ describe(`${ROUNDS} seeded random logs/ directories (seed ${SEED})`, () => {
       for (const place of ['dbt.log', 'dbt.log.1', 'dbt.log.2', 'dbt.log.3']) {
         const file = path.join(logs, place);
         const choice = Math.floor(random() * 4);
-        if (choice === 1) writeFileSync(file, `============================== 10:00:00.000000 | ${id} ==============================\n10:00:00.100000 [info ] [MainThread]: Running with dbt=1.9.4\n`);
+        if (choice === 1)
+          writeFileSync(
+            file,
+            `============================== 10:00:00.000000 | ${id} ==============================\n10:00:00.100000 [info ] [MainThread]: Running with dbt=1.9.4\n`,
+          );
         if (choice === 2) writeFileSync(file, randomBytes());
         if (choice === 3) {
           const [, make] = pick(KINDS);
@@ -102,7 +117,12 @@ describe(`${ROUNDS} seeded random logs/ directories (seed ${SEED})`, () => {
       const read = readdirSync(logs).includes('dbt.log');
       for (const file of read ? odd : []) expect(captured.stderr, label).toContain(`${file} was left out: `);
       expect(listArchiveFiles(archiveDirOf(project.dir)).length, label).toBeGreaterThan(0);
-      expect(listArtifactRecordFiles(archiveDirOf(project.dir)).map((r) => `${r.invocation}/${r.artifact}`).sort(), label).toEqual([`${id}/manifest`, `${id}/run_results`]);
+      expect(
+        listArtifactRecordFiles(archiveDirOf(project.dir))
+          .map((r) => `${r.invocation}/${r.artifact}`)
+          .sort(),
+        label,
+      ).toEqual([`${id}/manifest`, `${id}/run_results`]);
       expect((await runCli(['verify'], { cwd: project.dir })).exitCode, label).toBe(0);
     }
   }, 900_000);

@@ -20,7 +20,9 @@ let client: Client;
 /** A client of a server started here with `extra` flags (the shared one runs with --max-rows 50). */
 async function startClient(extra: string[]): Promise<Client> {
   const started = new Client({ name: 'dbtattic-test', version: '0' });
-  await started.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...extra], cwd: replay.project, env: cleanEnv(), stderr: 'pipe' }));
+  await started.connect(
+    new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...extra], cwd: replay.project, env: cleanEnv(), stderr: 'pipe' }),
+  );
   return started;
 }
 
@@ -35,14 +37,26 @@ afterAll(async () => {
 });
 
 type ToolOutput = { isError?: boolean; structuredContent?: Record<string, unknown>; content: Array<{ type: string; text?: string }> };
-const callTool = async (name: string, args: Record<string, unknown> = {}): Promise<ToolOutput> => (await client.callTool({ name, arguments: args })) as ToolOutput;
+const callTool = async (name: string, args: Record<string, unknown> = {}): Promise<ToolOutput> =>
+  (await client.callTool({ name, arguments: args })) as ToolOutput;
 const cli = <T>(args: string[]): Promise<T> => replay.json<T>(args);
 const errorText = (out: ToolOutput): string => out.content.map((c) => c.text ?? '').join('');
 
 describe('dbtattic mcp', () => {
   it('lists the read-only tools, each with an input schema', async () => {
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['diff_runs', 'explain', 'inspect_run', 'list_runs', 'node_history', 'plan', 'query', 'runtime_regressions', 'state_path', 'test_history']);
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'diff_runs',
+      'explain',
+      'inspect_run',
+      'list_runs',
+      'node_history',
+      'plan',
+      'query',
+      'runtime_regressions',
+      'state_path',
+      'test_history',
+    ]);
     for (const tool of tools) {
       expect(tool.inputSchema.type).toBe('object');
       expect(tool.annotations?.readOnlyHint).toBe(true);
@@ -70,14 +84,21 @@ describe('dbtattic mcp', () => {
       expect(history.structuredContent![key]).toEqual(await cli(['query', '--json', '--limit', '50', '--', sql[key]]));
     }
     expect((history.structuredContent!.runs as unknown[]).length).toBeGreaterThan(0);
-    expect((await callTool('test_history')).structuredContent).toEqual({ tests: await cli(['query', '--json', '--limit', '50', '--', 'SELECT * FROM v_test_history WHERE true ORDER BY unique_id']) });
-    expect((await callTool('runtime_regressions')).structuredContent).toEqual({ regressions: await cli(['query', '--json', '--limit', '50', '--', 'SELECT * FROM v_runtime_regressions ORDER BY unique_id']) });
+    expect((await callTool('test_history')).structuredContent).toEqual({
+      tests: await cli(['query', '--json', '--limit', '50', '--', 'SELECT * FROM v_test_history WHERE true ORDER BY unique_id']),
+    });
+    expect((await callTool('runtime_regressions')).structuredContent).toEqual({
+      regressions: await cli(['query', '--json', '--limit', '50', '--', 'SELECT * FROM v_runtime_regressions ORDER BY unique_id']),
+    });
   });
 
-  it('query answers what query --json does, within the server\'s row cap', async () => {
+  it("query answers what query --json does, within the server's row cap", async () => {
     const sql = 'select invocation_id, command from invocation order by invocation_id';
     // A list the limit cut says so: the CLI's stderr note, which an agent would not see.
-    expect((await callTool('query', { sql, limit: 3 })).structuredContent).toEqual({ rows: await cli(['query', '--json', '--limit', '3', sql]), truncated: { rows: 'showing the first 3 rows; raise limit for more' } });
+    expect((await callTool('query', { sql, limit: 3 })).structuredContent).toEqual({
+      rows: await cli(['query', '--json', '--limit', '3', sql]),
+      truncated: { rows: 'showing the first 3 rows; raise limit for more' },
+    });
     expect((await callTool('query', { sql: 'select 1 as one' })).structuredContent).toEqual({ rows: [{ one: 1 }] });
     const capped = await callTool('query', { sql: 'select * from range(1000)', limit: 100_000 });
     expect((capped.structuredContent!.rows as unknown[]).length).toBe(50);
@@ -91,13 +112,19 @@ describe('dbtattic mcp', () => {
     // A plan's id and the moment it was made are its own; every verdict must be the CLI's.
     const made = ({ plan_id: _id, made_at: _at, ...rest }: Record<string, unknown>): Record<string, unknown> => rest;
     const plan = await callTool('plan', { invocation: '@main', select: ['orders+'] });
-    expect(made(plan.structuredContent!.plan as Record<string, unknown>)).toEqual(made(await cli(['plan', '--json', '--no-record', '--invocation', '@main', '--select', 'orders+'])));
-    expect(((plan.structuredContent!.plan as { nodes: unknown[] }).nodes).length).toBeGreaterThan(0);
-    expect((await callTool('explain', { node: 'orders', invocation: '@main' })).structuredContent).toEqual({ explain: await cli(['explain', 'orders', '--json', '--invocation', '@main']) });
+    expect(made(plan.structuredContent!.plan as Record<string, unknown>)).toEqual(
+      made(await cli(['plan', '--json', '--no-record', '--invocation', '@main', '--select', 'orders+'])),
+    );
+    expect((plan.structuredContent!.plan as { nodes: unknown[] }).nodes.length).toBeGreaterThan(0);
+    expect((await callTool('explain', { node: 'orders', invocation: '@main' })).structuredContent).toEqual({
+      explain: await cli(['explain', 'orders', '--json', '--invocation', '@main']),
+    });
     expect(recorded()).toEqual(before);
     const unknown = await callTool('explain', { node: 'no_such_model', invocation: '@main' });
     expect(unknown.isError).toBe(true);
-    expect(errorText(unknown)).toBe((JSON.parse(replay.attic(['explain', 'no_such_model', '--json', '--invocation', '@main']).stdout) as { error: { message: string } }).error.message);
+    expect(errorText(unknown)).toBe(
+      (JSON.parse(replay.attic(['explain', 'no_such_model', '--json', '--invocation', '@main']).stdout) as { error: { message: string } }).error.message,
+    );
   });
 
   it('stops a query past the time limit, says so, and keeps serving', async () => {
@@ -117,7 +144,7 @@ describe('dbtattic mcp', () => {
     }
   }, 60_000);
 
-  it('refuses a writing statement with the CLI\'s message', async () => {
+  it("refuses a writing statement with the CLI's message", async () => {
     const sql = 'delete from invocation';
     const out = await callTool('query', { sql });
     expect(out.isError).toBe(true);
@@ -129,7 +156,13 @@ describe('dbtattic mcp', () => {
 
   it('refuses an argument that the CLI would read as an option (another store, help)', async () => {
     const other = { invocation: '--store=/elsewhere/store', at: '2030-01-01T00:00:00Z' };
-    for (const [name, args] of [['inspect_run', other], ['inspect_run', { invocation: '--help' }], ['diff_runs', { from: '-h', to: '@main' }], ['plan', { invocation: '@main', select: ['orders', '--store=/x'] }], ['explain', { node: '--version', invocation: '@main' }]] as const) {
+    for (const [name, args] of [
+      ['inspect_run', other],
+      ['inspect_run', { invocation: '--help' }],
+      ['diff_runs', { from: '-h', to: '@main' }],
+      ['plan', { invocation: '@main', select: ['orders', '--store=/x'] }],
+      ['explain', { node: '--version', invocation: '@main' }],
+    ] as const) {
       const out = await callTool(name, args);
       expect(out.isError, `${name} ${JSON.stringify(args)}`).toBe(true);
       expect(errorText(out)).toContain("may not start with '-'");
@@ -137,9 +170,18 @@ describe('dbtattic mcp', () => {
   });
 
   it('answers a line that is not JSON with a parse error, goes on, and exits 0 when stdin closes', () => {
-    const ran = spawnSync(process.execPath, [BIN, 'mcp'], { cwd: replay.project, env: cleanEnv(), input: 'not json\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n', encoding: 'utf8', timeout: 30_000 });
+    const ran = spawnSync(process.execPath, [BIN, 'mcp'], {
+      cwd: replay.project,
+      env: cleanEnv(),
+      input: 'not json\n{"jsonrpc":"2.0","id":1,"method":"ping"}\n',
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
     expect(ran.status, ran.stderr).toBe(0);
-    const lines = ran.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = ran.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toEqual([
       { jsonrpc: '2.0', id: null, error: { code: -32700, message: expect.stringMatching(/^Parse error: /) } },
       { jsonrpc: '2.0', id: 1, result: {} },
@@ -147,11 +189,26 @@ describe('dbtattic mcp', () => {
   });
 
   it('refuses a request over --max-request-bytes with -32600 as it streams in, and goes on', () => {
-    const huge = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'query', arguments: { sql: `select '${'x'.repeat(20 * 1024 * 1024)}'` } } });
+    const huge = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'query', arguments: { sql: `select '${'x'.repeat(20 * 1024 * 1024)}'` } },
+    });
     const input = `${huge}\n{"jsonrpc":"2.0","id":8,"method":"ping"}\n`;
-    const ran = spawnSync(process.execPath, [BIN, 'mcp'], { cwd: replay.project, env: cleanEnv(), input, encoding: 'utf8', timeout: 60_000, maxBuffer: 1 << 26 });
+    const ran = spawnSync(process.execPath, [BIN, 'mcp'], {
+      cwd: replay.project,
+      env: cleanEnv(),
+      input,
+      encoding: 'utf8',
+      timeout: 60_000,
+      maxBuffer: 1 << 26,
+    });
     expect(ran.status, ran.stderr).toBe(0);
-    const lines = ran.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = ran.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toEqual([
       { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'Request too large: over 1000000 bytes (dbtattic mcp --max-request-bytes); it was not read.' } },
       { jsonrpc: '2.0', id: 8, result: {} },
@@ -166,13 +223,15 @@ describe('dbtattic mcp', () => {
       expect(rows.length).toBeGreaterThan(0);
       expect(Buffer.byteLength(JSON.stringify(rows))).toBeLessThanOrEqual(2000 + rows.length + 2);
       expect(rows.length).toBe(Math.floor(2000 / Buffer.byteLength(JSON.stringify({ v: 'x'.repeat(500) }))));
-      expect(out.structuredContent!.truncated).toEqual({ rows: `showing the first ${rows.length} rows, within 2000 bytes; the server answers no more at once: ask for fewer or shorter values` });
+      expect(out.structuredContent!.truncated).toEqual({
+        rows: `showing the first ${rows.length} rows, within 2000 bytes; the server answers no more at once: ask for fewer or shorter values`,
+      });
     } finally {
       await small.close();
     }
   });
 
-  it('gives the CLI\'s message for an unknown run id', async () => {
+  it("gives the CLI's message for an unknown run id", async () => {
     const out = await callTool('inspect_run', { invocation: 'ffffffff' });
     expect(out.isError).toBe(true);
     const cliError = replay.attic(['inspect', 'ffffffff', '--json']);
@@ -191,13 +250,21 @@ describe('dbtattic mcp', () => {
     expect(uris).toContain('dbtattic://schema/v_test_history');
     expect(resources.find((r) => r.uri === 'dbtattic://schema/v_test_history')?.description).toMatch(/^Per test:/);
     const read = await client.readResource({ uri: 'dbtattic://schema/invocation' });
-    const doc = JSON.parse(String((read.contents[0] as { text: string }).text)) as { kind: string; description: string; columns: Array<{ name: string; description?: string }> };
+    const doc = JSON.parse(String((read.contents[0] as { text: string }).text)) as {
+      kind: string;
+      description: string;
+      columns: Array<{ name: string; description?: string }>;
+    };
     expect(doc.kind).toBe('table');
     const [stored] = await cli<Array<{ comment: string }>>(['query', '--json', "select comment from duckdb_tables() where table_name = 'invocation'"]);
     expect(doc.description).toBe(stored!.comment);
     expect(doc.description).toMatch(/^One row per dbt invocation/);
     expect(doc.columns.find((c) => c.name === 'target_source')?.description).toMatch(/^Where `target` came from/);
-    const columns = await cli<Array<{ column_name: string }>>(['query', '--json', "select column_name from information_schema.columns where table_name = 'invocation' order by ordinal_position"]);
+    const columns = await cli<Array<{ column_name: string }>>([
+      'query',
+      '--json',
+      "select column_name from information_schema.columns where table_name = 'invocation' order by ordinal_position",
+    ]);
     expect(doc.columns.map((c) => c.name)).toEqual(columns.map((c) => c.column_name));
   });
 });

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Step, StepDefinition } from '../../fixtures/generate.mjs';
 import { archiveDirOf } from '../helpers/archive-files.js';
 import { onlyOutput, readOutputRecordFiles, restoreBlob, restoreTree } from '../helpers/archive-outputs.js';
-import { readJson, } from '../helpers/artifact-facts.js';
+import { readJson } from '../helpers/artifact-facts.js';
 import { startReplay, type ReplayedHistory } from '../helpers/replay.js';
 import { runCli, runCliProcess } from '../helpers/cli.js';
 
@@ -15,7 +15,8 @@ function sqlWrittenBy(replay: ReplayedHistory, step: Step): Map<string, Buffer> 
   const out = new Map<string, Buffer>();
   for (const node of Object.values(manifest.nodes)) {
     for (const rel of [node.compiled_path, node.build_path]) {
-      if (typeof rel === 'string') out.set(rel.replace(/^target\//, ''), readFileSync(path.join(replay.history, step.dir, 'target', rel.replace(/^target\//, ''))));
+      if (typeof rel === 'string')
+        out.set(rel.replace(/^target\//, ''), readFileSync(path.join(replay.history, step.dir, 'target', rel.replace(/^target\//, ''))));
     }
   }
   return out;
@@ -31,7 +32,12 @@ describe('compiled SQL, run SQL and dbt.log are captured per invocation', () => 
     logCopies = mkdtempSync(path.join(os.tmpdir(), 'attic-logs-'));
     // A small rotation size: each invocation's log straddles several rotated files.
     const env = { FAKE_DBT_LOG_COPY: logCopies, DBT_LOG_FILE_MAX_BYTES: '4096' };
-    for (const [n, format] of [[1, 'debug'], [4, 'json'], [5, 'debug'], [10, 'debug']] as const) {
+    for (const [n, format] of [
+      [1, 'debug'],
+      [4, 'json'],
+      [5, 'debug'],
+      [10, 'debug'],
+    ] as const) {
       const step = replay.step(n);
       const result = replay.replayStep(step, [], { ...env, DBT_LOG_FORMAT_FILE: format });
       expect(result.exitCode, result.stderr).toBe(step.exit_code);
@@ -40,7 +46,7 @@ describe('compiled SQL, run SQL and dbt.log are captured per invocation', () => 
   }, 120_000);
   afterAll(() => replay?.remove());
 
-  it('restores each invocation\'s SQL byte for byte, and only the files it wrote', async () => {
+  it("restores each invocation's SQL byte for byte, and only the files it wrote", async () => {
     const archive = archiveDirOf(replay.project);
     for (const step of replayed) {
       const expected = sqlWrittenBy(replay, step);
@@ -61,7 +67,7 @@ describe('compiled SQL, run SQL and dbt.log are captured per invocation', () => 
     expect(tree.has(stale)).toBe(false);
   });
 
-  it('restores each invocation\'s slice of the rotating dbt.log byte for byte, text and JSON alike', async () => {
+  it("restores each invocation's slice of the rotating dbt.log byte for byte, text and JSON alike", async () => {
     const archive = archiveDirOf(replay.project);
     const logs = readdirSync(path.join(replay.project, 'logs'));
     expect(logs).toContain('dbt.log.1');
@@ -76,11 +82,16 @@ describe('compiled SQL, run SQL and dbt.log are captured per invocation', () => 
 
   it('show prints the SQL a failed model ran and its failure in the log', async () => {
     const step = replay.step(10);
-    const results = readJson(path.join(replay.history, step.dir, 'target', 'run_results.json')) as { results: { unique_id: string; status: string; message: string | null }[] };
+    const results = readJson(path.join(replay.history, step.dir, 'target', 'run_results.json')) as {
+      results: { unique_id: string; status: string; message: string | null }[];
+    };
     const failed = results.results.find((r) => r.unique_id.startsWith('model.') && r.status === 'error')!;
     const shown = await replay.cli(['show', failed.unique_id, '--invocation', step.invocation_id]);
     expect(shown.exitCode, shown.stderr).toBe(0);
-    const runSql = readFileSync(path.join(replay.history, step.dir, 'target', 'run', 'attic_shop', 'models', 'marts', `${failed.unique_id.split('.')[2]}.sql`), 'utf8');
+    const runSql = readFileSync(
+      path.join(replay.history, step.dir, 'target', 'run', 'attic_shop', 'models', 'marts', `${failed.unique_id.split('.')[2]}.sql`),
+      'utf8',
+    );
     expect(shown.stdout).toContain(runSql);
     expect(shown.stdout).toContain(`Failure in ${failed.unique_id}`);
     expect(shown.stdout).toContain(failed.message!);
@@ -90,7 +101,11 @@ describe('compiled SQL, run SQL and dbt.log are captured per invocation', () => 
 
   it('files SQL in node_sql under the node whose compiled_path it is', async () => {
     const step = replay.step(1);
-    const rows = await replay.json<{ unique_id: string | null; kind: string; path: string }[]>(['query', '--json', `SELECT unique_id, kind, path FROM node_sql WHERE invocation_id = '${step.invocation_id}' ORDER BY path`]);
+    const rows = await replay.json<{ unique_id: string | null; kind: string; path: string }[]>([
+      'query',
+      '--json',
+      `SELECT unique_id, kind, path FROM node_sql WHERE invocation_id = '${step.invocation_id}' ORDER BY path`,
+    ]);
     const manifest = readJson(path.join(replay.history, step.dir, 'target', 'manifest.json')) as { nodes: Record<string, Record<string, unknown>> };
     const expected = Object.entries(manifest.nodes).flatMap(([id, node]) => [
       ...(typeof node.compiled_path === 'string' ? [{ unique_id: id, kind: 'compiled', path: node.compiled_path.replace(/^target\//, '') }] : []),
@@ -147,14 +162,26 @@ describe('a var changed between two runs', () => {
   const PAYMENTS = 'models/staging/stg_payments.sql';
   const stepDefs: StepDefinition[] = [
     {
-      step: 1, slug: 'build-usd', command: 'dbt build', kind: 'invocation', which: 'build', select: [], description: 'payments labelled with a var',
+      step: 1,
+      slug: 'build-usd',
+      command: 'dbt build',
+      kind: 'invocation',
+      which: 'build',
+      select: [],
+      description: 'payments labelled with a var',
       edits: [
-        { file: PAYMENTS, replace: ['    payments.payment_method,', "    payments.payment_method,\n    '{{ var(\"currency\") }}' as currency,"] },
+        { file: PAYMENTS, replace: ['    payments.payment_method,', '    payments.payment_method,\n    \'{{ var("currency") }}\' as currency,'] },
         { file: 'dbt_project.yml', replace: ['clean-targets:', 'vars:\n  currency: USD\n\nclean-targets:'] },
       ],
     },
     {
-      step: 2, slug: 'build-eur', command: 'dbt build', kind: 'invocation', which: 'build', select: [], description: 'the var changes, the code does not',
+      step: 2,
+      slug: 'build-eur',
+      command: 'dbt build',
+      kind: 'invocation',
+      which: 'build',
+      select: [],
+      description: 'the var changes, the code does not',
       edits: [{ file: 'dbt_project.yml', replace: ['currency: USD', 'currency: EUR'] }],
     },
   ];
@@ -172,9 +199,15 @@ describe('a var changed between two runs', () => {
       return new Map(Object.entries(manifest.nodes).map(([id, n]) => [id, n.compiled_code]));
     };
     const before = compiled(first);
-    const affected = [...compiled(second)].filter(([id, code]) => code !== undefined && before.get(id) !== undefined && code !== before.get(id)).map(([id]) => id);
+    const affected = [...compiled(second)]
+      .filter(([id, code]) => code !== undefined && before.get(id) !== undefined && code !== before.get(id))
+      .map(([id]) => id);
     expect(affected).toEqual(['model.attic_shop.stg_payments']);
-    const rows = await replay.json<{ unique_id: string; change_kind: string }[]>(['query', '--json', `SELECT unique_id, change_kind FROM v_node_changes WHERE to_invocation = '${second.invocation_id}' ORDER BY unique_id`]);
+    const rows = await replay.json<{ unique_id: string; change_kind: string }[]>([
+      'query',
+      '--json',
+      `SELECT unique_id, change_kind FROM v_node_changes WHERE to_invocation = '${second.invocation_id}' ORDER BY unique_id`,
+    ]);
     expect(rows).toEqual(affected.map((unique_id) => ({ unique_id, change_kind: 'compiled' })));
     const diff = await replay.json<{ nodes: { unique_id: string; change: string }[] }>(['diff', first.invocation_id, second.invocation_id, '--json']);
     expect(diff.nodes.map((n) => [n.unique_id, n.change])).toEqual(affected.map((id) => [id, 'compiled']));

@@ -52,12 +52,14 @@ function expectations(prevManifest: Json, prevResults: Json, next: Json): Expect
   const reusable = (id: string): boolean => {
     if (memo.has(id)) return memo.get(id)!;
     memo.set(id, false);
-    const parents = (((now[id]?.depends_on as Json)?.nodes as string[]) ?? []);
+    const parents = ((now[id]?.depends_on as Json)?.nodes as string[]) ?? [];
     const ok = finished.has(id) && same(id) && parents.every((p) => reusable(p) && finished.get(p)! < finished.get(id)!);
     memo.set(id, ok);
     return ok;
   };
-  const candidates = [...finished.keys()].filter((id) => ['model', 'seed'].includes(String(now[id]?.resource_type)) && (now[id]?.config as Json)?.materialized !== 'ephemeral');
+  const candidates = [...finished.keys()].filter(
+    (id) => ['model', 'seed'].includes(String(now[id]?.resource_type)) && (now[id]?.config as Json)?.materialized !== 'ephemeral',
+  );
   return {
     reuse: candidates.filter(reusable),
     build: candidates.filter((id) => before[id] && (before[id]!.checksum as Json)?.checksum !== (now[id]!.checksum as Json)?.checksum),
@@ -78,7 +80,10 @@ async function capture(dir: string, files: Record<string, string>): Promise<void
  */
 async function checkWords(dir: string, manifest: Json, verdicts: PlanResult['nodes']): Promise<number> {
   let refused = 0;
-  for (const [format, verdict] of [['selector', 'build'], ['exclude', 'reuse']] as const) {
+  for (const [format, verdict] of [
+    ['selector', 'build'],
+    ['exclude', 'reuse'],
+  ] as const) {
     const listed = verdicts.filter((v) => v.verdict === verdict);
     const spaced = listed.filter((v) => /\s/.test(String(nodes(manifest)[v.unique_id]?.name ?? '')));
     const words = await runCli(['plan', '--no-record', '--format', format], { cwd: dir });
@@ -96,45 +101,58 @@ async function checkWords(dir: string, manifest: Json, verdicts: PlanResult['nod
 }
 
 describe.skipIf(!hasCorpus)('plan on real sequences (corpus)', () => {
-  it.each(SEQUENCES)('%s: unchanged nodes reuse, changed ones build', async (sequence, least) => {
-    const root = path.join(CORPUS_DIR, sequence);
-    const steps = readdirSync(root).sort().map((d) => path.join(root, d));
-    const project = makeProject();
-    const seen = { reuse: 0, build: 0, spaced: 0 };
-    try {
-      let prev: { manifest: Json; results: Json } | null = null;
-      for (const step of steps) {
-        const manifest = read(path.join(step, 'manifest.json'));
-        const results = read(path.join(step, 'run_results.json'));
-        if (manifest && prev) {
-          await capture(project.dir, { 'manifest.json': path.join(step, 'manifest.json') });
-          const plan = await runCli(['plan', '--json'], { cwd: project.dir });
-          expect(plan.exitCode, plan.stderr).toBe(0);
-          const verdicts = new Map((JSON.parse(plan.stdout) as PlanResult).nodes.map((n) => [n.unique_id, n]));
-          const expected = expectations(prev.manifest, prev.results, manifest);
-          for (const id of expected.reuse) expect(verdicts.get(id), `${path.basename(step)} ${id}`).toMatchObject({ verdict: 'reuse' });
-          for (const id of expected.build) expect(verdicts.get(id), `${path.basename(step)} ${id}`).toMatchObject({ verdict: 'build' });
-          seen.reuse += expected.reuse.length;
-          seen.build += expected.build.length;
-          seen.spaced += await checkWords(project.dir, manifest, [...verdicts.values()]);
+  it.each(SEQUENCES)(
+    '%s: unchanged nodes reuse, changed ones build',
+    async (sequence, least) => {
+      const root = path.join(CORPUS_DIR, sequence);
+      const steps = readdirSync(root)
+        .sort()
+        .map((d) => path.join(root, d));
+      const project = makeProject();
+      const seen = { reuse: 0, build: 0, spaced: 0 };
+      try {
+        let prev: { manifest: Json; results: Json } | null = null;
+        for (const step of steps) {
+          const manifest = read(path.join(step, 'manifest.json'));
+          const results = read(path.join(step, 'run_results.json'));
+          if (manifest && prev) {
+            await capture(project.dir, { 'manifest.json': path.join(step, 'manifest.json') });
+            const plan = await runCli(['plan', '--json'], { cwd: project.dir });
+            expect(plan.exitCode, plan.stderr).toBe(0);
+            const verdicts = new Map((JSON.parse(plan.stdout) as PlanResult).nodes.map((n) => [n.unique_id, n]));
+            const expected = expectations(prev.manifest, prev.results, manifest);
+            for (const id of expected.reuse) expect(verdicts.get(id), `${path.basename(step)} ${id}`).toMatchObject({ verdict: 'reuse' });
+            for (const id of expected.build) expect(verdicts.get(id), `${path.basename(step)} ${id}`).toMatchObject({ verdict: 'build' });
+            seen.reuse += expected.reuse.length;
+            seen.build += expected.build.length;
+            seen.spaced += await checkWords(project.dir, manifest, [...verdicts.values()]);
+          }
+          const files = Object.fromEntries(
+            readdirSync(step)
+              .filter((f) => f.endsWith('.json'))
+              .map((f) => [f, path.join(step, f)]),
+          );
+          await capture(project.dir, files);
+          // The next plan may count this step's build only when the run's own manifest is here.
+          const own =
+            manifest && results && meta(manifest).invocation_id === meta(results).invocation_id && (results.args as Json | undefined)?.which !== 'generate';
+          prev = own ? { manifest: manifest!, results: results! } : null;
         }
-        const files = Object.fromEntries(readdirSync(step).filter((f) => f.endsWith('.json')).map((f) => [f, path.join(step, f)]));
-        await capture(project.dir, files);
-        // The next plan may count this step's build only when the run's own manifest is here.
-        const own = manifest && results && meta(manifest).invocation_id === meta(results).invocation_id && (results.args as Json | undefined)?.which !== 'generate';
-        prev = own ? { manifest: manifest!, results: results! } : null;
+        expect(seen.reuse, 'reuse cases checked').toBeGreaterThanOrEqual(least.reuse);
+        expect(seen.build, 'build cases checked').toBeGreaterThanOrEqual(least.build);
+        expect(seen.spaced, 'lists with a spaced name checked').toBeGreaterThanOrEqual(least.spaced);
+      } finally {
+        rmSync(project.dir, { recursive: true, force: true });
       }
-      expect(seen.reuse, 'reuse cases checked').toBeGreaterThanOrEqual(least.reuse);
-      expect(seen.build, 'build cases checked').toBeGreaterThanOrEqual(least.build);
-      expect(seen.spaced, 'lists with a spaced name checked').toBeGreaterThanOrEqual(least.spaced);
-    } finally {
-      rmSync(project.dir, { recursive: true, force: true });
-    }
-  }, 300_000);
+    },
+    300_000,
+  );
 
   it('jaffle-shop: with no run ever archived, every node is new or never built, as the two manifests say', async () => {
     const root = path.join(CORPUS_DIR, 'dbt-labs-jaffle-shop');
-    const [first, second] = readdirSync(root).sort().map((d) => path.join(root, d, 'manifest.json'));
+    const [first, second] = readdirSync(root)
+      .sort()
+      .map((d) => path.join(root, d, 'manifest.json'));
     const project = makeProject();
     try {
       await capture(project.dir, { 'manifest.json': first! });
@@ -142,7 +160,9 @@ describe.skipIf(!hasCorpus)('plan on real sequences (corpus)', () => {
       const plan = await runCli(['plan', '--json'], { cwd: project.dir });
       expect(plan.exitCode, plan.stderr).toBe(0);
       const before = nodes(read(first!)!);
-      const planned = Object.entries(nodes(read(second!)!)).filter(([, n]) => ['model', 'seed', 'snapshot', 'test'].includes(String(n.resource_type)) && (n.config as Json)?.materialized !== 'ephemeral');
+      const planned = Object.entries(nodes(read(second!)!)).filter(
+        ([, n]) => ['model', 'seed', 'snapshot', 'test'].includes(String(n.resource_type)) && (n.config as Json)?.materialized !== 'ephemeral',
+      );
       const got = Object.fromEntries((JSON.parse(plan.stdout) as PlanResult).nodes.map((n) => [n.unique_id, `${n.verdict} ${n.reason}`]));
       expect(got).toEqual(Object.fromEntries(planned.map(([id]) => [id, before[id] ? 'build never built on this target' : 'build new'])));
     } finally {

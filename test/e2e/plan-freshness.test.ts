@@ -10,19 +10,38 @@ import { manifestGraph, stepFile } from '../helpers/manifest-graph.js';
  * manifests' JSON.
  */
 const step = (n: number, slug: string, kind: StepDefinition['kind'], hours: number, edits: StepDefinition['edits'] = []): StepDefinition => ({
-  step: n, slug, command: kind === 'parse' ? 'dbt parse' : kind === 'freshness' ? 'dbt source freshness' : 'dbt build', kind,
-  ...(kind === 'invocation' ? { which: 'build' as const } : {}), select: [], edits, description: slug, hours,
+  step: n,
+  slug,
+  command: kind === 'parse' ? 'dbt parse' : kind === 'freshness' ? 'dbt source freshness' : 'dbt build',
+  kind,
+  ...(kind === 'invocation' ? { which: 'build' as const } : {}),
+  select: [],
+  edits,
+  description: slug,
+  hours,
 });
-const BUILD_AFTER = { file: 'dbt_project.yml', replace: ['    marts:\n      +materialized: table\n', '    marts:\n      +materialized: table\n      +freshness:\n        build_after:\n          count: 4\n          period: hour\n'] as [string, string] };
+const BUILD_AFTER = {
+  file: 'dbt_project.yml',
+  replace: [
+    '    marts:\n      +materialized: table\n',
+    '    marts:\n      +materialized: table\n      +freshness:\n        build_after:\n          count: 4\n          period: hour\n',
+  ] as [string, string],
+};
 const STG_ORDERS = { file: 'models/staging/stg_orders.sql', replace: ['lower(status) as status', 'lower(trim(status)) as status'] as [string, string] };
 
-const verdicts = (plan: PlanResult): Record<string, string> => Object.fromEntries(plan.nodes.map((n) => [n.unique_id, n.verdict === 'reuse' ? (n.reason === 'unchanged' ? 'reuse' : `reuse (${n.reason})`) : n.reason]));
+const verdicts = (plan: PlanResult): Record<string, string> =>
+  Object.fromEntries(plan.nodes.map((n) => [n.unique_id, n.verdict === 'reuse' ? (n.reason === 'unchanged' ? 'reuse' : `reuse (${n.reason})`) : n.reason]));
 
 describe('build_after: {count: 4, period: hour}', () => {
   let seq: CapturedSequence;
   beforeAll(async () => {
     seq = await captureSequence(
-      [step(1, 'build', 'invocation', 0, [BUILD_AFTER]), step(2, 'freshness', 'freshness', 0.3), step(3, 'parse-1h', 'parse', 1, [STG_ORDERS]), step(4, 'parse-5h', 'parse', 5)],
+      [
+        step(1, 'build', 'invocation', 0, [BUILD_AFTER]),
+        step(2, 'freshness', 'freshness', 0.3),
+        step(3, 'parse-1h', 'parse', 1, [STG_ORDERS]),
+        step(4, 'parse-5h', 'parse', 5),
+      ],
       'plan-build-after',
     );
   }, 240_000);
@@ -32,7 +51,9 @@ describe('build_after: {count: 4, period: hour}', () => {
   function martsBelowChange(slug: string): { changed: string; held: string[]; graph: ReturnType<typeof manifestGraph> } {
     const graph = manifestGraph(stepFile(seq.history, seq.step(slug), 'manifest.json'));
     const changed = 'model.attic_shop.stg_orders';
-    const held = [...graph.descendants(changed)].filter((id) => ((graph.planned.get(id)?.config as Record<string, unknown> | undefined)?.freshness as Record<string, unknown> | undefined)?.build_after);
+    const held = [...graph.descendants(changed)].filter(
+      (id) => ((graph.planned.get(id)?.config as Record<string, unknown> | undefined)?.freshness as Record<string, unknown> | undefined)?.build_after,
+    );
     return { changed, held, graph };
   }
 

@@ -29,7 +29,11 @@ const swap = (file: string, from: string, to: string): StepDefinition['edits'][n
 const COMMENT = swap('models/marts/customers.sql', 'with customers as (\n', '-- lifetime facts, one row per customer\nwith customers as (\n\n');
 const STG_ORDERS = ['models/staging/stg_orders.sql', 'lower(status) as status', 'lower(trim(status)) as status'] as const;
 const SEED = ['seeds/country_codes.csv', 'GB,United Kingdom,Europe\n', 'GB,United Kingdom,Europe\nIE,Ireland,Europe\n'] as const;
-const MACRO = swap('macros/cents_to_dollars.sql', 'round(({{ column_name }}) / 100.0, {{ scale }})', 'cast(({{ column_name }}) / 100 as decimal(6, {{ scale }}))');
+const MACRO = swap(
+  'macros/cents_to_dollars.sql',
+  'round(({{ column_name }}) / 100.0, {{ scale }})',
+  'cast(({{ column_name }}) / 100 as decimal(6, {{ scale }}))',
+);
 
 const STEPS: StepDefinition[] = [
   step(1, 'build', 'invocation', 0),
@@ -103,7 +107,10 @@ describe('plan over a synthetic history (issue 12 scenarios)', () => {
   it('a source loaded after the last build (sources.json): the nodes that read it build', async () => {
     const build = readJson(stepFile(seq.history, seq.step('build'), 'run_results.json'));
     const finished = new Map(((build.results as Json[]) ?? []).map((r) => [String(r.unique_id), completedAt(r)]));
-    const late = (readJson(stepFile(seq.history, seq.step('freshness-late'), 'sources.json')).results as Json[]).map((r) => ({ id: String(r.unique_id), loaded: Date.parse(String(r.max_loaded_at)) }));
+    const late = (readJson(stepFile(seq.history, seq.step('freshness-late'), 'sources.json')).results as Json[]).map((r) => ({
+      id: String(r.unique_id),
+      loaded: Date.parse(String(r.max_loaded_at)),
+    }));
     const graph = graphOf('parse-after-load');
     // Facts from the JSON: the catalog moved (s1 → s2), so sources.json decides. A source loaded
     // after the node's build: newer; a source no check looked at: unknown.
@@ -118,7 +125,9 @@ describe('plan over a synthetic history (issue 12 scenarios)', () => {
   });
 
   it('last build failed: build', async () => {
-    const failed = ((readJson(stepFile(seq.history, seq.step('build-fails'), 'run_results.json')).results as Json[]) ?? []).filter((r) => r.status === 'error').map((r) => String(r.unique_id));
+    const failed = ((readJson(stepFile(seq.history, seq.step('build-fails'), 'run_results.json')).results as Json[]) ?? [])
+      .filter((r) => r.status === 'error')
+      .map((r) => String(r.unique_id));
     expect(failed.length).toBeGreaterThan(0);
     const verdicts = byId(await plan('parse-after-failure', '--branch', 'main'));
     for (const id of failed) expect(verdicts.get(id)).toMatchObject({ verdict: 'build', reason: 'last build failed' });
@@ -126,7 +135,9 @@ describe('plan over a synthetic history (issue 12 scenarios)', () => {
 
   it('a changed macro: the nodes that call it build as code changed, not config', async () => {
     const nodes = readJson(stepFile(seq.history, seq.step('build-fails'), 'manifest.json')).nodes as Record<string, { depends_on?: { macros?: string[] } }>;
-    const callers = Object.entries(nodes).filter(([, n]) => n.depends_on?.macros?.includes('macro.attic_shop.cents_to_dollars')).map(([id]) => id);
+    const callers = Object.entries(nodes)
+      .filter(([, n]) => n.depends_on?.macros?.includes('macro.attic_shop.cents_to_dollars'))
+      .map(([id]) => id);
     expect(callers.length).toBeGreaterThan(0);
     const verdicts = byId(await plan('build-fails', '--branch', 'main'));
     for (const id of callers) expect(verdicts.get(id), id).toMatchObject({ verdict: 'build', reason: 'code changed' });
@@ -162,7 +173,11 @@ describe('plan output, selection and records', () => {
 
   it('--format selector names the nodes to build and --format exclude the ones to reuse, one word each', async () => {
     const json = await plan('parse-sql-change', '--branch', 'main');
-    const words = async (format: string): Promise<string[]> => (await seq.attic(['plan', '--invocation', seq.step('parse-sql-change').invocation_id, '--branch', 'main', '--format', format])).stdout.trim().split(/\s+/).filter(Boolean);
+    const words = async (format: string): Promise<string[]> =>
+      (await seq.attic(['plan', '--invocation', seq.step('parse-sql-change').invocation_id, '--branch', 'main', '--format', format])).stdout
+        .trim()
+        .split(/\s+/)
+        .filter(Boolean);
     const names = (verdict: string): string[] => json.nodes.filter((n) => n.verdict === verdict).map((n) => n.selector);
     expect(await words('selector')).toEqual(names('build'));
     expect(await words('exclude')).toEqual(names('reuse'));
@@ -171,12 +186,16 @@ describe('plan output, selection and records', () => {
 
   it("--select and --exclude take dbt's simple forms", async () => {
     const graph = graphOf('parse-sql-change');
-    const ids = async (...args: string[]): Promise<string[]> => (await plan('parse-sql-change', '--branch', 'main', ...args)).nodes.map((n) => n.unique_id).sort();
+    const ids = async (...args: string[]): Promise<string[]> =>
+      (await plan('parse-sql-change', '--branch', 'main', ...args)).nodes.map((n) => n.unique_id).sort();
     const stgOrders = idOf('parse-sql-change', 'stg_orders');
-    const testsOf = (set: Set<string>): string[] => [...graph.planned.keys()].filter((id) => id.startsWith('test.') && graph.parentsOf(id).some((p) => set.has(p)));
+    const testsOf = (set: Set<string>): string[] =>
+      [...graph.planned.keys()].filter((id) => id.startsWith('test.') && graph.parentsOf(id).some((p) => set.has(p)));
     const downstream = new Set([stgOrders, ...graph.descendants(stgOrders)]);
     expect(await ids('--select', 'stg_orders+')).toEqual([...new Set([...downstream, ...testsOf(downstream)])].filter((id) => graph.planned.has(id)).sort());
-    expect(await ids('--select', 'resource_type:seed')).toEqual([idOf('parse-sql-change', 'country_codes'), ...testsOf(new Set([idOf('parse-sql-change', 'country_codes')]))].sort());
+    expect(await ids('--select', 'resource_type:seed')).toEqual(
+      [idOf('parse-sql-change', 'country_codes'), ...testsOf(new Set([idOf('parse-sql-change', 'country_codes')]))].sort(),
+    );
     const staging = [...graph.planned].filter(([, n]) => ((n.tags as string[]) ?? []).includes('staging')).map(([id]) => id);
     expect(await ids('--select', 'tag:staging')).toEqual([...new Set([...staging, ...testsOf(new Set(staging))])].sort());
     const marts = [...graph.planned].filter(([, n]) => String(n.original_file_path).startsWith('models/marts/')).map(([id]) => id);
@@ -216,7 +235,9 @@ describe('plan output, selection and records', () => {
       const result = await seq.attic(['verify', '--json']);
       expect(result.exitCode).toBe(4);
       const key = `records/plans/${made.invocation_id}/${made.plan_id}.json`;
-      expect((JSON.parse(result.stdout) as { problems: { kind: string; key: string }[] }).problems).toEqual([expect.objectContaining({ kind: 'bad-record', key })]);
+      expect((JSON.parse(result.stdout) as { problems: { kind: string; key: string }[] }).problems).toEqual([
+        expect.objectContaining({ kind: 'bad-record', key }),
+      ]);
     } finally {
       writeFileSync(file, original);
     }

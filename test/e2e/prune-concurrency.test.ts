@@ -29,15 +29,36 @@ interface Line {
 
 function race(mode: 'capture' | 'prune', store: string, dir: string, count: number, tag = '', env: Record<string, string> = {}): Promise<Line[]> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [RACE, mode, store, dir, String(count), tag], { env: { PATH: process.env.PATH, ...env }, maxBuffer: 1 << 24 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${mode} ${tag} failed: ${stderr}`));
-      else resolve(stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Line));
-    });
+    execFile(
+      process.execPath,
+      [RACE, mode, store, dir, String(count), tag],
+      { env: { PATH: process.env.PATH, ...env }, maxBuffer: 1 << 24 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${mode} ${tag} failed: ${stderr}`));
+        else
+          resolve(
+            stdout
+              .split('\n')
+              .filter(Boolean)
+              .map((line) => JSON.parse(line) as Line),
+          );
+      },
+    );
   });
 }
 
-async function raceAndCheck(store: string, dir: string, captures: number, rounds: number, env: Record<string, string>, backend: () => Promise<Backend>): Promise<void> {
-  const [pruned, ...captured] = await Promise.all([race('prune', store, dir, rounds, '', env), ...[1, 2, 3, 4].map((t) => race('capture', store, dir, captures, String(t), env))]);
+async function raceAndCheck(
+  store: string,
+  dir: string,
+  captures: number,
+  rounds: number,
+  env: Record<string, string>,
+  backend: () => Promise<Backend>,
+): Promise<void> {
+  const [pruned, ...captured] = await Promise.all([
+    race('prune', store, dir, rounds, '', env),
+    ...[1, 2, 3, 4].map((t) => race('capture', store, dir, captures, String(t), env)),
+  ]);
   const lines = captured.flat();
   // the race was real: prune deleted objects, and captures reused chunks they did not write
   expect(pruned.reduce((sum, p) => sum + (p.chunks ?? 0), 0)).toBeGreaterThan(0);
@@ -61,10 +82,14 @@ describe('prune beside four capturing processes', () => {
     await raceAndCheck(store, work, 30, 20, {}, () => openArchive(path.join(store, 'archive'), { create: false }));
   }, 600_000);
 
-  it.skipIf(!s3Available)('on S3 (Ceph RGW): no capture loses an object, verify is clean', async () => {
-    const store = `s3://${await makeBucket()}/race`;
-    const dir = mkdtempSync(path.join(work, 's3-'));
-    const remote = { s3: undefined, cacheDir: path.join(dir, 'cache'), env: process.env };
-    await raceAndCheck(store, dir, 12, 8, s3Env(), () => openArchive(`${store}/archive`, { create: false, remote }));
-  }, 600_000);
+  it.skipIf(!s3Available)(
+    'on S3 (Ceph RGW): no capture loses an object, verify is clean',
+    async () => {
+      const store = `s3://${await makeBucket()}/race`;
+      const dir = mkdtempSync(path.join(work, 's3-'));
+      const remote = { s3: undefined, cacheDir: path.join(dir, 'cache'), env: process.env };
+      await raceAndCheck(store, dir, 12, 8, s3Env(), () => openArchive(`${store}/archive`, { create: false, remote }));
+    },
+    600_000,
+  );
 });

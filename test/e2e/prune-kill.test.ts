@@ -25,8 +25,19 @@ async function fileBatch(backend: Backend, round: number, count: number): Promis
     const bytes = Buffer.from(JSON.stringify({ metadata: { invocation_id: id }, pad: randomBytes(48_000).toString('base64') }));
     const put = await putBlob(backend, bytes);
     await putArtifactRecord(backend, {
-      kind: 'artifact', format: 1, invocation_id: id, invocation_id_source: 'metadata', artifact: 'manifest', sha256: put.id, size: bytes.length,
-      dbt_schema_version: null, dbt_version: null, generated_at: new Date().toISOString(), captured_at: new Date().toISOString(), capture_id: `0000000000000-${String(round).padStart(12, '0')}`, phase: 'manual',
+      kind: 'artifact',
+      format: 1,
+      invocation_id: id,
+      invocation_id_source: 'metadata',
+      artifact: 'manifest',
+      sha256: put.id,
+      size: bytes.length,
+      dbt_schema_version: null,
+      dbt_version: null,
+      generated_at: new Date().toISOString(),
+      captured_at: new Date().toISOString(),
+      capture_id: `0000000000000-${String(round).padStart(12, '0')}`,
+      phase: 'manual',
     });
     ids.push(id);
   }
@@ -78,7 +89,18 @@ describe('prune killed with SIGKILL', () => {
     await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 1\n'));
     await fileBatch(backend, 0, 5);
     const keptObjects = await objectCount(backend);
-    const points: [number, boolean][] = [[60, false], [400, false], [0, true], [15, true], [30, true], [45, true], [60, true], [80, true], [110, true], [150, true]];
+    const points: [number, boolean][] = [
+      [60, false],
+      [400, false],
+      [0, true],
+      [15, true],
+      [30, true],
+      [45, true],
+      [60, true],
+      [80, true],
+      [110, true],
+      [150, true],
+    ];
     const outcomes: ('none' | 'partial' | 'all')[] = [];
     let round = 0;
     /** One round: a fresh batch forgotten, a prune killed; says how far the prune got. */

@@ -15,7 +15,13 @@ import { dbtEnv, duckshopAt, hasRealDbt, NO_DBT_REASON } from '../helpers/real-d
  * run -- dbt …` (test/helpers/dbt-history.ts). Checked against what dbt itself left in target/
  * and logs/ after each command, never against dbtattic's answers.
  */
-const ARTIFACTS: Record<string, string> = { 'manifest.json': 'manifest', 'run_results.json': 'run_results', 'sources.json': 'sources', 'catalog.json': 'catalog', 'semantic_manifest.json': 'semantic_manifest' };
+const ARTIFACTS: Record<string, string> = {
+  'manifest.json': 'manifest',
+  'run_results.json': 'run_results',
+  'sources.json': 'sources',
+  'catalog.json': 'catalog',
+  'semantic_manifest.json': 'semantic_manifest',
+};
 
 if (!hasRealDbt) console.warn(`real-dbt-commands: skipped, ${NO_DBT_REASON}`);
 
@@ -29,7 +35,10 @@ describe.skipIf(!hasRealDbt)('real dbt commands through dbtattic run', () => {
 
   const step = (name: string): DbtStep => history.steps.find((s) => s.name === name)!;
   const snapshotFile = (s: DbtStep, file: string): string => path.join(history.dir, s.snapshot, file);
-  const artifactsOf = (s: DbtStep): [string, string][] => Object.entries(s.wrote).filter(([file]) => file in ARTIFACTS).map(([file, sha]) => [file, sha]);
+  const artifactsOf = (s: DbtStep): [string, string][] =>
+    Object.entries(s.wrote)
+      .filter(([file]) => file in ARTIFACTS)
+      .map(([file, sha]) => [file, sha]);
 
   it("passes each dbt command's exit status through: the broken build 1, every other 0", () => {
     expect(history.steps.map((s) => [s.name, s.exitCode])).toEqual(history.steps.map((s) => [s.name, s.name === 'build-broken' ? 1 : 0]));
@@ -71,11 +80,15 @@ describe.skipIf(!hasRealDbt)('real dbt commands through dbtattic run', () => {
     const expected: Record<string, RowCounts> = {};
     for (const s of history.steps) {
       for (const [file] of artifactsOf(s).filter(([f]) => f !== 'semantic_manifest.json')) {
-        const doc = JSON.parse(readFileSync(snapshotFile(s, path.join('target', file)), 'utf8')) as Record<string, unknown> & { metadata: { invocation_id: string } };
+        const doc = JSON.parse(readFileSync(snapshotFile(s, path.join('target', file)), 'utf8')) as Record<string, unknown> & {
+          metadata: { invocation_id: string };
+        };
         expected[doc.metadata.invocation_id] = { ...expected[doc.metadata.invocation_id], ...countArtifactRows(ARTIFACTS[file]!, doc) };
       }
     }
-    const rows = JSON.parse((await dbtattic(history.project, ['query', '--json', '--', `SELECT * FROM (${STORE_COUNTS}) WHERE key NOT LIKE 'semantic %'`])).stdout) as { invocation_id: string; key: string; n: number }[];
+    const rows = JSON.parse(
+      (await dbtattic(history.project, ['query', '--json', '--', `SELECT * FROM (${STORE_COUNTS}) WHERE key NOT LIKE 'semantic %'`])).stdout,
+    ) as { invocation_id: string; key: string; n: number }[];
     const actual: Record<string, RowCounts> = {};
     for (const row of rows) actual[row.invocation_id] = { ...actual[row.invocation_id], [row.key]: Number(row.n) };
     expect(actual).toEqual(expected);
@@ -90,7 +103,10 @@ describe.skipIf(!hasRealDbt)('real dbt commands through dbtattic run', () => {
   it('files dbt retry as an invocation of its own, and state --last-success finds it once it succeeds', async () => {
     const [broken, retry] = [step('build-broken'), step('retry')];
     expect(retry.invocationId).not.toBe(broken.invocationId);
-    const retried = JSON.parse(readFileSync(snapshotFile(retry, 'target/run_results.json'), 'utf8')) as { results: { status: string }[]; args: { which: string } };
+    const retried = JSON.parse(readFileSync(snapshotFile(retry, 'target/run_results.json'), 'utf8')) as {
+      results: { status: string }[];
+      args: { which: string };
+    };
     expect(retried.results.length).toBeGreaterThan(0);
     expect(retried.results.every((r) => r.status === 'success' || r.status === 'pass')).toBe(true);
     const captures = readCaptureRecords(archive).filter((c) => c.artifacts.some((a) => a.invocation_id === retry.invocationId && a.status === 'captured'));

@@ -50,7 +50,10 @@ const nowUtc = (): string => new Date().toISOString().slice(0, 19).replace('T', 
 
 const STEPS: Step[] = [
   { name: 'initial full build' },
-  { name: 'model code edit', code: (p) => edit(p, 'models/staging/stg_customers.sql', "first_name || ' ' || last_name", "trim(first_name) || ' ' || trim(last_name)") },
+  {
+    name: 'model code edit',
+    code: (p) => edit(p, 'models/staging/stg_customers.sql', "first_name || ' ' || last_name", "trim(first_name) || ' ' || trim(last_name)"),
+  },
   { name: 'new rows, source with freshness', data: () => ({ batches: 2 }) },
   { name: 'new rows, source without freshness', data: () => ({ sql: ['insert into extra.adjustments values (3, 12, -450), (4, 40, -1200)'] }) },
   {
@@ -75,8 +78,14 @@ function addToProject(project: string): void {
     path.join(project, 'models/staging/_ledger.yml'),
     'version: 2\n\nsources:\n  - name: ledger\n    description: Refunds and corrections, loaded with no loaded_at and no freshness check.\n    schema: extra\n    tables:\n      - name: adjustments\n',
   );
-  writeFileSync(path.join(project, 'models/marts/fct_adjustments.sql'), "select adjustment_id, order_id, amount_cents\nfrom {{ source('ledger', 'adjustments') }}\n");
-  writeFileSync(path.join(project, 'models/marts/undeclared_notes.sql'), '-- Reads a table by name: no source declares it.\nselect note_id, body\nfrom extra.notes\n');
+  writeFileSync(
+    path.join(project, 'models/marts/fct_adjustments.sql'),
+    "select adjustment_id, order_id, amount_cents\nfrom {{ source('ledger', 'adjustments') }}\n",
+  );
+  writeFileSync(
+    path.join(project, 'models/marts/undeclared_notes.sql'),
+    '-- Reads a table by name: no source declares it.\nselect note_id, body\nfrom extra.notes\n',
+  );
 }
 
 const EXTRA_SCHEMA = [
@@ -190,10 +199,20 @@ describe.skipIf(!hasRealDbt)('plan on the warehouse: building only what plan sel
           const selector = await dbtattic(a, ['plan', '--format', 'selector']);
           expect(selector.exitCode, at(`plan --format selector: ${selector.stderr}`)).toBe(0);
           const words = selector.stdout.split(/\s+/).filter(Boolean);
-          expect(words.sort(), at('the selector names the nodes --json says build')).toEqual(plan.nodes.filter((n) => n.verdict === 'build').map((n) => n.selector).sort());
+          expect(words.sort(), at('the selector names the nodes --json says build')).toEqual(
+            plan.nodes
+              .filter((n) => n.verdict === 'build')
+              .map((n) => n.selector)
+              .sort(),
+          );
           if (words.length > 0) await dbtOk(a, ['build', '--select', ...words], at('selected build'));
           counts = `${plan.counts.reuse} reuse, ${plan.counts.build} build ${JSON.stringify(plan.counts.by_reason)}`;
-          console.log(`${at('plan builds')}\n${plan.nodes.filter((n) => n.verdict === 'build').map((n) => `  ${n.verdict}\t${n.reason}\t${n.unique_id}`).join('\n')}`);
+          console.log(
+            `${at('plan builds')}\n${plan.nodes
+              .filter((n) => n.verdict === 'build')
+              .map((n) => `  ${n.verdict}\t${n.reason}\t${n.unique_id}`)
+              .join('\n')}`,
+          );
         }
         await fresh; // rejects, with dbt's output, unless the full build passed
 
@@ -204,7 +223,10 @@ describe.skipIf(!hasRealDbt)('plan on the warehouse: building only what plan sel
         // A stale relation is a reuse verdict plan should not have given: say which checks it passed.
         const explained: string[] = [];
         for (const diff of compared.diffs) explained.push((await dbtattic(a, ['explain', diff.relation.split('.').at(-1)!])).stdout);
-        expect(compared.diffs, at(`relations that differ from a build from scratch:\n${JSON.stringify(compared.diffs, null, 1)}\n${explained.join('\n')}`)).toEqual([]);
+        expect(
+          compared.diffs,
+          at(`relations that differ from a build from scratch:\n${JSON.stringify(compared.diffs, null, 1)}\n${explained.join('\n')}`),
+        ).toEqual([]);
       }
     } finally {
       console.log(['step\tplan\trelations differing\tseconds', ...rows].join('\n'));

@@ -43,7 +43,8 @@ describe.skipIf(!hasRealDbt)('a real dbt interrupted under dbtattic run', () => 
     writeFileSync(path.join(project, 'models', 'slow_query.sql'), SLOW);
     // One success before the interrupted runs, which state --last-success must keep choosing.
     expect((await dbtattic(project, ['run', '--', 'dbt', 'run', '--select', 'stg_customers'])).exitCode).toBe(0);
-    success = (JSON.parse(readFileSync(path.join(project, 'target', 'run_results.json'), 'utf8')) as { metadata: { invocation_id: string } }).metadata.invocation_id;
+    success = (JSON.parse(readFileSync(path.join(project, 'target', 'run_results.json'), 'utf8')) as { metadata: { invocation_id: string } }).metadata
+      .invocation_id;
   }, 120_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -58,14 +59,20 @@ describe.skipIf(!hasRealDbt)('a real dbt interrupted under dbtattic run', () => 
     const state = await dbtattic(project, ['state', '--last-success', '--json']);
     expect(state.exitCode, state.stderr).toBe(0);
     expect(JSON.parse(state.stdout)).toMatchObject({ invocation_id: success });
-    const history = JSON.parse((await dbtattic(project, ['history', '--json', '--limit', '1'])).stdout) as { invocation_id: string; run_exit_code: number | null }[];
+    const history = JSON.parse((await dbtattic(project, ['history', '--json', '--limit', '1'])).stdout) as {
+      invocation_id: string;
+      run_exit_code: number | null;
+    }[];
     expect(history[0]).toMatchObject({ invocation_id: invocation, run_exit_code: expectedExit });
     return { invocation, log };
   }
 
   /** One SIGINT reached dbt: its clean-up ran to the end, wrote results (none) and said so once. */
   function oneSigint(invocation: string, log: string): void {
-    const results = JSON.parse(readFileSync(path.join(project, 'target', 'run_results.json'), 'utf8')) as { metadata: { invocation_id: string }; results: unknown[] };
+    const results = JSON.parse(readFileSync(path.join(project, 'target', 'run_results.json'), 'utf8')) as {
+      metadata: { invocation_id: string };
+      results: unknown[];
+    };
     expect(results).toMatchObject({ metadata: { invocation_id: invocation }, results: [] });
     const filed = listArtifactRecordFiles(archiveDirOf(project)).find((r) => r.invocation === invocation && r.artifact === 'run_results');
     expect(filed?.sha256).toBe(sha256Of(path.join(project, 'target', 'run_results.json')));
@@ -80,36 +87,55 @@ describe.skipIf(!hasRealDbt)('a real dbt interrupted under dbtattic run', () => 
     { name: 'SIGTERM to its process group', signal: 'SIGTERM', group: true, exit: 143 },
   ];
 
-  it.each(CASES)('$name, no terminal: dbt gets it once and at once, the run exits $exit and is filed as no success', async ({ signal, group, exit }) => {
-    // Its own process group, as a CI job's shell is, so the test can signal the group; dbt's
-    // output unbuffered on a pipe, so the test sees the query start when dbt prints it.
-    const watched = startWatched(process.execPath, [BIN, 'run', '--', 'dbt', 'run', '--select', 'slow_query'], { cwd: project, env: { ...process.env, ...dbtEnv(project), NO_COLOR: '1', PYTHONUNBUFFERED: '1' }, detached: true });
-    try {
-      await watched.waitForOutput(STARTED);
-      await new Promise((resolve) => setTimeout(resolve, QUERY_AT_WORK_MS));
-      const sentAt = Date.now();
-      process.kill(group ? -watched.child.pid! : watched.child.pid!, signal);
-      const end = await watched.ended;
-      expect(end.code, `${end.stdout}\n${end.stderr}`).toBe(exit);
-      // At once: dbt's own clean-up and our capture, never a grace period of seconds on top.
-      expect(Date.now() - sentAt).toBeLessThan(8_000);
-      const { invocation, log } = await interruptedRun(exit);
-      if (signal === 'SIGINT') oneSigint(invocation, log);
-    } finally {
-      if (watched.child.exitCode === null && watched.child.signalCode === null) {
-        // dbtattic passes a SIGTERM on to dbt, in a group of its own, and its exit takes dbt with it.
-        watched.child.kill('SIGTERM');
-        await watched.ended;
+  it.each(CASES)(
+    '$name, no terminal: dbt gets it once and at once, the run exits $exit and is filed as no success',
+    async ({ signal, group, exit }) => {
+      // Its own process group, as a CI job's shell is, so the test can signal the group; dbt's
+      // output unbuffered on a pipe, so the test sees the query start when dbt prints it.
+      const watched = startWatched(process.execPath, [BIN, 'run', '--', 'dbt', 'run', '--select', 'slow_query'], {
+        cwd: project,
+        env: { ...process.env, ...dbtEnv(project), NO_COLOR: '1', PYTHONUNBUFFERED: '1' },
+        detached: true,
+      });
+      try {
+        await watched.waitForOutput(STARTED);
+        await new Promise((resolve) => setTimeout(resolve, QUERY_AT_WORK_MS));
+        const sentAt = Date.now();
+        process.kill(group ? -watched.child.pid! : watched.child.pid!, signal);
+        const end = await watched.ended;
+        expect(end.code, `${end.stdout}\n${end.stderr}`).toBe(exit);
+        // At once: dbt's own clean-up and our capture, never a grace period of seconds on top.
+        expect(Date.now() - sentAt).toBeLessThan(8_000);
+        const { invocation, log } = await interruptedRun(exit);
+        if (signal === 'SIGINT') oneSigint(invocation, log);
+      } finally {
+        if (watched.child.exitCode === null && watched.child.signalCode === null) {
+          // dbtattic passes a SIGTERM on to dbt, in a group of its own, and its exit takes dbt with it.
+          watched.child.kill('SIGTERM');
+          await watched.ended;
+        }
       }
-    }
-  }, 90_000);
+    },
+    90_000,
+  );
 
   it('Ctrl-C typed at a terminal: dbt, in the foreground with dbtattic, gets that one SIGINT and no second', async () => {
     const run = await new Promise<{ exit_code: number; interrupted: boolean; output: string }>((resolve, reject) => {
-      execFile('python3', [TERMINAL, JSON.stringify([process.execPath, BIN, 'run', '--', 'dbt', 'run', '--select', 'slow_query']), project, STARTED, String(QUERY_AT_WORK_MS / 1000)], { env: { ...process.env, ...dbtEnv(project) }, maxBuffer: 16 * 1024 * 1024 }, (error, stdout, stderr) => {
-        if (error) reject(new Error(`terminal.py failed: ${error.message}\n${stderr}`));
-        else resolve(JSON.parse(stdout) as { exit_code: number; interrupted: boolean; output: string });
-      });
+      execFile(
+        'python3',
+        [
+          TERMINAL,
+          JSON.stringify([process.execPath, BIN, 'run', '--', 'dbt', 'run', '--select', 'slow_query']),
+          project,
+          STARTED,
+          String(QUERY_AT_WORK_MS / 1000),
+        ],
+        { env: { ...process.env, ...dbtEnv(project) }, maxBuffer: 16 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          if (error) reject(new Error(`terminal.py failed: ${error.message}\n${stderr}`));
+          else resolve(JSON.parse(stdout) as { exit_code: number; interrupted: boolean; output: string });
+        },
+      );
     });
     expect(run.interrupted).toBe(true);
     expect(run.exit_code, run.output).toBe(130);

@@ -34,15 +34,32 @@ interface Change {
 
 const CHANGES: Change[] = [
   { name: 'no change', apply: () => undefined },
-  { name: 'model logic', apply: (p) => edit(p, 'models/staging/stg_customers.sql', "first_name || ' ' || last_name", "trim(first_name) || ' ' || trim(last_name)") },
+  {
+    name: 'model logic',
+    apply: (p) => edit(p, 'models/staging/stg_customers.sql', "first_name || ' ' || last_name", "trim(first_name) || ' ' || trim(last_name)"),
+  },
   { name: 'model comment', apply: (p) => edit(p, 'models/marts/dim_products.sql', 'select\n', '-- Units and amount ordered per product.\nselect\n') },
-  { name: 'macro used by four models', apply: (p) => edit(p, 'macros/cents_to_amount.sql', 'cast({{ column }} / 100.0 as', 'cast(round({{ column }} / 100.0, 2) as') },
+  {
+    name: 'macro used by four models',
+    apply: (p) => edit(p, 'macros/cents_to_amount.sql', 'cast({{ column }} / 100.0 as', 'cast(round({{ column }} / 100.0, 2) as'),
+  },
   { name: 'var value', apply: (p) => edit(p, 'dbt_project.yml', 'high_value_threshold: 150', 'high_value_threshold: 140') },
   { name: 'env var', apply: () => ({ DBTATTIC_EXAMPLE_CURRENCY: 'USD' }) },
   { name: 'seed rows', apply: (p) => edit(p, 'seeds/payment_methods.csv', 'voucher,Voucher,false\n', 'voucher,Voucher,false\nwallet,Mobile wallet,false\n') },
-  { name: 'generic test added', apply: (p) => edit(p, 'models/marts/_marts.yml', '      - name: currency\n', '      - name: order_date\n        data_tests: [not_null]\n      - name: currency\n') },
-  { name: 'config: materialized', apply: (p) => edit(p, 'models/marts/_marts.yml', '  - name: fct_daily_revenue\n', '  - name: fct_daily_revenue\n    config:\n      materialized: view\n') },
-  { name: 'new model', apply: (p) => writeFileSync(path.join(p, 'models/marts/dim_payment_methods.sql'), "select payment_method, method_name, is_card\nfrom {{ ref('payment_methods') }}\n") },
+  {
+    name: 'generic test added',
+    apply: (p) =>
+      edit(p, 'models/marts/_marts.yml', '      - name: currency\n', '      - name: order_date\n        data_tests: [not_null]\n      - name: currency\n'),
+  },
+  {
+    name: 'config: materialized',
+    apply: (p) => edit(p, 'models/marts/_marts.yml', '  - name: fct_daily_revenue\n', '  - name: fct_daily_revenue\n    config:\n      materialized: view\n'),
+  },
+  {
+    name: 'new model',
+    apply: (p) =>
+      writeFileSync(path.join(p, 'models/marts/dim_payment_methods.sql'), "select payment_method, method_name, is_card\nfrom {{ ref('payment_methods') }}\n"),
+  },
   {
     name: 'deleted model',
     apply: (p) => {
@@ -112,7 +129,10 @@ describe.skipIf(!hasRealDbt)('slim CI with real dbt: state:modified+ against dbt
       }
       console.log(['change\tdbt selects\tper-node selects\tper-node after capture\tbuild results\tseconds', ...rows].join('\n'));
     } finally {
-      await starting.then((dbt) => dbt.close(), () => undefined);
+      await starting.then(
+        (dbt) => dbt.close(),
+        () => undefined,
+      );
       rmSync(dir, { recursive: true, force: true });
     }
   }, 900_000);
@@ -160,7 +180,9 @@ async function statePath(project: string, args: string[], env: Record<string, st
  * checked as part of each child's. Unit tests and exposures have no verdict either.
  */
 function plannable(project: string, selected: string[]): string[] {
-  const manifest = JSON.parse(readFileSync(path.join(project, 'target', 'manifest.json'), 'utf8')) as { nodes: Record<string, { config?: { materialized?: string } }> };
+  const manifest = JSON.parse(readFileSync(path.join(project, 'target', 'manifest.json'), 'utf8')) as {
+    nodes: Record<string, { config?: { materialized?: string } }>;
+  };
   return selected.filter((id) => /^(model|seed|snapshot|test)\./.test(id) && manifest.nodes[id]?.config?.materialized !== 'ephemeral');
 }
 

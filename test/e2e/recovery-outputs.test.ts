@@ -40,10 +40,17 @@ describe('damaged outputs leave the rest of the history working', () => {
     const rebuild = await replay.cli(['rebuild', '--json']);
     expect(rebuild.exitCode, rebuild.stderr).toBe(1);
     const problems = (JSON.parse(rebuild.stdout) as { problems: Record<string, unknown>[] }).problems;
-    expect(problems).toEqual(expect.arrayContaining([
-      expect.objectContaining({ invocation_id: second, artifact_type: 'sql', object_id: damagedTree, kind: 'damaged', archive_key: null }),
-      expect.objectContaining({ invocation_id: first, artifact_type: 'log', kind: 'damaged', archive_key: `records/outputs/${encodeURIComponent(first)}/${logRecord}` }),
-    ]));
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ invocation_id: second, artifact_type: 'sql', object_id: damagedTree, kind: 'damaged', archive_key: null }),
+        expect.objectContaining({
+          invocation_id: first,
+          artifact_type: 'log',
+          kind: 'damaged',
+          archive_key: `records/outputs/${encodeURIComponent(first)}/${logRecord}`,
+        }),
+      ]),
+    );
     expect(problems).toHaveLength(2);
 
     const history = await replay.cli(['history', '--json']);

@@ -83,8 +83,14 @@ describe('an unreadable store file is moved aside and derived again', () => {
 
 describe('one damaged object or record leaves the rest of the history working', () => {
   const damages: [string, (p: Awaited<ReturnType<typeof projectWithHistory>>) => void][] = [
-    ['a chunk of the newest run results', (p) => writeFileSync(objectFile(p.archive, 'chunks', recordOf(p.archive, IDS[2]!, 'run_results').sha256), 'not gzip')],
-    ['the file index of the newest run results', (p) => writeFileSync(objectFile(p.archive, 'files', recordOf(p.archive, IDS[2]!, 'run_results').sha256), 'not gzip')],
+    [
+      'a chunk of the newest run results',
+      (p) => writeFileSync(objectFile(p.archive, 'chunks', recordOf(p.archive, IDS[2]!, 'run_results').sha256), 'not gzip'),
+    ],
+    [
+      'the file index of the newest run results',
+      (p) => writeFileSync(objectFile(p.archive, 'files', recordOf(p.archive, IDS[2]!, 'run_results').sha256), 'not gzip'),
+    ],
     ['the newest run results record', (p) => writeFileSync(recordOf(p.archive, IDS[2]!, 'run_results').file, '{"kind": "artifact", "trunc')],
   ];
   for (const [label, damage] of damages) {
@@ -94,13 +100,18 @@ describe('one damaged object or record leaves the rest of the history working', 
       rmSync(project.store);
       const rebuild = await runCli(['rebuild', '--json'], { cwd: project.dir });
       expect(rebuild.exitCode, rebuild.stderr).toBe(1);
-      expect(JSON.parse(rebuild.stdout)).toMatchObject({ invocations: 3, problems: [{ invocation_id: IDS[2], artifact_type: 'run_results', kind: 'damaged' }] });
+      expect(JSON.parse(rebuild.stdout)).toMatchObject({
+        invocations: 3,
+        problems: [{ invocation_id: IDS[2], artifact_type: 'run_results', kind: 'damaged' }],
+      });
 
       const history = await runCli(['history', '--json'], { cwd: project.dir });
       expect(history.exitCode).toBe(1);
       expect(historyIds(history.stdout)).toEqual([...IDS].reverse());
       expect(history.stderr).toContain(`the archive is damaged; left out of this answer: ${IDS[2]}`);
-      const query = await runCli(['query', '--format', 'csv', "select invocation_id from invocation where status_counts is not null order by 1"], { cwd: project.dir });
+      const query = await runCli(['query', '--format', 'csv', 'select invocation_id from invocation where status_counts is not null order by 1'], {
+        cwd: project.dir,
+      });
       expect({ exitCode: query.exitCode, stdout: query.stdout }).toEqual({ exitCode: 1, stdout: `invocation_id\n${IDS[0]}\n${IDS[1]}\n` });
       const info = await runCli(['info', '--json'], { cwd: project.dir });
       expect(info.exitCode).toBe(1);
@@ -120,7 +131,11 @@ describe('one damaged object or record leaves the rest of the history working', 
     rmSync(project.store);
     const rebuild = await runCli(['rebuild', '--json'], { cwd: project.dir });
     expect(rebuild.exitCode, rebuild.stderr).toBe(1);
-    expect(JSON.parse(rebuild.stdout)).toMatchObject({ invocations: 3, captures: 2, problems: [{ invocation_id: null, kind: 'damaged', archive_key: `records/captures/${damaged}` }] });
+    expect(JSON.parse(rebuild.stdout)).toMatchObject({
+      invocations: 3,
+      captures: 2,
+      problems: [{ invocation_id: null, kind: 'damaged', archive_key: `records/captures/${damaged}` }],
+    });
     const history = await runCli(['history', '--json'], { cwd: project.dir });
     expect(history.exitCode).toBe(1);
     expect(historyIds(history.stdout)).toEqual([...IDS].reverse());
@@ -141,7 +156,12 @@ describe('repair', () => {
     const capture = await runCli(['capture', '--json'], { cwd: project.dir });
     expect(capture.exitCode, capture.stderr).toBe(0);
     const statuses = (JSON.parse(capture.stdout) as { artifacts: { artifact: string; status: string }[] }).artifacts.filter((a) => a.status !== 'absent');
-    expect(statuses).toEqual([{ artifact: 'manifest', status: 'repaired' }, { artifact: 'run_results', status: 'repaired' }].map((s) => expect.objectContaining(s)));
+    expect(statuses).toEqual(
+      [
+        { artifact: 'manifest', status: 'repaired' },
+        { artifact: 'run_results', status: 'repaired' },
+      ].map((s) => expect.objectContaining(s)),
+    );
     const restore = path.join(project.dir, 'restored');
     expect((await runCli(['state', '--invocation', IDS[2]!, '--out', restore], { cwd: project.dir })).exitCode).toBe(0);
     expect(sha256Of(path.join(restore, 'manifest.json'))).toBe(manifest.sha256);
@@ -160,7 +180,9 @@ describe('repair', () => {
     expect(repair.exitCode).toBe(4);
     const report = JSON.parse(repair.stdout) as { restored: { files: number }; problems: { kind: string; key: string }[] };
     expect(report.restored.files).toBe(1);
-    expect(report.problems).toEqual([{ kind: 'dangling-record', key: `records/invocations/${IDS[0]}/run_results-${older.sha256}.json`, message: expect.any(String) }]);
+    expect(report.problems).toEqual([
+      { kind: 'dangling-record', key: `records/invocations/${IDS[0]}/run_results-${older.sha256}.json`, message: expect.any(String) },
+    ]);
     expect(existsSync(objectFile(project.archive, 'files', newest.sha256))).toBe(true);
   }, 60_000);
 });
@@ -224,7 +246,11 @@ describe('temp files left by killed writers', () => {
     const dead = startWatched(process.execPath, ['-e', '']);
     const pid = dead.child.pid!;
     await dead.ended;
-    const hostTag = (await import('node:crypto')).createHash('sha256').update((await import('node:os')).hostname()).digest('hex').slice(0, 8);
+    const hostTag = (await import('node:crypto'))
+      .createHash('sha256')
+      .update((await import('node:os')).hostname())
+      .digest('hex')
+      .slice(0, 8);
     const tempDir = path.join(project.archive, '.tmp-files');
     const archiveTemp = path.join(tempDir, `.tmp-${hostTag}-${pid}-0123456789abcdef`);
     writeFileSync(archiveTemp, 'half a chunk');
@@ -245,7 +271,10 @@ describe('query streams its result', () => {
   it('prints a result far larger than its heap, row chunk by row chunk', async () => {
     const project = await projectWithHistory();
     // 1.5 M rows held whole take several times the 40 MB heap allowed here; streamed they never do.
-    const query = await runCli(['query', '--format', 'csv', 'select range as n from range(1500000)'], { cwd: project.dir, env: { NODE_OPTIONS: '--max-old-space-size=40' } });
+    const query = await runCli(['query', '--format', 'csv', 'select range as n from range(1500000)'], {
+      cwd: project.dir,
+      env: { NODE_OPTIONS: '--max-old-space-size=40' },
+    });
     expect(query.exitCode, query.stderr.slice(0, 300)).toBe(0);
     const lines = query.stdout.trimEnd().split('\n');
     expect([lines.length, lines[0], lines[1], lines.at(-1)]).toEqual([1_500_001, 'n', '0', '1499999']);
@@ -255,7 +284,13 @@ describe('query streams its result', () => {
     const project = await projectWithHistory();
     const query = await runCli(['query', '--json', 'select invocation_id, status_counts from invocation order by 1'], { cwd: project.dir });
     expect(query.exitCode).toBe(0);
-    expect(query.stdout).toBe(`${JSON.stringify(IDS.map((id) => ({ invocation_id: id, status_counts: { success: 1 } })), null, 2)}\n`);
+    expect(query.stdout).toBe(
+      `${JSON.stringify(
+        IDS.map((id) => ({ invocation_id: id, status_counts: { success: 1 } })),
+        null,
+        2,
+      )}\n`,
+    );
     const empty = await runCli(['query', '--json', 'select 1 as n where false'], { cwd: project.dir });
     expect(empty.stdout).toBe('[]\n');
   }, 60_000);
@@ -263,7 +298,10 @@ describe('query streams its result', () => {
   it('is stopped by --timeout with a message that names the flag, and has a default', async () => {
     const project = await projectWithHistory();
     const query = await runCli(['query', '--timeout', '1', 'select count(*) from range(100000000) a, range(100000) b'], { cwd: project.dir });
-    expect({ exitCode: query.exitCode, stderr: query.stderr }).toEqual({ exitCode: 1, stderr: 'error: The query was stopped after 1 s. Raise --timeout (seconds; 0: none), or narrow the query.\n' });
+    expect({ exitCode: query.exitCode, stderr: query.stderr }).toEqual({
+      exitCode: 1,
+      stderr: 'error: The query was stopped after 1 s. Raise --timeout (seconds; 0: none), or narrow the query.\n',
+    });
     const help = await runCli(['query', '--help'], { cwd: project.dir });
     expect(help.stdout).toMatch(/--timeout <seconds>\s+stop the query after this long \(0: never\) \(default: 300\)/);
   }, 60_000);
@@ -303,9 +341,16 @@ describe.skipIf(!CAN_MOUNT)('full and read-only disks (a tmpfs mounted by the te
     const noSpace = `No space left on the disk of the archive ${path.join(store, 'archive')}. Free space there and run the command again; what was written before is kept.`;
     // Either the capture record still fit (the manifest is an error row, exit 1) or the disk was
     // too full even for it (exit 7 with the same words); never an internal error.
-    const output = JSON.parse(capture.stdout) as { artifacts?: { artifact: string; status: string; error?: string }[]; error?: { code: string; message: string } };
+    const output = JSON.parse(capture.stdout) as {
+      artifacts?: { artifact: string; status: string; error?: string }[];
+      error?: { code: string; message: string };
+    };
     if (capture.exitCode === 1) expect(output.artifacts!.find((a) => a.artifact === 'manifest')).toMatchObject({ status: 'error', error: noSpace });
-    else expect({ exitCode: capture.exitCode, error: output.error }).toEqual({ exitCode: 7, error: { code: 'no-space', message: noSpace, path: path.join(store, 'archive') } });
+    else
+      expect({ exitCode: capture.exitCode, error: output.error }).toEqual({
+        exitCode: 7,
+        error: { code: 'no-space', message: noSpace, path: path.join(store, 'archive') },
+      });
     // The small artifact was written first and fit: it is archived, whole.
     const archived = listArtifactRecordFiles(path.join(store, 'archive')).map((r) => `${r.invocation}/${r.artifact}`);
     expect(archived).toEqual([`${id}/run_results`]);
@@ -328,7 +373,11 @@ describe.skipIf(!CAN_MOUNT)('full and read-only disks (a tmpfs mounted by the te
     const state = await runCli(['state', '--out', out, '--json'], { cwd: project.dir });
     expect({ exitCode: state.exitCode, error: (JSON.parse(state.stdout) as { error: unknown }).error }).toEqual({
       exitCode: 7,
-      error: { code: 'no-space', message: `No space left on the disk of the state directory ${out}. Free space there and run the command again; what was written before is kept.`, path: path.join(out, 'manifest.json') },
+      error: {
+        code: 'no-space',
+        message: `No space left on the disk of the state directory ${out}. Free space there and run the command again; what was written before is kept.`,
+        path: path.join(out, 'manifest.json'),
+      },
     });
     expect(readdirSync(out).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   }, 60_000);
@@ -349,6 +398,8 @@ describe.skipIf(!CAN_MOUNT)('full and read-only disks (a tmpfs mounted by the te
     writeSyntheticTarget({ invocationId: '00000004-0000-4000-8000-00000000d0c4', generatedAt: '2026-03-04T10:00:00.000000Z' }, project.target);
     const capture = await runCli(['--store', store, 'capture'], { cwd: project.dir });
     expect(capture.exitCode).not.toBe(70);
-    expect(capture.stderr).toContain(`The archive ${path.join(store, 'archive')} cannot be written (EROFS). Give dbtattic write access to it, or point --store at a writable directory.`);
+    expect(capture.stderr).toContain(
+      `The archive ${path.join(store, 'archive')} cannot be written (EROFS). Give dbtattic write access to it, or point --store at a writable directory.`,
+    );
   }, 60_000);
 });

@@ -65,7 +65,10 @@ describe('paths a command cannot use', () => {
   it('plan --branch or --defer-to naming a branch no run is filed on', async () => {
     const { dir } = capturedProject();
     expect((await runCli(['capture', '--branch', 'main'], { cwd: dir })).exitCode).toBe(0);
-    for (const args of [['--branch', 'mian'], ['--branch', 'main', '--defer-to', 'prdo']]) {
+    for (const args of [
+      ['--branch', 'mian'],
+      ['--branch', 'main', '--defer-to', 'prdo'],
+    ]) {
       const result = await runCli(['plan', '--no-record', ...args], { cwd: dir });
       expect(result.exitCode, args.join(' ')).toBe(2);
       expect(result.stderr).toMatch(/No run is filed on branch '(mian|prdo)' \(branches with runs: main\)/);
@@ -86,7 +89,11 @@ describe('flags that contradict each other', () => {
   it('state: --per-node with --last-success or --invocation, --last-success with --invocation', async () => {
     const { dir } = capturedProject();
     expect((await runCli(['capture'], { cwd: dir })).exitCode).toBe(0);
-    for (const args of [['--per-node', '--last-success'], ['--per-node', '--invocation', INVOCATION], ['--last-success', '--invocation', INVOCATION]]) {
+    for (const args of [
+      ['--per-node', '--last-success'],
+      ['--per-node', '--invocation', INVOCATION],
+      ['--last-success', '--invocation', INVOCATION],
+    ]) {
       const result = await runCli(['state', ...args], { cwd: dir });
       expect(result.exitCode, args.join(' ')).toBe(2);
       expect(result.stderr).toContain('Give one of them.');
@@ -161,5 +168,7 @@ describe('values a script can get wrong', () => {
 });
 
 function listFiles(root: string): string[] {
-  return readdirSync(root, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(path.join(root, e.name)) : [path.join(root, e.name)])).sort();
+  return readdirSync(root, { withFileTypes: true })
+    .flatMap((e) => (e.isDirectory() ? listFiles(path.join(root, e.name)) : [path.join(root, e.name)]))
+    .sort();
 }

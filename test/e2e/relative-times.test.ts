@@ -31,7 +31,9 @@ describe.skipIf(!hasCorpus)('times back from now, on a real history', () => {
 
   it('--since a span back from now takes in the runs of that span, and none of a year and more ago', async () => {
     const daysBack = Math.ceil((Date.now() - Date.parse('2025-01-01T00:00:00Z')) / 86_400_000);
-    const all = JSON.parse((await runCli(['history', '--since', `${daysBack}d`, '--limit', '1000', '--json'], { cwd: dir })).stdout) as { invocation_id: string }[];
+    const all = JSON.parse((await runCli(['history', '--since', `${daysBack}d`, '--limit', '1000', '--json'], { cwd: dir })).stdout) as {
+      invocation_id: string;
+    }[];
     const ids = new Set(all.map((r) => r.invocation_id));
     for (const r of results()) expect(ids.has(r.id), r.id).toBe(true);
     for (const since of ['7d', '2w ago', 'yesterday', 'today']) {

@@ -26,7 +26,10 @@ const DOCS_HISTORY = path.join(CORPUS_DIR, 'brooklyn-dbt-artifacts', 'docs');
 const RENAMED_FROM = path.join(CORPUS_DIR, 'aec-hannah-bq-1.0.3', 'target-seq', '01_2022-03-01_18f38be0');
 const RENAMED_TO = path.join(CORPUS_DIR, 'learn-dbt-nigel-snowflake-1.0-to-1.3', 'target-seq');
 
-const dirsOf = (parent: string): string[] => readdirSync(parent).sort().map((d) => path.join(parent, d));
+const dirsOf = (parent: string): string[] =>
+  readdirSync(parent)
+    .sort()
+    .map((d) => path.join(parent, d));
 const newestManifest = (dirs: string[]): Json => readJson(path.join(dirs.filter((d) => existsSync(path.join(d, 'manifest.json'))).at(-1)!, 'manifest.json'));
 
 interface Written {
@@ -62,7 +65,10 @@ describe.skipIf(!hasCorpus || !browserAvailable)('report of a history of docs ge
   it("lists the newest manifest's nodes on the Models page and counts them on the Overview", async () => {
     const page = written.browser!;
     const newest = enabledNodes(newestManifest(dirsOf(DOCS_HISTORY)));
-    const expected = [...newest].filter(([, n]) => !['doc', 'docs', 'group', 'groups'].includes(n.resourceType)).map(([id]) => id).sort();
+    const expected = [...newest]
+      .filter(([, n]) => !['doc', 'docs', 'group', 'groups'].includes(n.resourceType))
+      .map(([id]) => id)
+      .sort();
     const count = (type: string): number => [...newest.values()].filter((n) => n.resourceType === type).length;
     expect(count('model')).toBeGreaterThan(0);
     await page.show('models');
@@ -121,7 +127,15 @@ describe.skipIf(!hasCorpus || !browserAvailable)('report of a project renamed af
 
   it('shows on a run page how many nodes had no timing, and a critical path within the wall clock (item 1)', async () => {
     const page = written.browser!;
-    const dir = dirs().find((d) => existsSync(path.join(d, 'run_results.json')) && ((readJson(path.join(d, 'run_results.json')).results ?? []) as { timing?: unknown[]; execution_time: number }[]).some((r) => !r.timing?.length && r.execution_time > 0) && existsSync(path.join(d, 'manifest.json')) && d.startsWith(RENAMED_TO))!;
+    const dir = dirs().find(
+      (d) =>
+        existsSync(path.join(d, 'run_results.json')) &&
+        ((readJson(path.join(d, 'run_results.json')).results ?? []) as { timing?: unknown[]; execution_time: number }[]).some(
+          (r) => !r.timing?.length && r.execution_time > 0,
+        ) &&
+        existsSync(path.join(d, 'manifest.json')) &&
+        d.startsWith(RENAMED_TO),
+    )!;
     const doc = readJson(path.join(dir, 'run_results.json'));
     const untimed = (doc.results as { timing?: unknown[] }[]).filter((r) => !r.timing?.length).length;
     await page.show(`run/${(doc.metadata as { invocation_id: string }).invocation_id}`);
@@ -137,10 +151,16 @@ describe.skipIf(!hasCorpus || !browserAvailable)('report of a project renamed af
     const facts = lineageFacts(dirs());
     await page.show(`model/${facts.node}`);
     await page.page.screenshot({ path: path.join(SCREENSHOTS, 'corpus-lineage.png'), fullPage: true });
-    const shown = await page.page.$$eval('[data-lineage] .lineage-column', (columns) => columns.map((c) => ({
-      side: c.getAttribute('data-side'),
-      nodes: [...c.querySelectorAll('.lineage-node')].map((a) => ({ id: a.getAttribute('data-node'), status: a.getAttribute('data-status'), changed: a.getAttribute('data-changed') === 'true' })),
-    })));
+    const shown = await page.page.$$eval('[data-lineage] .lineage-column', (columns) =>
+      columns.map((c) => ({
+        side: c.getAttribute('data-side'),
+        nodes: [...c.querySelectorAll('.lineage-node')].map((a) => ({
+          id: a.getAttribute('data-node'),
+          status: a.getAttribute('data-status'),
+          changed: a.getAttribute('data-changed') === 'true',
+        })),
+      })),
+    );
     const side = (name: string): string[] => (shown.find((c) => c.side === name)?.nodes.map((n) => n.id!) ?? []).sort();
     expect(side('up1')).toEqual(facts.up[0]);
     expect(side('up2')).toEqual(facts.up[1] ?? []);
@@ -155,14 +175,27 @@ describe.skipIf(!hasCorpus || !browserAvailable)('report of a project renamed af
   });
 });
 
-interface ManifestNode { resource_type?: string; depends_on?: { nodes?: string[] }; raw_code?: string; raw_sql?: string; checksum?: { checksum?: string } }
+interface ManifestNode {
+  resource_type?: string;
+  depends_on?: { nodes?: string[] };
+  raw_code?: string;
+  raw_sql?: string;
+  checksum?: { checksum?: string };
+}
 
 /**
  * From the artifacts alone: the newest manifest's model with the most neighbours (at most 12 a
  * hop, tests apart), its parents and children two hops each way, each node's newest status
  * (run_results of builds, else sources.json), and the nodes whose code differs from the manifest before.
  */
-function lineageFacts(dirs: string[]): { node: string; up: string[][]; down: string[][]; tests: number; status: Map<string, string>; codeChanged: Set<string> } {
+function lineageFacts(dirs: string[]): {
+  node: string;
+  up: string[][];
+  down: string[][];
+  tests: number;
+  status: Map<string, string>;
+  codeChanged: Set<string>;
+} {
   const manifests = dirs.filter((d) => existsSync(path.join(d, 'manifest.json'))).map((d) => readJson(path.join(d, 'manifest.json')));
   const newest = manifests.at(-1)!;
   const entries = { ...(newest.nodes as Record<string, ManifestNode>), ...(newest.sources as Record<string, ManifestNode>) };
@@ -183,8 +216,13 @@ function lineageFacts(dirs: string[]): { node: string; up: string[][]; down: str
     return columns;
   };
   const fits = (id: string): boolean => entries[id]!.resource_type === 'model' && [...hops(id, parents), ...hops(id, children)].every((c) => c.length <= 12);
-  const node = Object.keys(entries).filter((id) => fits(id) && hops(id, parents).length && hops(id, children).length)
-    .sort((a, b) => hops(b, parents).flat().length + hops(b, children).flat().length - hops(a, parents).flat().length - hops(a, children).flat().length || a.localeCompare(b))[0]!;
+  const node = Object.keys(entries)
+    .filter((id) => fits(id) && hops(id, parents).length && hops(id, children).length)
+    .sort(
+      (a, b) =>
+        hops(b, parents).flat().length + hops(b, children).flat().length - hops(a, parents).flat().length - hops(a, children).flat().length ||
+        a.localeCompare(b),
+    )[0]!;
   const status = new Map<string, string>();
   for (const dir of dirs) {
     const results = existsSync(path.join(dir, 'run_results.json')) ? readJson(path.join(dir, 'run_results.json')) : null;

@@ -34,7 +34,10 @@ describe('report --format markdown, what ran and what the changes reach', () => 
     const result = await replay.cli(['report', '--format', 'markdown', '--from', idOf(4), '--to', idOf(5)]);
     expect(result.exitCode, result.stderr).toBe(0);
     const counts = countStatuses(resultStatuses(replay.artifactOf(replay.step(5), 'run_results.json')!));
-    const ran = Object.entries(counts).sort(([a], [b]) => a.localeCompare(b)).map(([s, n]) => `${n} \`${s}\``).join(', ');
+    const ran = Object.entries(counts)
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([s, n]) => `${n} \`${s}\``)
+      .join(', ');
     expect(result.stdout).toContain(`**Ran**: ${ran}.`);
 
     const manifest = replay.artifactOf(replay.step(5), 'manifest.json')!;

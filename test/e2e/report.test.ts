@@ -103,10 +103,15 @@ describe.skipIf(!browserAvailable)('report: in Chromium', () => {
     await page().show(`run/${idOf(10)}`);
     const listed = await page().page.$$eval('[data-table="problems"] tbody tr td:first-child a', (links) => links.map((a) => a.getAttribute('title')));
     const statuses = resultStatuses(runResults(10)!);
-    const expected = [...statuses].filter(([, s]) => FAILED.includes(s) || s === 'skipped' || s === 'warn').map(([id]) => id).sort();
+    const expected = [...statuses]
+      .filter(([, s]) => FAILED.includes(s) || s === 'skipped' || s === 'warn')
+      .map(([id]) => id)
+      .sort();
     expect(listed.sort()).toEqual(expected);
     const diff = await replay.json<{ node_counts: Record<string, number> }>(['diff', idOf(9), idOf(10), '--json']);
-    const shown = await page().page.$$eval('[data-diff] [data-kind]', (badges) => Object.fromEntries(badges.map((b) => [b.getAttribute('data-kind'), Number(b.getAttribute('data-count'))])));
+    const shown = await page().page.$$eval('[data-diff] [data-kind]', (badges) =>
+      Object.fromEntries(badges.map((b) => [b.getAttribute('data-kind'), Number(b.getAttribute('data-count'))])),
+    );
     expect(shown).toEqual(diff.node_counts);
   });
 
@@ -137,7 +142,7 @@ function embeddedData(html: string): ReportData {
 }
 
 describe('report --last N', () => {
-  it("counts each test over those runs only, as the run results of the runs that build say", async () => {
+  it('counts each test over those runs only, as the run results of the runs that build say', async () => {
     const out = path.join(replay.workDir, 'out', 'last3.html');
     expect((await replay.cli(['report', '--last', '3', '--out', out])).exitCode).toBe(0);
     const data = embeddedData(readFileSync(out, 'utf8'));
@@ -170,7 +175,9 @@ describe('report: the size budget', () => {
     const db = await openDatabase(path.join(replay.project, '.dbtattic', 'store.duckdb'), 'read');
     const out = path.join(replay.workDir, 'out', name);
     const limitBytes = shellSize() + dataBytes;
-    const written = await writeHtmlReport(db, { out, scope: {}, scopeText: 'every run', toolVersion: 'test', now: new Date(), limitBytes }).finally(() => db.close());
+    const written = await writeHtmlReport(db, { out, scope: {}, scopeText: 'every run', toolVersion: 'test', now: new Date(), limitBytes }).finally(() =>
+      db.close(),
+    );
     return { data: embeddedData(readFileSync(out, 'utf8')), written, limitBytes };
   };
 
@@ -186,7 +193,12 @@ describe('report: the size budget', () => {
     const kept = Object.keys(data.details);
     expect(kept.length).toBeGreaterThan(0);
     expect(kept.length).toBeLessThan(replay.steps.length);
-    expect(kept).toEqual(data.runs.slice(data.runs.length - kept.length).map((r) => r.id).reverse());
+    expect(kept).toEqual(
+      data.runs
+        .slice(data.runs.length - kept.length)
+        .map((r) => r.id)
+        .reverse(),
+    );
     expect(data.meta.budget.note).toMatch(/newest runs have full pages/);
     expect(written.bytes).toBeLessThanOrEqual(limitBytes);
   });

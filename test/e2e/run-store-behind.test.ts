@@ -22,7 +22,10 @@ beforeAll(async () => {
 afterAll(() => fake.remove());
 
 function runDbt(cwd: string, replay: string) {
-  return runCliProcess(['run', '--', 'dbt', 'build'], { cwd, env: { PATH: `${fake.binDir}${path.delimiter}${process.env.PATH ?? ''}`, FAKE_DBT_DELAY_MS: '0', FAKE_DBT_REPLAY: replay } });
+  return runCliProcess(['run', '--', 'dbt', 'build'], {
+    cwd,
+    env: { PATH: `${fake.binDir}${path.delimiter}${process.env.PATH ?? ''}`, FAKE_DBT_DELAY_MS: '0', FAKE_DBT_REPLAY: replay },
+  });
 }
 
 async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 20_000): Promise<T> {
@@ -42,7 +45,12 @@ describe('the store after `dbtattic run`', () => {
     expect(result.exitCode, result.stderr).toBe(0);
     expect(invocationIdOf(path.join(replay, 'run_results.json'))).toBe(PASSING);
     const storeFile = path.join(project.dir, '.dbtattic', 'store.duckdb');
-    expect(await eventually(() => storedInvocations(storeFile).catch((): string[] => []), (ids) => ids.includes(PASSING))).toEqual([PASSING]);
+    expect(
+      await eventually(
+        () => storedInvocations(storeFile).catch((): string[] => []),
+        (ids) => ids.includes(PASSING),
+      ),
+    ).toEqual([PASSING]);
   }, 60_000);
 
   it("is never waited for: held by another process, run still ends at once with dbt's code and says nothing of it; the next read shows the run", async () => {
@@ -50,7 +58,10 @@ describe('the store after `dbtattic run`', () => {
     const storeFile = path.join(project.dir, '.dbtattic', 'store.duckdb');
     const first = await runDbt(project.dir, writeSyntheticTarget({ invocationId: PASSING, statuses: ['success'] }));
     expect(first.exitCode).toBe(0);
-    await eventually(() => storedInvocations(storeFile).catch((): string[] => []), (ids) => ids.includes(PASSING));
+    await eventually(
+      () => storedInvocations(storeFile).catch((): string[] => []),
+      (ids) => ids.includes(PASSING),
+    );
 
     const holder = await holdStore(storeFile);
     try {

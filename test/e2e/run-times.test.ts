@@ -22,13 +22,17 @@ interface Run {
 }
 
 const runs: Run[] = hasCorpus
-  ? readdirSync(SEQUENCE).sort().map((name) => path.join(SEQUENCE, name, 'run_results.json')).filter(existsSync).map((file) => {
-      const results = readJson(file);
-      const meta = metadataOf(results) as { invocation_id?: string; generated_at?: string; invocation_started_at?: string };
-      const endMs = Date.parse(String(meta.generated_at));
-      const started = meta.invocation_started_at ? Date.parse(meta.invocation_started_at) : endMs - Number(results.elapsed_time) * 1000;
-      return { id: String(meta.invocation_id), startMs: started, endMs };
-    })
+  ? readdirSync(SEQUENCE)
+      .sort()
+      .map((name) => path.join(SEQUENCE, name, 'run_results.json'))
+      .filter(existsSync)
+      .map((file) => {
+        const results = readJson(file);
+        const meta = metadataOf(results) as { invocation_id?: string; generated_at?: string; invocation_started_at?: string };
+        const endMs = Date.parse(String(meta.generated_at));
+        const started = meta.invocation_started_at ? Date.parse(meta.invocation_started_at) : endMs - Number(results.elapsed_time) * 1000;
+        return { id: String(meta.invocation_id), startMs: started, endMs };
+      })
   : [];
 /** To the minute, UTC, with a Z: how every front end prints a time. */
 const minute = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')}Z`;
@@ -67,19 +71,23 @@ describe.skipIf(!hasCorpus)('a run has one time, its start, shown the same way e
     }
   });
 
-  it.skipIf(!browserAvailable)("the report's runs page shows the same, under the same label", async () => {
-    const file = path.join(project, 'report.html');
-    expect(await runCli(['report', '--out', file], { cwd: project })).toMatchObject({ exitCode: 0 });
-    const report = await openReport(file);
-    try {
-      await report.show('runs');
-      const table = (await report.page.evaluate(
-        `[...document.querySelectorAll('[data-table="runs"] tr')].map((tr) => [...tr.children].map((cell) => cell.textContent))`,
-      )) as string[][];
-      expect(table[0]![0]).toBe('started');
-      for (const run of runs) expect(table.find((cells) => run.id.startsWith(cells[1]!))?.[0], run.id).toBe(minute(run.startMs));
-    } finally {
-      await report.browser.close();
-    }
-  }, 60_000);
+  it.skipIf(!browserAvailable)(
+    "the report's runs page shows the same, under the same label",
+    async () => {
+      const file = path.join(project, 'report.html');
+      expect(await runCli(['report', '--out', file], { cwd: project })).toMatchObject({ exitCode: 0 });
+      const report = await openReport(file);
+      try {
+        await report.show('runs');
+        const table = (await report.page.evaluate(
+          `[...document.querySelectorAll('[data-table="runs"] tr')].map((tr) => [...tr.children].map((cell) => cell.textContent))`,
+        )) as string[][];
+        expect(table[0]![0]).toBe('started');
+        for (const run of runs) expect(table.find((cells) => run.id.startsWith(cells[1]!))?.[0], run.id).toBe(minute(run.startMs));
+      } finally {
+        await report.browser.close();
+      }
+    },
+    60_000,
+  );
 });

@@ -2,14 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  archiveDirOf,
-  invocationIdOf,
-  listArtifactRecordFiles,
-  readCaptureRecords,
-  sha256Of,
-  type CaptureRecordJson,
-} from '../helpers/archive-files.js';
+import { archiveDirOf, invocationIdOf, listArtifactRecordFiles, readCaptureRecords, sha256Of, type CaptureRecordJson } from '../helpers/archive-files.js';
 import { BIN, makeProject, runCliProcess } from '../helpers/cli.js';
 import { CORPUS_DIR, hasCorpus } from '../helpers/corpus.js';
 import { installFakeDbt, type FakeDbt } from '../helpers/fake-dbt.js';
@@ -67,79 +60,83 @@ function entry(record: CaptureRecordJson, artifact: string) {
   return found!;
 }
 
-for (const { name, needsCorpus, prepare } of sources) describe.skipIf(needsCorpus && !hasCorpus)(`dbtattic run -- dbt … replaying ${name}`, () => {
-  let replays: Replays;
-  beforeAll(() => {
-    replays = prepare();
-  });
+for (const { name, needsCorpus, prepare } of sources)
+  describe.skipIf(needsCorpus && !hasCorpus)(`dbtattic run -- dbt … replaying ${name}`, () => {
+    let replays: Replays;
+    beforeAll(() => {
+      replays = prepare();
+    });
 
-  it("passes dbt's stdout through, exits 0, and files manifest and run_results under dbt's invocation", async () => {
-    const project = makeProject();
-    const result = await runDbt(project.dir, ['build'], replays.passing);
-    expect(result.exitCode).toBe(0);
-    expect(result.stdout).toMatch(/^\d\d:\d\d:\d\d {2}Running with dbt=/);
-    expect(result.stdout).toContain('Completed successfully');
-    const invocation = invocationIdOf(path.join(replays.passing, 'run_results.json'));
-    expect(invocationIdOf(path.join(replays.passing, 'manifest.json'))).toBe(invocation);
-    expect(result.stderr).toContain(`dbtattic: captured manifest, run_results of invocation ${invocation.slice(0, 8)}`);
+    it("passes dbt's stdout through, exits 0, and files manifest and run_results under dbt's invocation", async () => {
+      const project = makeProject();
+      const result = await runDbt(project.dir, ['build'], replays.passing);
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toMatch(/^\d\d:\d\d:\d\d {2}Running with dbt=/);
+      expect(result.stdout).toContain('Completed successfully');
+      const invocation = invocationIdOf(path.join(replays.passing, 'run_results.json'));
+      expect(invocationIdOf(path.join(replays.passing, 'manifest.json'))).toBe(invocation);
+      expect(result.stderr).toContain(`dbtattic: captured manifest, run_results of invocation ${invocation.slice(0, 8)}`);
 
-    const record = postRecord(project.dir);
-    expect(record.run).toMatchObject({ argv: ['dbt', 'build'], exit_code: 0, signal: null });
-    expect(Date.parse(record.run!.ended_at)).toBeGreaterThanOrEqual(Date.parse(record.run!.started_at));
-    for (const artifact of ['manifest', 'run_results']) {
-      const captured = entry(record, artifact);
-      expect(captured).toMatchObject({ status: 'captured', invocation_id: invocation });
-      expect(captured.sha256).toBe(sha256Of(path.join(replays.passing, `${artifact}.json`)));
-    }
-    const records = listArtifactRecordFiles(archiveDirOf(project.dir));
-    expect(records.map((r) => `${r.invocation}/${r.artifact}`).sort()).toEqual([`${invocation}/manifest`, `${invocation}/run_results`]);
-  });
+      const record = postRecord(project.dir);
+      expect(record.run).toMatchObject({ argv: ['dbt', 'build'], exit_code: 0, signal: null });
+      expect(Date.parse(record.run!.ended_at)).toBeGreaterThanOrEqual(Date.parse(record.run!.started_at));
+      for (const artifact of ['manifest', 'run_results']) {
+        const captured = entry(record, artifact);
+        expect(captured).toMatchObject({ status: 'captured', invocation_id: invocation });
+        expect(captured.sha256).toBe(sha256Of(path.join(replays.passing, `${artifact}.json`)));
+      }
+      const records = listArtifactRecordFiles(archiveDirOf(project.dir));
+      expect(records.map((r) => `${r.invocation}/${r.artifact}`).sort()).toEqual([`${invocation}/manifest`, `${invocation}/run_results`]);
+    });
 
-  it('exits 1 when a node failed, and records that exit code', async () => {
-    const project = makeProject();
-    const result = await runDbt(project.dir, ['build'], replays.failing);
-    expect(result.exitCode).toBe(1);
-    expect(result.stdout).toMatch(/Completed with \d+ errors?/);
-    const record = postRecord(project.dir);
-    expect(record.run?.exit_code).toBe(1);
-    expect(entry(record, 'run_results').sha256).toBe(sha256Of(path.join(replays.failing, 'run_results.json')));
-  });
+    it('exits 1 when a node failed, and records that exit code', async () => {
+      const project = makeProject();
+      const result = await runDbt(project.dir, ['build'], replays.failing);
+      expect(result.exitCode).toBe(1);
+      expect(result.stdout).toMatch(/Completed with \d+ errors?/);
+      const record = postRecord(project.dir);
+      expect(record.run?.exit_code).toBe(1);
+      expect(entry(record, 'run_results').sha256).toBe(sha256Of(path.join(replays.failing, 'run_results.json')));
+    });
 
-  it("exits 2 on dbt's usage error, with dbt's stderr passed through", async () => {
-    const project = makeProject();
-    const result = await runDbt(project.dir, ['frobnicate'], replays.passing);
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain("Error: No such command 'frobnicate'.");
-    expect(postRecord(project.dir).run).toMatchObject({ argv: ['dbt', 'frobnicate'], exit_code: 2 });
-  });
+    it("exits 2 on dbt's usage error, with dbt's stderr passed through", async () => {
+      const project = makeProject();
+      const result = await runDbt(project.dir, ['frobnicate'], replays.passing);
+      expect(result.exitCode).toBe(2);
+      expect(result.stderr).toContain("Error: No such command 'frobnicate'.");
+      expect(postRecord(project.dir).run).toMatchObject({ argv: ['dbt', 'frobnicate'], exit_code: 2 });
+    });
 
-  it('a run dbt ended with a non-zero exit is no last success, though all its results succeeded', async () => {
-    const project = makeProject();
-    writeSyntheticTarget({ invocationId: '44444444-aaaa-4bbb-8ccc-000000000004', command: 'build', statuses: ['success', 'pass'], generatedAt: '2020-01-02T03:04:05Z' }, project.target);
-    expect((await runCliProcess(['capture'], { cwd: project.dir })).exitCode).toBe(0);
-    // As when an on-run-end hook fails: every result a success, dbt exits 1.
-    const hooked = await runDbt(project.dir, ['build'], replays.passing, { FAKE_DBT_EXIT: '1' });
-    expect(hooked.exitCode).toBe(1);
-    const state = JSON.parse((await runCliProcess(['state', '--last-success', '--json'], { cwd: project.dir })).stdout) as { invocation_id: string };
-    expect(state.invocation_id).toBe('44444444-aaaa-4bbb-8ccc-000000000004');
-    // The same results from a run that exited 0 are a success.
-    const clean = makeProject();
-    expect((await runDbt(clean.dir, ['build'], replays.passing)).exitCode).toBe(0);
-    const chosen = JSON.parse((await runCliProcess(['state', '--last-success', '--json'], { cwd: clean.dir })).stdout) as { invocation_id: string };
-    expect(chosen.invocation_id).toBe(invocationIdOf(path.join(replays.passing, 'run_results.json')));
-  });
+    it('a run dbt ended with a non-zero exit is no last success, though all its results succeeded', async () => {
+      const project = makeProject();
+      writeSyntheticTarget(
+        { invocationId: '44444444-aaaa-4bbb-8ccc-000000000004', command: 'build', statuses: ['success', 'pass'], generatedAt: '2020-01-02T03:04:05Z' },
+        project.target,
+      );
+      expect((await runCliProcess(['capture'], { cwd: project.dir })).exitCode).toBe(0);
+      // As when an on-run-end hook fails: every result a success, dbt exits 1.
+      const hooked = await runDbt(project.dir, ['build'], replays.passing, { FAKE_DBT_EXIT: '1' });
+      expect(hooked.exitCode).toBe(1);
+      const state = JSON.parse((await runCliProcess(['state', '--last-success', '--json'], { cwd: project.dir })).stdout) as { invocation_id: string };
+      expect(state.invocation_id).toBe('44444444-aaaa-4bbb-8ccc-000000000004');
+      // The same results from a run that exited 0 are a success.
+      const clean = makeProject();
+      expect((await runDbt(clean.dir, ['build'], replays.passing)).exitCode).toBe(0);
+      const chosen = JSON.parse((await runCliProcess(['state', '--last-success', '--json'], { cwd: clean.dir })).stdout) as { invocation_id: string };
+      expect(chosen.invocation_id).toBe(invocationIdOf(path.join(replays.passing, 'run_results.json')));
+    });
 
-  it('files what an earlier command left in target/ as a pre capture, then the new invocation as post', async () => {
-    const project = makeProject();
-    writeSyntheticTarget({ invocationId: '33333333-aaaa-4bbb-8ccc-000000000003', command: 'run' }, project.target);
-    const result = await runDbt(project.dir, ['build'], replays.passing);
-    expect(result.exitCode).toBe(0);
-    const records = readCaptureRecords(archiveDirOf(project.dir));
-    expect(records.map((r) => r.phase)).toEqual(['pre', 'post']);
-    expect(entry(records[0]!, 'manifest')).toMatchObject({ status: 'captured', invocation_id: '33333333-aaaa-4bbb-8ccc-000000000003' });
-    expect(entry(records[1]!, 'manifest').invocation_id).toBe(invocationIdOf(path.join(replays.passing, 'manifest.json')));
+    it('files what an earlier command left in target/ as a pre capture, then the new invocation as post', async () => {
+      const project = makeProject();
+      writeSyntheticTarget({ invocationId: '33333333-aaaa-4bbb-8ccc-000000000003', command: 'run' }, project.target);
+      const result = await runDbt(project.dir, ['build'], replays.passing);
+      expect(result.exitCode).toBe(0);
+      const records = readCaptureRecords(archiveDirOf(project.dir));
+      expect(records.map((r) => r.phase)).toEqual(['pre', 'post']);
+      expect(entry(records[0]!, 'manifest')).toMatchObject({ status: 'captured', invocation_id: '33333333-aaaa-4bbb-8ccc-000000000003' });
+      expect(entry(records[1]!, 'manifest').invocation_id).toBe(invocationIdOf(path.join(replays.passing, 'manifest.json')));
+    });
   });
-});
 
 describe('dbtattic run where dbt is told where its project and target/ are', () => {
   const passing = (): string => writeSyntheticTarget({ invocationId: '55555555-aaaa-4bbb-8ccc-000000000005', statuses: ['success'] });
@@ -152,13 +149,19 @@ describe('dbtattic run where dbt is told where its project and target/ are', () 
     return { dir, project };
   }
   const capturedIn = (project: string, target = 'target'): string[] =>
-    listArtifactRecordFiles(path.join(project, '.dbtattic', 'archive')).map((r) => r.artifact).sort().concat(existsSync(path.join(project, target, 'run_results.json')) ? ['(written)'] : []);
+    listArtifactRecordFiles(path.join(project, '.dbtattic', 'archive'))
+      .map((r) => r.artifact)
+      .sort()
+      .concat(existsSync(path.join(project, target, 'run_results.json')) ? ['(written)'] : []);
 
-  it('DBT_PROJECT_DIR and dbt\'s --project-dir, relative to where the user is: dbt finds its project, the run is captured', async () => {
+  it("DBT_PROJECT_DIR and dbt's --project-dir, relative to where the user is: dbt finds its project, the run is captured", async () => {
     for (const how of ['env', 'flag'] as const) {
       const { dir, project } = outer();
       const args = how === 'flag' ? ['build', '--project-dir', 'transform'] : ['build'];
-      const result = await runCliProcess(['run', '--', 'dbt', ...args], { cwd: dir, env: fakeEnv(passing(), how === 'env' ? { DBT_PROJECT_DIR: 'transform' } : {}) });
+      const result = await runCliProcess(['run', '--', 'dbt', ...args], {
+        cwd: dir,
+        env: fakeEnv(passing(), how === 'env' ? { DBT_PROJECT_DIR: 'transform' } : {}),
+      });
       expect(result.exitCode, `${how}: ${result.stderr}`).toBe(0);
       expect(capturedIn(project), how).toEqual(['manifest', 'run_results', '(written)']);
       expect(existsSync(path.join(project, 'transform')), `${how}: no transform/transform`).toBe(false);
@@ -242,7 +245,9 @@ describe('dbtattic run interrupted with its process group (a CI runner cancellin
       if (watched.child.exitCode === null && watched.child.signalCode === null) process.kill(-watched.child.pid!, 'SIGKILL');
     }
     const partial = path.join(project.target, 'run_results.json');
-    expect((JSON.parse(readFileSync(partial, 'utf8')) as { metadata: { invocation_id: string } }).metadata.invocation_id).toBe('77777777-aaaa-4bbb-8ccc-000000000007');
+    expect((JSON.parse(readFileSync(partial, 'utf8')) as { metadata: { invocation_id: string } }).metadata.invocation_id).toBe(
+      '77777777-aaaa-4bbb-8ccc-000000000007',
+    );
     expect(entry(postRecord(project.dir), 'run_results')).toMatchObject({ status: 'captured', sha256: sha256Of(partial) });
   });
 });

@@ -14,7 +14,9 @@ import { syntheticManifest, writeSyntheticTarget } from '../helpers/synthetic-ar
  * A team's store in a bucket (Ceph RGW, a real S3 server), used by separate processes that
  * stand for CI runners and laptops, each with its own cache directory (a "machine").
  */
-announceS3Skip('remote store end to end (test/e2e/s3-store.test.ts): 8 concurrent writers, the compare-and-swap fallback, a fresh runner, sync after a dead writer');
+announceS3Skip(
+  'remote store end to end (test/e2e/s3-store.test.ts): 8 concurrent writers, the compare-and-swap fallback, a fresh runner, sync after a dead writer',
+);
 
 let bucket = '';
 beforeAll(async () => {
@@ -29,7 +31,10 @@ function attic(args: string[], cwd: string, store: string, cache: string, extra:
 
 function project(invocationId: string, minute: number): string {
   const p = makeProject({}, 'team');
-  writeSyntheticTarget({ invocationId, command: 'build', generatedAt: `2026-03-01T10:${String(minute).padStart(2, '0')}:00.000000Z`, statuses: ['success', 'pass'] }, p.target);
+  writeSyntheticTarget(
+    { invocationId, command: 'build', generatedAt: `2026-03-01T10:${String(minute).padStart(2, '0')}:00.000000Z`, statuses: ['success', 'pass'] },
+    p.target,
+  );
   return p.dir;
 }
 
@@ -42,22 +47,26 @@ describe.skipIf(!s3Available)('a store in S3', () => {
   it.each([
     ['compare-and-swap', {}],
     ['the fallback without compare-and-swap, forced on', { DBTATTIC_S3_COMPARE_AND_SWAP: 'off' }],
-  ])('8 runners capture onto one branch at once: every run present, verify passes, the head is the newest (%s)', async (_mode, extra: Record<string, string>) => {
-    const store = `s3://${bucket}/writers-${randomUUID().slice(0, 8)}`;
-    const ids = Array.from({ length: 8 }, () => randomUUID());
-    const results = await Promise.all(ids.map((id, i) => attic(['capture', '--branch', 'ci', '--json'], project(id, i), store, machine(), extra)));
-    for (const result of results) expect(result, result.stderr).toMatchObject({ exitCode: 0 });
-    const captureIds = results.map((r) => (JSON.parse(r.stdout) as { capture_id: string }).capture_id);
+  ])(
+    '8 runners capture onto one branch at once: every run present, verify passes, the head is the newest (%s)',
+    async (_mode, extra: Record<string, string>) => {
+      const store = `s3://${bucket}/writers-${randomUUID().slice(0, 8)}`;
+      const ids = Array.from({ length: 8 }, () => randomUUID());
+      const results = await Promise.all(ids.map((id, i) => attic(['capture', '--branch', 'ci', '--json'], project(id, i), store, machine(), extra)));
+      for (const result of results) expect(result, result.stderr).toMatchObject({ exitCode: 0 });
+      const captureIds = results.map((r) => (JSON.parse(r.stdout) as { capture_id: string }).capture_id);
 
-    const reader = project(randomUUID(), 59);
-    const cache = machine();
-    const history = await attic(['history', '--branch', 'ci', '--limit', '100', '--json'], reader, store, cache, extra);
-    expect(history.exitCode, history.stderr).toBe(0);
-    expect((JSON.parse(history.stdout) as { invocation_id: string }[]).map((h) => h.invocation_id).sort()).toEqual([...ids].sort());
-    expect((await attic(['verify'], reader, store, cache, extra)).exitCode).toBe(0);
-    const branches = JSON.parse((await attic(['branch', 'list', '--json'], reader, store, cache, extra)).stdout) as BranchJson[];
-    expect(branches.find((b) => b.name === 'ci')?.head_capture_id).toBe([...captureIds].sort().at(-1));
-  }, 240_000);
+      const reader = project(randomUUID(), 59);
+      const cache = machine();
+      const history = await attic(['history', '--branch', 'ci', '--limit', '100', '--json'], reader, store, cache, extra);
+      expect(history.exitCode, history.stderr).toBe(0);
+      expect((JSON.parse(history.stdout) as { invocation_id: string }[]).map((h) => h.invocation_id).sort()).toEqual([...ids].sort());
+      expect((await attic(['verify'], reader, store, cache, extra)).exitCode).toBe(0);
+      const branches = JSON.parse((await attic(['branch', 'list', '--json'], reader, store, cache, extra)).stdout) as BranchJson[];
+      expect(branches.find((b) => b.name === 'ci')?.head_capture_id).toBe([...captureIds].sort().at(-1));
+    },
+    240_000,
+  );
 
   it('a bucket that does not exist: exit 6 naming the bucket, for a capture and a reading command alike', async () => {
     const store = `s3://${bucket}-missing/analytics`;
@@ -83,9 +92,14 @@ describe.skipIf(!s3Available)('a store in S3', () => {
       expect(readFileSync(path.join(dir, file)).equals(readFileSync(path.join(first, 'target', file)))).toBe(true);
     }
     expect(existsSync(path.join(cache, 'dbtattic'))).toBe(true);
-    const stores = readFileSync(path.join(cache, 'dbtattic', (await import('node:fs')).readdirSync(path.join(cache, 'dbtattic'))[0]!, 'capabilities.json'), 'utf8');
+    const stores = readFileSync(
+      path.join(cache, 'dbtattic', (await import('node:fs')).readdirSync(path.join(cache, 'dbtattic'))[0]!, 'capabilities.json'),
+      'utf8',
+    );
     expect(JSON.parse(stores)).toMatchObject({ createOnly: true, compareAndSwap: true });
-    expect((await import('node:fs')).readdirSync(path.join(cache, 'dbtattic'), { recursive: true }).some((f) => String(f).endsWith('store.duckdb'))).toBe(false);
+    expect((await import('node:fs')).readdirSync(path.join(cache, 'dbtattic'), { recursive: true }).some((f) => String(f).endsWith('store.duckdb'))).toBe(
+      false,
+    );
   }, 120_000);
 
   it('sync finds the records of a writer that died before its capture record, and later only what is new', async () => {
@@ -101,11 +115,25 @@ describe.skipIf(!s3Available)('a store in S3', () => {
     const captureId = newTimeId();
     const bytes = Buffer.from(syntheticManifest({ invocationId: dead }));
     const sha = (await putBlob(backend, bytes)).id;
-    await putJournalEntry(backend, { journal_id: captureId, captures: [captureId], artifact_records: [{ invocation_id: dead, artifact: 'manifest', sha256: sha }] });
+    await putJournalEntry(backend, {
+      journal_id: captureId,
+      captures: [captureId],
+      artifact_records: [{ invocation_id: dead, artifact: 'manifest', sha256: sha }],
+    });
     await putArtifactRecord(backend, {
-      kind: 'artifact', format: 1, invocation_id: dead, invocation_id_source: 'metadata', artifact: 'manifest', sha256: sha, size: bytes.length,
-      dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json', dbt_version: '1.9.4', generated_at: '2026-03-01T11:00:00Z',
-      captured_at: new Date().toISOString(), capture_id: captureId, phase: 'manual',
+      kind: 'artifact',
+      format: 1,
+      invocation_id: dead,
+      invocation_id_source: 'metadata',
+      artifact: 'manifest',
+      sha256: sha,
+      size: bytes.length,
+      dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json',
+      dbt_version: '1.9.4',
+      generated_at: '2026-03-01T11:00:00Z',
+      captured_at: new Date().toISOString(),
+      capture_id: captureId,
+      phase: 'manual',
     });
 
     const synced = await attic(['sync', '--json'], reader, store, cache);
@@ -130,7 +158,12 @@ describe.skipIf(!s3Available)('a store in S3', () => {
     const [a, b] = [project(randomUUID(), 20), project(randomUUID(), 21)];
     expect((await local(['capture', '--branch', 'main'], a)).exitCode).toBe(0);
     expect((await local(['capture', '--branch', 'dev'], b)).exitCode).toBe(0);
-    for (const [args, cwd] of [[['push', remote], a], [['pull', remote], b], [['push', remote], b], [['pull', remote], a]] as const) {
+    for (const [args, cwd] of [
+      [['push', remote], a],
+      [['pull', remote], b],
+      [['push', remote], b],
+      [['pull', remote], a],
+    ] as const) {
       const result = await local([...args], cwd);
       expect(result, result.stderr).toMatchObject({ exitCode: 0 });
     }
@@ -168,7 +201,11 @@ describe.skipIf(!s3Available)('a store in S3', () => {
 
     const retried = await attic(['capture', '--branch', 'main', '--json'], p.dir, store, cache);
     expect(retried.exitCode, retried.stderr).toBe(0);
-    const statuses = Object.fromEntries((JSON.parse(retried.stdout) as { artifacts: { artifact: string; status: string }[] }).artifacts.filter((a) => a.status !== 'absent').map((a) => [a.artifact, a.status]));
+    const statuses = Object.fromEntries(
+      (JSON.parse(retried.stdout) as { artifacts: { artifact: string; status: string }[] }).artifacts
+        .filter((a) => a.status !== 'absent')
+        .map((a) => [a.artifact, a.status]),
+    );
     expect(statuses).toEqual({ manifest: 'captured', run_results: filed.length > 0 ? 'unchanged' : 'captured' });
     expect((await attic(['verify'], p.dir, store, cache)).exitCode).toBe(0);
     const state = await attic(['state', '--last-success'], makeProject({}, 'team').dir, store, machine());

@@ -24,7 +24,11 @@ describe('invocation ids as printed', () => {
     }
     expect(captured[1]).toContain('0199a1b2-c3f\t');
     const history = await runCli(['history'], { cwd: project.dir });
-    const printed = history.stdout.split('\n').filter(Boolean).slice(1).map((line) => line.split('\t')[1]);
+    const printed = history.stdout
+      .split('\n')
+      .filter(Boolean)
+      .slice(1)
+      .map((line) => line.split('\t')[1]);
     expect(printed).toEqual(['0199a1b2-c3f', '0199a1b2-c3d']);
     const branches = await runCli(['branch', 'list'], { cwd: project.dir });
     expect(branches.stdout).toContain('0199a1b2-c3f');
@@ -46,7 +50,10 @@ describe('invocation ids as printed', () => {
         const dir = writeSyntheticTarget({ ...run, generatedAt: `2026-01-02T03:0${i}:05Z` });
         rmSync(path.join(other.target, 'manifest.json'), { force: true });
         // The last run leaves only its run results: its manifest was never archived.
-        putTarget(other.target, { ...(i < 2 ? { 'manifest.json': path.join(dir, 'manifest.json') } : {}), 'run_results.json': path.join(dir, 'run_results.json') });
+        putTarget(other.target, {
+          ...(i < 2 ? { 'manifest.json': path.join(dir, 'manifest.json') } : {}),
+          'run_results.json': path.join(dir, 'run_results.json'),
+        });
         const capture = await runCli(['capture', '--branch', 'main'], { cwd: other.dir });
         expect(capture.exitCode, capture.stderr).toBe(0);
       }

@@ -88,7 +88,10 @@ function flakyRerun(dir: string): string {
   const source = path.join(CORPUS_DIR, BROOKLYN, '05_test');
   const id = '8d39e7f2-0000-4000-8000-00000000f1a7';
   const manifest = JSON.parse(readFileSync(path.join(source, 'manifest.json'), 'utf8')) as { metadata: Record<string, unknown> };
-  const results = JSON.parse(readFileSync(path.join(source, 'run_results.json'), 'utf8')) as { metadata: Record<string, unknown>; results: Record<string, unknown>[] };
+  const results = JSON.parse(readFileSync(path.join(source, 'run_results.json'), 'utf8')) as {
+    metadata: Record<string, unknown>;
+    results: Record<string, unknown>[];
+  };
   manifest.metadata = { ...manifest.metadata, invocation_id: id, generated_at: '2022-02-15T13:00:00.000000Z' };
   results.metadata = { ...results.metadata, invocation_id: id, generated_at: '2022-02-15T13:08:57.000000Z' };
   results.results[0] = { ...results.results[0], status: 'fail', failures: 3, message: 'Got 3 results, configured to fail if != 0' };
@@ -101,14 +104,17 @@ function flakyRerun(dir: string): string {
 const sorted = (rows: Record<string, unknown>[]): string[] => rows.map((r) => JSON.stringify(r)).sort();
 const seqDirs = (rel: string): string[] => {
   const seq = path.join(CORPUS_DIR, rel);
-  return readdirSync(seq).sort().map((d) => path.join(seq, d));
+  return readdirSync(seq)
+    .sort()
+    .map((d) => path.join(seq, d));
 };
 
 describe.skipIf(!hasSpark || !hasCorpus)('three projects exported into one dataset, read by Spark', () => {
   if (!hasSpark) console.warn(`SKIPPED: ${NO_SPARK_REASON}`);
   announceS3Skip('Spark reading the dataset through s3a://');
   const viaS3 = s3Available && s3aJars !== null;
-  if (s3Available && !s3aJars && process.env.DBTATTIC_REQUIRE_SPARK === '1') throw new Error(`DBTATTIC_REQUIRE_SPARK=1 and S3 is here, but no S3A jars: ${process.env.DBTATTIC_NO_S3A_REASON ?? 'unknown'}`);
+  if (s3Available && !s3aJars && process.env.DBTATTIC_REQUIRE_SPARK === '1')
+    throw new Error(`DBTATTIC_REQUIRE_SPARK=1 and S3 is here, but no S3A jars: ${process.env.DBTATTIC_NO_S3A_REASON ?? 'unknown'}`);
   if (s3Available && !s3aJars) console.warn(`SKIPPED (no S3A jars: ${process.env.DBTATTIC_NO_S3A_REASON ?? 'unknown'}): Spark reading through s3a://`);
   let history: ReplayedHistory;
   const projects: Project[] = [];
@@ -128,7 +134,10 @@ describe.skipIf(!hasSpark || !hasCorpus)('three projects exported into one datas
     }
     const sides: Omit<Project, 'key'>[] = [
       { label: 'fixture history', cli: (args, env) => history.cli(args, env) },
-      ...stores.map((store, i) => ({ label: [REMBO, BROOKLYN][i]!, cli: (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: root, env: { DBTATTIC_STORE: store, ...env } }) })),
+      ...stores.map((store, i) => ({
+        label: [REMBO, BROOKLYN][i]!,
+        cli: (args: string[], env: Record<string, string> = {}) => runCli(args, { cwd: root, env: { DBTATTIC_STORE: store, ...env } }),
+      })),
     ];
     if (viaS3) s3Dataset = `s3://${await makeBucket()}/history`;
     // One after another: each export claims the dataset and lists its own projects' partitions.
@@ -149,12 +158,14 @@ describe.skipIf(!hasSpark || !hasCorpus)('three projects exported into one datas
     return report;
   }
 
-  it('answers each view\'s question per project as the project\'s own store does', async () => {
+  it("answers each view's question per project as the project's own store does", async () => {
     expect(new Set(projects.map((p) => p.key)).size).toBe(3);
     const datasets: Record<string, string> = { local: dataset, ...(s3Dataset ? { s3: s3Dataset.replace(/^s3:/, 's3a:') } : {}) };
     const questions: SparkQuestion[] = Object.keys(datasets).flatMap((d) => QUESTIONS.map((q) => ({ name: `${d} ${q.name}`, dataset: d, sql: q.spark })));
     const env = s3Env();
-    const s3 = s3Dataset ? { endpoint: env.AWS_ENDPOINT_URL!, access_key: env.AWS_ACCESS_KEY_ID!, secret_key: env.AWS_SECRET_ACCESS_KEY!, region: env.AWS_REGION, jars: s3aJars! } : null;
+    const s3 = s3Dataset
+      ? { endpoint: env.AWS_ENDPOINT_URL!, access_key: env.AWS_ACCESS_KEY_ID!, secret_key: env.AWS_SECRET_ACCESS_KEY!, region: env.AWS_REGION, jars: s3aJars! }
+      : null;
     const { answers, seconds } = await askSpark({ datasets, tables: DATASET_TABLES.map((t) => t.name), s3, questions });
     console.log(`Spark's seconds: ${JSON.stringify(seconds)}`);
     const answerOf = (d: string, project: Project, question: string) =>

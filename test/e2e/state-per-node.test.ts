@@ -15,7 +15,15 @@ import { stepFile } from '../helpers/manifest-graph.js';
  * dbt, and make dbt's state:modified see exactly what changed since each node's own build.
  */
 const job = (n: number, slug: string, select: string[], hours: number, edits: StepDefinition['edits'] = []): StepDefinition => ({
-  step: n, slug, command: `dbt build --select ${select.join(' ')}`, kind: 'invocation', which: 'build', select, edits, description: slug, hours,
+  step: n,
+  slug,
+  command: `dbt build --select ${select.join(' ')}`,
+  kind: 'invocation',
+  which: 'build',
+  select,
+  edits,
+  description: slug,
+  hours,
 });
 const JOB_A = ['country_codes', 'stg_customers', 'stg_orders', 'stg_payments'];
 const JOB_B = ['orders', 'customers', 'order_totals', 'orders_snapshot'];
@@ -26,7 +34,22 @@ const STEPS: StepDefinition[] = [
   { step: 3, slug: 'freshness', command: 'dbt source freshness', kind: 'freshness', select: [], edits: [], description: 'freshness', hours: 1.5 },
   // Job A runs again after order_totals (job B's) was edited: its manifest holds code job B never built.
   job(4, 'job-a-again', JOB_A, 2, [swap('models/marts/order_totals.sql', 'count(*) as order_count', 'count(distinct order_id) as order_count')]),
-  { step: 5, slug: 'parse', command: 'dbt parse', kind: 'parse', select: [], edits: [swap('models/marts/customers.sql', '    from orders\n    group by customer_id', "    from orders\n    where status_group != 'returned'\n    group by customer_id")], description: 'parse', hours: 3 },
+  {
+    step: 5,
+    slug: 'parse',
+    command: 'dbt parse',
+    kind: 'parse',
+    select: [],
+    edits: [
+      swap(
+        'models/marts/customers.sql',
+        '    from orders\n    group by customer_id',
+        "    from orders\n    where status_group != 'returned'\n    group by customer_id",
+      ),
+    ],
+    description: 'parse',
+    hours: 3,
+  },
 ];
 
 let seq: CapturedSequence;
@@ -36,14 +59,15 @@ beforeAll(async () => {
 afterAll(() => seq?.remove());
 
 const BUILT = ['model', 'seed', 'snapshot', 'test'];
-const doc = (step: Step, file: string): Json | null => (existsSync(stepFile(seq.history, step, file)) && step.artifacts_written.includes(file) ? readJson(stepFile(seq.history, step, file)) : null);
+const doc = (step: Step, file: string): Json | null =>
+  existsSync(stepFile(seq.history, step, file)) && step.artifacts_written.includes(file) ? readJson(stepFile(seq.history, step, file)) : null;
 const nodesOf = (manifest: Json): Record<string, Json> => manifest.nodes as Record<string, Json>;
 
 /** From the JSON alone: each node's newest successful build (step), newest first. */
 function newestBuilds(): Map<string, Step> {
   const found = new Map<string, Step>();
   for (const step of [...seq.steps].reverse()) {
-    for (const r of ((doc(step, 'run_results.json')?.results as Json[]) ?? [])) {
+    for (const r of (doc(step, 'run_results.json')?.results as Json[]) ?? []) {
       if (['success', 'pass'].includes(String(r.status)) && !found.has(String(r.unique_id))) found.set(String(r.unique_id), step);
     }
   }
@@ -59,7 +83,9 @@ function stateModified(current: Json, state: Json): string[] {
       const o = old[id];
       if (!o) return true;
       const relation = (x: Json): string => JSON.stringify([x.database, x.schema, x.alias]);
-      return (n.checksum as Json).checksum !== (o.checksum as Json).checksum || JSON.stringify(n.config) !== JSON.stringify(o.config) || relation(n) !== relation(o);
+      return (
+        (n.checksum as Json).checksum !== (o.checksum as Json).checksum || JSON.stringify(n.config) !== JSON.stringify(o.config) || relation(n) !== relation(o)
+      );
     })
     .map(([id]) => id)
     .sort();
@@ -95,7 +121,7 @@ describe('state --per-node', () => {
     addFormats(ajv);
     const files = readdirSync(dir).filter((f) => f !== 'dbtattic-state.json' && f !== '.dbtattic-state');
     expect(files.sort()).toEqual(['manifest.json', 'run_results.json', 'sources.json']);
-    const newest = String(((doc(seq.step('parse'), 'manifest.json')!.metadata as Json).dbt_schema_version));
+    const newest = String((doc(seq.step('parse'), 'manifest.json')!.metadata as Json).dbt_schema_version);
     for (const file of files) {
       const artifact = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as Json;
       const version = String((artifact.metadata as Json).dbt_schema_version);

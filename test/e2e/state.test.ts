@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, rmSync, } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Of } from '../helpers/archive-files.js';
@@ -73,7 +73,11 @@ async function captureHistory(stepDirs: string[]): Promise<{ dir: string; target
 function expectStateDir(dir: string, inv: Invocation): void {
   const expected = STATE_FILES.filter((a) => inv.files[a]).map((a) => `${a}.json`);
   // Besides the artifacts, only the mark that dbtattic made the directory (README: state --out).
-  expect(readdirSync(dir).filter((name) => name !== '.dbtattic-state').sort()).toEqual(expected.sort());
+  expect(
+    readdirSync(dir)
+      .filter((name) => name !== '.dbtattic-state')
+      .sort(),
+  ).toEqual(expected.sort());
   for (const artifact of STATE_FILES) {
     const source = inv.files[artifact];
     if (source) expect(sha256Of(path.join(dir, `${artifact}.json`)), artifact).toBe(sha256Of(source));
@@ -83,7 +87,13 @@ function expectStateDir(dir: string, inv: Invocation): void {
 const SEQUENCES = ['learn-dbt-nigel-snowflake-1.0-to-1.3/target-seq', 'rembo-dbt-prod/target-seq'];
 
 describe.skipIf(!hasCorpus)('state on a history captured from real sequences', () => {
-  const steps = hasCorpus ? SEQUENCES.flatMap((seq) => readdirSync(path.join(CORPUS_DIR, seq)).sort().map((d) => path.join(CORPUS_DIR, seq, d))) : [];
+  const steps = hasCorpus
+    ? SEQUENCES.flatMap((seq) =>
+        readdirSync(path.join(CORPUS_DIR, seq))
+          .sort()
+          .map((d) => path.join(CORPUS_DIR, seq, d)),
+      )
+    : [];
   let project: { dir: string; target: string };
   let invocations: Map<string, Invocation>;
   const store = (): string => path.join(project.dir, '.dbtattic');
@@ -141,7 +151,10 @@ describe.skipIf(!hasCorpus)('state on a history captured from real sequences', (
   });
 
   it('refuses an ambiguous prefix, listing the candidates, with exit 2', async () => {
-    const ids = [...invocations.values()].filter((inv) => inv.files.manifest).map((inv) => inv.id).sort();
+    const ids = [...invocations.values()]
+      .filter((inv) => inv.files.manifest)
+      .map((inv) => inv.id)
+      .sort();
     const shared = ids.find((id, i) => ids.some((other, j) => j !== i && other[0] === id[0]))!;
     const candidates = ids.filter((id) => id[0] === shared[0]);
     const result = await state(['--invocation', shared[0]!]);

@@ -47,12 +47,17 @@ function cliWithInput(args: string[], input: string): Promise<CliResult> {
 async function snapshotStore(): Promise<{ counts: Record<string, number>; invocationHash: string }> {
   const db = await openDatabase(storeFile, 'read');
   try {
-    const tables = (await db.connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_catalog = current_database() ORDER BY 1")).getRows();
+    const tables = (
+      await db.connection.runAndReadAll(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'main' AND table_catalog = current_database() ORDER BY 1",
+      )
+    ).getRows();
     const counts: Record<string, number> = {};
     // The archive stamp is the store's own bookkeeping, kept by the first read that catches up
     // fully (store/sync/archive-stamp.ts): whether it is there yet depends on which tests ran before.
     const where = (table: string): string => (table === 'store_meta' ? " WHERE key <> 'archive_stamp'" : '');
-    for (const [table] of tables) counts[String(table)] = Number((await db.connection.runAndReadAll(`SELECT count(*) FROM "${String(table)}"${where(String(table))}`)).getRows()[0]![0]);
+    for (const [table] of tables)
+      counts[String(table)] = Number((await db.connection.runAndReadAll(`SELECT count(*) FROM "${String(table)}"${where(String(table))}`)).getRows()[0]![0]);
     const rows = (await db.connection.runAndReadAll('SELECT * FROM invocation ORDER BY ALL')).getRowsJson();
     return { counts, invocationHash: createHash('sha256').update(JSON.stringify(rows)).digest('hex') };
   } finally {
@@ -78,15 +83,36 @@ beforeAll(async () => {
     } else {
       writeSyntheticTarget(inv, dir);
     }
-    await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.parse(inv.generatedAt!) + 60_000) });
+    await captureTarget(backend, {
+      targetDir: dir,
+      artifacts: ARTIFACT_TYPES,
+      phase: 'manual',
+      toolVersion: 'test',
+      branch: 'main',
+      now: new Date(Date.parse(inv.generatedAt!) + 60_000),
+    });
   }
 });
 
 describe('query', () => {
   it('prints plain JSON objects: counts as numbers, timestamps as ISO strings, JSON columns parsed', async () => {
-    const rows = json<Record<string, unknown>[]>(await cli('query', '--format', 'json', 'SELECT invocation_id, command, generated_at, result_count, status_counts, count(*) OVER () AS total FROM invocation ORDER BY generated_at'));
+    const rows = json<Record<string, unknown>[]>(
+      await cli(
+        'query',
+        '--format',
+        'json',
+        'SELECT invocation_id, command, generated_at, result_count, status_counts, count(*) OVER () AS total FROM invocation ORDER BY generated_at',
+      ),
+    );
     expect(rows).toHaveLength(INVOCATIONS.length);
-    expect(rows[0]).toEqual({ invocation_id: uuid(1), command: 'build', generated_at: '2026-01-01T10:00:00Z', result_count: 2, status_counts: { success: 2 }, total: 5 });
+    expect(rows[0]).toEqual({
+      invocation_id: uuid(1),
+      command: 'build',
+      generated_at: '2026-01-01T10:00:00Z',
+      result_count: 2,
+      status_counts: { success: 2 },
+      total: 5,
+    });
     expect(rows[2]!.status_counts).toEqual({ fail: 1, pass: 1, warn: 1 });
     expect(rows[4]).toMatchObject({ command: null, result_count: null, status_counts: null });
     expect(json(await cli('query', '--json', 'SELECT count(*) AS n FROM node_invocation'))).toEqual([{ n: 13 }]);
@@ -125,7 +151,10 @@ describe('query', () => {
 
   it('bounds the memory a query may take (DBTATTIC_QUERY_MEMORY_LIMIT) and names the setting when it is hit', async () => {
     // Read when the process starts: a process of its own.
-    const big = await runCliProcess(['query', "SELECT length(string_agg(repeat('x', 1000000), '')) AS n FROM range(300)"], { cwd: project.dir, env: { DBTATTIC_QUERY_MEMORY_LIMIT: '64MB' } });
+    const big = await runCliProcess(['query', "SELECT length(string_agg(repeat('x', 1000000), '')) AS n FROM range(300)"], {
+      cwd: project.dir,
+      env: { DBTATTIC_QUERY_MEMORY_LIMIT: '64MB' },
+    });
     expect(big.exitCode).toBe(2);
     expect(big.stderr).toMatch(/^error: The query needed more memory than a query may take \(DBTATTIC_QUERY_MEMORY_LIMIT=64MB\): Out of Memory Error/);
   });
@@ -200,7 +229,29 @@ describe('query', () => {
     // Every comment, quote and white-space form before each statement that would write: DuckDB's
     // own parser splits and types the text, so none gets through, whatever a reading of the text
     // would make of it (afterEach: the store and the outside path are as they were).
-    const PREFIXES = ['', '-- x\r', '-- x\n', '-- x\r\n', '--\r', '/* x */', '/* /* */ */', '/* x \r */', 'SELECT 1;', "SELECT '\\';", "SELECT E'\\'';", 'SELECT $$;$$;', 'SELECT $t$ ; $t$;', 'SELECT "a;b" FROM (SELECT 1 AS "a;b");', '\t', '\f', '\v', '\u00a0', ';;', '(', 'WITH x AS (SELECT 1) '];
+    const PREFIXES = [
+      '',
+      '-- x\r',
+      '-- x\n',
+      '-- x\r\n',
+      '--\r',
+      '/* x */',
+      '/* /* */ */',
+      '/* x \r */',
+      'SELECT 1;',
+      "SELECT '\\';",
+      "SELECT E'\\'';",
+      'SELECT $$;$$;',
+      'SELECT $t$ ; $t$;',
+      'SELECT "a;b" FROM (SELECT 1 AS "a;b");',
+      '\t',
+      '\f',
+      '\v',
+      '\u00a0',
+      ';;',
+      '(',
+      'WITH x AS (SELECT 1) ',
+    ];
     // The store's own file, which DuckDB lets a database reach whatever its settings, and a
     // call of a function that acts (the list above has each other kind of statement once).
     const WRITES = [
@@ -227,9 +278,33 @@ describe('query', () => {
       const random = seededRandom(SEED);
       const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
       const FRAGMENTS = [
-        '-- x\n', '-- x\r', '--\r\n', '-- ; copy\n', '/* x */', '/* ; */', '/* /* */ */', '/*\r*/', '/* -- */',
-        ' ', '\t', '\r', '\n', '\f', '\v', '\u00a0', '\u2028', '\ufeff',
-        "SELECT ';';", "SELECT '--';", "SELECT '/*';", "SELECT E'\\'';", 'SELECT $$;$$;', 'SELECT $q$ -- $q$;', 'SELECT "a;--" FROM (SELECT 1 AS "a;--");', ';', 'SELECT 1;',
+        '-- x\n',
+        '-- x\r',
+        '--\r\n',
+        '-- ; copy\n',
+        '/* x */',
+        '/* ; */',
+        '/* /* */ */',
+        '/*\r*/',
+        '/* -- */',
+        ' ',
+        '\t',
+        '\r',
+        '\n',
+        '\f',
+        '\v',
+        '\u00a0',
+        '\u2028',
+        '\ufeff',
+        "SELECT ';';",
+        "SELECT '--';",
+        "SELECT '/*';",
+        "SELECT E'\\'';",
+        'SELECT $$;$$;',
+        'SELECT $q$ -- $q$;',
+        'SELECT "a;--" FROM (SELECT 1 AS "a;--");',
+        ';',
+        'SELECT 1;',
       ];
       const randomCase = (text: string): string => [...text].map((c) => (random() < 0.5 ? c.toUpperCase() : c.toLowerCase())).join('');
       const writes = [
@@ -271,7 +346,8 @@ describe('query', () => {
 });
 
 describe('history', () => {
-  const ids = async (...args: string[]): Promise<string[]> => json<{ invocation_id: string }[]>(await cli('history', '--json', ...args)).map((row) => row.invocation_id);
+  const ids = async (...args: string[]): Promise<string[]> =>
+    json<{ invocation_id: string }[]>(await cli('history', '--json', ...args)).map((row) => row.invocation_id);
 
   it('lists invocations newest first, with their outcome', async () => {
     const rows = json<Record<string, unknown>[]>(await cli('history', '--json'));
@@ -323,20 +399,28 @@ describe('history', () => {
   it("follows one node's runs by name or unique id with --node", async () => {
     // m1 has a result in every invocation with run results and at least two statuses.
     const ran = (i: number): boolean => !INVOCATIONS[i]!.manifestOnly && (INVOCATIONS[i]!.statuses ?? []).length > 1;
-    const expected = INVOCATIONS.filter((_, i) => ran(i)).map((inv) => inv.invocationId).reverse();
+    const expected = INVOCATIONS.filter((_, i) => ran(i))
+      .map((inv) => inv.invocationId)
+      .reverse();
     expect(await ids('--node', 'm1')).toEqual(expected);
     expect(await ids('--node', 'model.synthetic.m1')).toEqual(expected);
     const rows = json<{ invocation_id: string; node_results: { unique_id: string; status: string }[] }[]>(await cli('history', '--json', '--node', 'm1'));
     expect(rows.map((row) => row.node_results.map((r) => `${r.unique_id} ${r.status}`))).toEqual(
-      INVOCATIONS.filter((_, i) => ran(i)).reverse().map((inv) => [`model.synthetic.m1 ${inv.statuses![1]}`]),
+      INVOCATIONS.filter((_, i) => ran(i))
+        .reverse()
+        .map((inv) => [`model.synthetic.m1 ${inv.statuses![1]}`]),
     );
     const human = await cli('history', '--node', 'm2');
     expect(human.stdout.split('\n')[0]).toBe('started\tinvocation\tcommand\ttarget\tnode\tstatus\ttook\tbranch');
-    expect(human.stdout.split('\n').slice(1).filter(Boolean)).toEqual([expect.stringMatching(/^2026-01-03 09:59Z\t5e1ec7ed-0000-4000-8000-000000000003\ttest\tprod\tmodel\.synthetic\.m2\twarn\t0\.0s\tmain$/)]);
+    expect(human.stdout.split('\n').slice(1).filter(Boolean)).toEqual([
+      expect.stringMatching(/^2026-01-03 09:59Z\t5e1ec7ed-0000-4000-8000-000000000003\ttest\tprod\tmodel\.synthetic\.m2\twarn\t0\.0s\tmain$/),
+    ]);
   });
 
   it("lists failed runs' failed nodes with dbt's messages with --failed", async () => {
-    const rows = json<{ invocation_id: string; failures: { unique_id: string; status: string; message: string }[] }[]>(await cli('history', '--json', '--failed'));
+    const rows = json<{ invocation_id: string; failures: { unique_id: string; status: string; message: string }[] }[]>(
+      await cli('history', '--json', '--failed'),
+    );
     expect(rows.map((row) => [row.invocation_id, row.failures.map((f) => `${f.unique_id} ${f.status} ${f.message}`)])).toEqual([
       [uuid(3), ['model.synthetic.m1 fail OK']],
       [uuid(2), ['model.synthetic.m1 error synthetic failure']],
@@ -348,8 +432,14 @@ describe('history', () => {
 
   it('with --failed and --node, lists the runs where that node failed, and only its failures', async () => {
     const failures = async (node: string): Promise<string[][]> =>
-      json<{ invocation_id: string; failures: { unique_id: string }[] }[]>(await cli('history', '--json', '--failed', '--node', node)).map((row) => [row.invocation_id, ...row.failures.map((f) => f.unique_id)]);
-    expect(await failures('m1')).toEqual([[uuid(3), 'model.synthetic.m1'], [uuid(2), 'model.synthetic.m1']]);
+      json<{ invocation_id: string; failures: { unique_id: string }[] }[]>(await cli('history', '--json', '--failed', '--node', node)).map((row) => [
+        row.invocation_id,
+        ...row.failures.map((f) => f.unique_id),
+      ]);
+    expect(await failures('m1')).toEqual([
+      [uuid(3), 'model.synthetic.m1'],
+      [uuid(2), 'model.synthetic.m1'],
+    ]);
     expect(await failures('m0')).toEqual([]);
   });
 
@@ -363,9 +453,19 @@ describe('history', () => {
 
 describe('info --json', () => {
   it('reports the store: row counts per table and node versions against node rows', async () => {
-    const info = json<{ store: { rows: Record<string, number>; nodeVersions: number; nodeRows: number; problems: number; schemaVersion: string } }>(await cli('info', '--json'));
+    const info = json<{ store: { rows: Record<string, number>; nodeVersions: number; nodeRows: number; problems: number; schemaVersion: string } }>(
+      await cli('info', '--json'),
+    );
     // Manifests of 2, 2, 3, 2 and 4 models; model mN is defined alike in each, so 4 versions serve 13 rows.
     expect(info.store).toMatchObject({ nodeVersions: 4, nodeRows: 13, problems: 0, schemaVersion: expect.stringMatching(/^[0-9a-f]{16}$/) });
-    expect(info.store.rows).toMatchObject({ invocation: 5, node_version: 4, node_invocation: 13, run_result: 9, artifact_capture: 9, capture: 5, ingest_problem: 0 });
+    expect(info.store.rows).toMatchObject({
+      invocation: 5,
+      node_version: 4,
+      node_invocation: 13,
+      run_result: 9,
+      artifact_capture: 9,
+      capture: 5,
+      ingest_problem: 0,
+    });
   });
 });

@@ -103,7 +103,12 @@ describe.skipIf(!hasCorpus).each(BACKENDS)('the store derived from the whole cor
         const id = String(row.invocation_id);
         actual[id] = { ...actual[id], [String(row.key)]: Number(row.n) };
       }
-      const sorted = (counts: Record<string, RowCounts>) => Object.fromEntries(Object.entries(counts).filter(([, c]) => Object.keys(c).length > 0).sort());
+      const sorted = (counts: Record<string, RowCounts>) =>
+        Object.fromEntries(
+          Object.entries(counts)
+            .filter(([, c]) => Object.keys(c).length > 0)
+            .sort(),
+        );
       expect(sorted(actual)).toEqual(sorted(expected));
 
       for (const [table, key] of Object.entries(GRAINS)) {

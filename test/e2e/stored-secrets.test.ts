@@ -8,7 +8,9 @@ import { syntheticManifest, syntheticRunResults } from '../helpers/synthetic-art
 /** Every capture record of the project's archive, as one text to search. */
 function captureRecordsText(dir: string): string {
   const captures = path.join(archiveDirOf(dir), 'records', 'captures');
-  return listArchiveFiles(captures).map((f) => readFileSync(path.join(captures, f), 'utf8')).join('\n');
+  return listArchiveFiles(captures)
+    .map((f) => readFileSync(path.join(captures, f), 'utf8'))
+    .join('\n');
 }
 
 /** What dbtattic itself writes (capture records, the store) keeps no credential it was handed. */
@@ -26,7 +28,10 @@ it("run's argv, dbt's invocation_command and credential-named metadata.env keys 
   writeFileSync(path.join(target, 'manifest.json'), withEnv(syntheticManifest({ invocationId: id })));
   writeFileSync(path.join(target, 'run_results.json'), withEnv(syntheticRunResults({ invocationId: id })));
 
-  const run = await runCli(['run', '--', 'true', '--vars', '{"password": "hunter-argv"}', '--password', 'hunter-flag', 'DBT_PASSWORD=hunter-kv', '--select', 'a'], { cwd: dir });
+  const run = await runCli(
+    ['run', '--', 'true', '--vars', '{"password": "hunter-argv"}', '--password', 'hunter-flag', 'DBT_PASSWORD=hunter-kv', '--select', 'a'],
+    { cwd: dir },
+  );
   expect(run.exitCode, run.stderr).toBe(0);
   const records = captureRecordsText(dir);
   expect(records).toContain('"--select"');
@@ -66,7 +71,22 @@ it('credentials by shape: argv, vars, env and failure messages are masked in the
   writeFileSync(path.join(target, 'manifest.json'), syntheticManifest({ invocationId: id }));
   writeFileSync(path.join(target, 'run_results.json'), JSON.stringify(doc));
 
-  const run = await runCli(['run', '--', 'true', 'DATABASE_URL=postgres://u:SECRETpw5@h/db', 'PGPASSWORD=SECRETpw6', '-p', 'SECRETpw7', '-u', 'admin:SECRETpw8', '--conn-str', 'Server=x;Password=SECRETpw9;'], { cwd: dir });
+  const run = await runCli(
+    [
+      'run',
+      '--',
+      'true',
+      'DATABASE_URL=postgres://u:SECRETpw5@h/db',
+      'PGPASSWORD=SECRETpw6',
+      '-p',
+      'SECRETpw7',
+      '-u',
+      'admin:SECRETpw8',
+      '--conn-str',
+      'Server=x;Password=SECRETpw9;',
+    ],
+    { cwd: dir },
+  );
   expect(run.exitCode, run.stderr).toBe(0);
   const records = captureRecordsText(dir);
   expect(records).toContain('DATABASE_URL=postgres://u:***@h/db');

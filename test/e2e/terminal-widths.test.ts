@@ -24,8 +24,13 @@ interface Failure {
   message: string;
 }
 
-const dirs = hasCorpus ? readdirSync(SEQUENCE).sort().map((name) => path.join(SEQUENCE, name)) : [];
-const idsOf = (dir: string): string[] => ARTIFACTS.filter((f) => existsSync(path.join(dir, f))).map((f) => String(metadataOf(readJson(path.join(dir, f))).invocation_id));
+const dirs = hasCorpus
+  ? readdirSync(SEQUENCE)
+      .sort()
+      .map((name) => path.join(SEQUENCE, name))
+  : [];
+const idsOf = (dir: string): string[] =>
+  ARTIFACTS.filter((f) => existsSync(path.join(dir, f))).map((f) => String(metadataOf(readJson(path.join(dir, f))).invocation_id));
 const ids = [...new Set(dirs.flatMap(idsOf))];
 
 /** README's rule, applied here to the artifacts' ids: the shortest prefix of 8 or more that no other id starts with. */
@@ -52,7 +57,8 @@ const cli = (args: string[], columns: number): Promise<CliResult> => runCliOnTer
 beforeAll(async () => {
   if (!hasCorpus) return;
   project = makeProject().dir;
-  for (const dir of dirs) expect(await runCli(['--target-path', dir, 'capture', '--quiet', '--branch', 'prod'], { cwd: project }), dir).toMatchObject({ exitCode: 0 });
+  for (const dir of dirs)
+    expect(await runCli(['--target-path', dir, 'capture', '--quiet', '--branch', 'prod'], { cwd: project }), dir).toMatchObject({ exitCode: 0 });
 }, 120_000);
 afterAll(() => project && rmSync(project, { recursive: true, force: true }));
 
@@ -99,7 +105,10 @@ describe.skipIf(!hasCorpus)('every table on a terminal 60, 80, 120 and 200 colum
       const rows = readPrintedTable(shown, ['started', 'invocation', 'command', 'node', 'status', 'message'], 'invocation');
       const seen = rows.map((r) => ({ invocation: r.invocation, node: bare(r.node!), message: bare(r.message!) }));
       const expected = failed.map((f) => ({ invocation: uniquePrefix(f.invocationId), node: f.uniqueId, message: bare(f.message) }));
-      expect(seen.sort((a, b) => a.node.localeCompare(b.node)), `at ${columns}`).toEqual(expected.sort((a, b) => a.node.localeCompare(b.node)));
+      expect(
+        seen.sort((a, b) => a.node.localeCompare(b.node)),
+        `at ${columns}`,
+      ).toEqual(expected.sort((a, b) => a.node.localeCompare(b.node)));
     });
   });
 
@@ -116,7 +125,12 @@ describe.skipIf(!hasCorpus)('every table on a terminal 60, 80, 120 and 200 colum
     await atEveryWidth(['explain', failedNode.split('.').at(-1)!]);
     await atEveryWidth(['capture', '--dry-run'], (shown) => {
       const rows = readPrintedTable(shown, ['artifact', 'invocation', 'status', 'size', 'new bytes'], 'artifact');
-      expect(rows.map((r) => r.invocation).filter((id) => id !== '-').sort()).toEqual(idsOf(lastDir).map(uniquePrefix).sort());
+      expect(
+        rows
+          .map((r) => r.invocation)
+          .filter((id) => id !== '-')
+          .sort(),
+      ).toEqual(idsOf(lastDir).map(uniquePrefix).sort());
     });
     await atEveryWidth(['forget', '--keep-last', '3', '--dry-run'], (shown) => {
       const rows = readPrintedTable(shown, ['action', 'invocation', 'finished', 'branch', 'target', 'why kept'], 'invocation');

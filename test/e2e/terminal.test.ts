@@ -20,9 +20,22 @@ async function captureRun(i: number): Promise<void> {
   const backend = await openArchive(path.join(project.dir, '.dbtattic', 'archive'), { create: true });
   const dir = path.join(project.dir, 'runs', String(i));
   mkdirSync(dir, { recursive: true });
-  const inv = { invocationId: `7e2a1a00-0000-4000-8000-0000000000${String(i).padStart(2, '0')}`, command: 'build', target: 'a-rather-long-target-name', statuses: ['success', 'error', 'skipped'], generatedAt: `2026-02-${String(i + 1).padStart(2, '0')}T10:00:00Z` };
+  const inv = {
+    invocationId: `7e2a1a00-0000-4000-8000-0000000000${String(i).padStart(2, '0')}`,
+    command: 'build',
+    target: 'a-rather-long-target-name',
+    statuses: ['success', 'error', 'skipped'],
+    generatedAt: `2026-02-${String(i + 1).padStart(2, '0')}T10:00:00Z`,
+  };
   writeSyntheticTarget(inv, dir);
-  await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'a-branch-with-a-long-name', now: new Date(Date.parse(inv.generatedAt) + 60_000) });
+  await captureTarget(backend, {
+    targetDir: dir,
+    artifacts: ARTIFACT_TYPES,
+    phase: 'manual',
+    toolVersion: 'test',
+    branch: 'a-branch-with-a-long-name',
+    now: new Date(Date.parse(inv.generatedAt) + 60_000),
+  });
 }
 
 beforeAll(async () => {
@@ -71,7 +84,12 @@ describe('on a terminal', () => {
   it('sends output longer than the screen through PAGER, and not with --no-pager or when it fits', () => {
     const env = { PAGER: 'sed s/^/PAGED:/' };
     const paged = onTerminal(['history'], { rows: 10, cols: 200 }, env);
-    expect(paged.split('\n').filter(Boolean).every((line) => line.startsWith('PAGED:'))).toBe(true);
+    expect(
+      paged
+        .split('\n')
+        .filter(Boolean)
+        .every((line) => line.startsWith('PAGED:')),
+    ).toBe(true);
     expect(onTerminal(['history', '--no-pager'], { rows: 10, cols: 200 }, env)).not.toContain('PAGED:');
     expect(onTerminal(['history', '--limit', '2'], { rows: 10, cols: 200 }, env)).not.toContain('PAGED:');
     expect(onTerminal(['history'], { rows: 10, cols: 200 }, { PAGER: '' })).not.toContain('PAGED:');

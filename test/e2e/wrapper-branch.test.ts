@@ -14,7 +14,10 @@ describe('a run captured after a checkout (the shell wrapper)', () => {
   const project = makeProject();
   afterAll(() => rmSync(project.dir, { recursive: true, force: true }));
   const git = (...args: string[]): string =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: project.dir, encoding: 'utf8' }).trim();
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: project.dir,
+      encoding: 'utf8',
+    }).trim();
   const wait = (ms: number): void => void execFileSync('sleep', [String(ms / 1000)]);
 
   it('is filed on the branch and commit dbt ran on, not the one checked out at the capture', async () => {
@@ -31,7 +34,11 @@ describe('a run captured after a checkout (the shell wrapper)', () => {
     git('checkout', '-q', '-b', 'feature');
     // The wrapper, in front of the next dbt command on feature.
     expect((await runCli(['capture', '--quiet', '--phase', 'pre'], { cwd: project.dir, env: { NO_COLOR: '1' } })).exitCode).toBe(0);
-    const [row] = JSON.parse((await runCli(['history', '--json'], { cwd: project.dir })).stdout) as { invocation_id: string; branch: string; git_sha: string }[];
+    const [row] = JSON.parse((await runCli(['history', '--json'], { cwd: project.dir })).stdout) as {
+      invocation_id: string;
+      branch: string;
+      git_sha: string;
+    }[];
     expect(row).toMatchObject({ invocation_id: id, branch: 'main', git_sha: mainSha });
     const state = await runCli(['state', '--last-success', '--branch', 'main', '--json'], { cwd: project.dir });
     expect(JSON.parse(state.stdout)).toMatchObject({ invocation_id: id });

@@ -59,18 +59,25 @@ const ROUNDS_PER_ARCHIVE = 100;
 describe.skipIf(!hasCorpus)(`${COUNT} mutated corpus artifacts (seed ${SEED})`, () => {
   const sources = hasCorpus ? corpusArtifacts().filter((file) => statSync(file).size <= MAX_SOURCE_BYTES) : [];
   const random = seededRandom(SEED);
-  const blocks = Array.from({ length: Math.ceil(COUNT / ROUNDS_PER_ARCHIVE) }, (_, i) => [i * ROUNDS_PER_ARCHIVE, Math.min(COUNT, (i + 1) * ROUNDS_PER_ARCHIVE)] as const);
+  const blocks = Array.from(
+    { length: Math.ceil(COUNT / ROUNDS_PER_ARCHIVE) },
+    (_, i) => [i * ROUNDS_PER_ARCHIVE, Math.min(COUNT, (i + 1) * ROUNDS_PER_ARCHIVE)] as const,
+  );
 
-  it.each(blocks)('rounds %i to %i never end in an internal error, never hang, and the archive always verifies', async (from, to) => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'attic-fuzz-'));
-    const target = path.join(dir, 'target');
-    writeFileSync(path.join(dir, 'dbt_project.yml'), 'name: fuzz\nversion: "1.0"\nprofile: fuzz\n');
-    try {
-      for (let round = from; round < to; round++) await fuzzRound(dir, target, round, sources, random);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  }, ROUNDS_PER_ARCHIVE * COMMAND_BOUND_MS);
+  it.each(blocks)(
+    'rounds %i to %i never end in an internal error, never hang, and the archive always verifies',
+    async (from, to) => {
+      const dir = mkdtempSync(path.join(os.tmpdir(), 'attic-fuzz-'));
+      const target = path.join(dir, 'target');
+      writeFileSync(path.join(dir, 'dbt_project.yml'), 'name: fuzz\nversion: "1.0"\nprofile: fuzz\n');
+      try {
+        for (let round = from; round < to; round++) await fuzzRound(dir, target, round, sources, random);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+    ROUNDS_PER_ARCHIVE * COMMAND_BOUND_MS,
+  );
 });
 
 async function fuzzRound(dir: string, target: string, round: number, sources: string[], random: () => number): Promise<void> {

@@ -24,7 +24,16 @@ export function newArchive(): MemBackend {
 }
 
 const SOURCES = (inv: SyntheticInvocation): string =>
-  JSON.stringify({ metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/sources/v3.json', dbt_version: '1.9.4', generated_at: inv.generatedAt, invocation_id: inv.invocationId }, results: [], elapsed_time: 0 });
+  JSON.stringify({
+    metadata: {
+      dbt_schema_version: 'https://schemas.getdbt.com/dbt/sources/v3.json',
+      dbt_version: '1.9.4',
+      generated_at: inv.generatedAt,
+      invocation_id: inv.invocationId,
+    },
+    results: [],
+    elapsed_time: 0,
+  });
 
 function bytesOf(artifact: ArtifactType, inv: SyntheticInvocation): Buffer {
   switch (artifact) {
@@ -48,15 +57,42 @@ export async function file(backend: Backend, filing: Filing): Promise<Record<str
     const bytes = filing.bytes?.[artifact] !== undefined ? Buffer.from(filing.bytes[artifact]!) : bytesOf(artifact, { ...filing, generatedAt });
     const put = await putBlob(backend, bytes);
     const record: ArtifactRecord = {
-      kind: 'artifact', format: 1, invocation_id: filing.invocationId, invocation_id_source: 'metadata', artifact, sha256: put.id, size: bytes.length,
-      dbt_schema_version: null, dbt_version: '1.9.4', generated_at: generatedAt, captured_at: capturedAt, capture_id: captureId, phase: 'post',
+      kind: 'artifact',
+      format: 1,
+      invocation_id: filing.invocationId,
+      invocation_id_source: 'metadata',
+      artifact,
+      sha256: put.id,
+      size: bytes.length,
+      dbt_schema_version: null,
+      dbt_version: '1.9.4',
+      generated_at: generatedAt,
+      captured_at: capturedAt,
+      capture_id: captureId,
+      phase: 'post',
     };
     await putArtifactRecord(backend, record);
     records[artifact] = record;
   }
   await putCaptureRecord(backend, {
-    kind: 'capture', format: 1, capture_id: captureId, phase: 'post', captured_at: capturedAt, tool_version: 'test', branch: filing.branch ?? null, context: {}, run: null,
-    artifacts: Object.values(records).map((r) => ({ artifact: r.artifact, status: filing.status ?? 'captured', path: `target/${r.artifact}.json`, invocation_id: r.invocation_id, sha256: r.sha256, size: r.size, stored_bytes: 1 })),
+    kind: 'capture',
+    format: 1,
+    capture_id: captureId,
+    phase: 'post',
+    captured_at: capturedAt,
+    tool_version: 'test',
+    branch: filing.branch ?? null,
+    context: {},
+    run: null,
+    artifacts: Object.values(records).map((r) => ({
+      artifact: r.artifact,
+      status: filing.status ?? 'captured',
+      path: `target/${r.artifact}.json`,
+      invocation_id: r.invocation_id,
+      sha256: r.sha256,
+      size: r.size,
+      stored_bytes: 1,
+    })),
   });
   return records;
 }

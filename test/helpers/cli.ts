@@ -50,15 +50,10 @@ export async function runCliOnTerminal(args: string[], options: { cwd: string; c
 /** Runs the built CLI in a process of its own, as a user would, in `cwd`, with a clean environment plus `env`. */
 export function runCliProcess(args: string[], options: { cwd: string; env?: Record<string, string> }): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      { cwd: options.cwd, env: cliEnv(options.env), maxBuffer: 64 * 1024 * 1024 },
-      (error, stdout, stderr) => {
-        const code = error && typeof error.code === 'number' ? error.code : error ? 1 : 0;
-        resolve({ exitCode: code, stdout, stderr });
-      },
-    );
+    execFile(process.execPath, [BIN, ...args], { cwd: options.cwd, env: cliEnv(options.env), maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error && typeof error.code === 'number' ? error.code : error ? 1 : 0;
+      resolve({ exitCode: code, stdout, stderr });
+    });
   });
 }
 

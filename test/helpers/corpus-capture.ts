@@ -19,7 +19,14 @@ export async function captureWholeCorpus(backend: Backend): Promise<CorpusCaptur
   const start = Date.parse('2026-01-01T00:00:00Z');
   const captured: CorpusCapture[] = [];
   for (const [order, dir] of corpusTargetDirs().entries()) {
-    const outcome = await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: null, now: new Date(start + order * 1000) });
+    const outcome = await captureTarget(backend, {
+      targetDir: dir,
+      artifacts: ARTIFACT_TYPES,
+      phase: 'manual',
+      toolVersion: 'test',
+      branch: null,
+      now: new Date(start + order * 1000),
+    });
     for (const artifact of outcome.record!.artifacts) {
       if (artifact.status === 'absent') continue;
       expect(artifact.status, `${artifact.path}: ${artifact.error ?? ''}`).toMatch(/^(captured|unchanged)$/);

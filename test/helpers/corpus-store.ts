@@ -40,7 +40,14 @@ export async function buildCorpusStore(dirs: string[]): Promise<CorpusStore> {
 export async function buildCorpusStoreDir(root: string, dirs: string[]): Promise<string> {
   const backend = await openArchive(path.join(root, 'archive'), { create: true });
   for (const [i, dir] of dirs.entries()) {
-    await captureTarget(backend, { targetDir: dir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.parse('2026-01-01T00:00:00Z') + i * 60_000) });
+    await captureTarget(backend, {
+      targetDir: dir,
+      artifacts: ARTIFACT_TYPES,
+      phase: 'manual',
+      toolVersion: 'test',
+      branch: 'main',
+      now: new Date(Date.parse('2026-01-01T00:00:00Z') + i * 60_000),
+    });
   }
   await syncStore(backend, path.join(root, 'store.duckdb'), 'wait');
   return root;

@@ -35,7 +35,11 @@ export function corpusCases<T>(cases: () => T[], skipped: T): T[] {
 export function findCorpusTarget(what: string, fits: (files: Map<string, string>) => boolean): string | undefined {
   if (!hasCorpus) return undefined;
   const candidates = corpusTargetDirs().map((dir) => {
-    const files = new Map(readdirSync(dir).filter((name) => ARTIFACT_NAMES.has(name)).map((name) => [name, path.join(dir, name)]));
+    const files = new Map(
+      readdirSync(dir)
+        .filter((name) => ARTIFACT_NAMES.has(name))
+        .map((name) => [name, path.join(dir, name)]),
+    );
     const size = [...files.values()].reduce((sum, file) => sum + statSync(file).size, 0);
     return { dir, files, size };
   });

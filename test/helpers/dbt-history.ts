@@ -96,13 +96,19 @@ function targetHashes(project: string): Record<string, string> {
   return Object.fromEntries(
     readdirSync(target)
       .filter((f) => f.endsWith('.json'))
-      .map((f) => [f, createHash('sha256').update(readFileSync(path.join(target, f))).digest('hex')]),
+      .map((f) => [
+        f,
+        createHash('sha256')
+          .update(readFileSync(path.join(target, f)))
+          .digest('hex'),
+      ]),
   );
 }
 
 function keepSnapshot(project: string, into: string): void {
   mkdirSync(path.join(into, 'target'), { recursive: true });
-  for (const f of readdirSync(path.join(project, 'target')).filter((x) => x.endsWith('.json'))) cpSync(path.join(project, 'target', f), path.join(into, 'target', f));
+  for (const f of readdirSync(path.join(project, 'target')).filter((x) => x.endsWith('.json')))
+    cpSync(path.join(project, 'target', f), path.join(into, 'target', f));
   for (const dir of ['compiled', 'run']) {
     const from = path.join(project, 'target', dir);
     if (existsSync(from)) cpSync(from, path.join(into, 'target', dir), { recursive: true });

@@ -16,11 +16,13 @@ export interface ManifestGraph {
 
 export function manifestGraph(file: string): ManifestGraph {
   const nodes = (readJson(file).nodes ?? {}) as Record<string, Json>;
-  const parentsOf = (id: string): string[] => (((nodes[id]?.depends_on as Json | undefined)?.nodes as string[] | undefined) ?? []);
+  const parentsOf = (id: string): string[] => ((nodes[id]?.depends_on as Json | undefined)?.nodes as string[] | undefined) ?? [];
   const children = new Map<string, string[]>();
   for (const id of Object.keys(nodes)) for (const p of parentsOf(id)) children.set(p, [...(children.get(p) ?? []), id]);
   const planned = new Map(
-    Object.entries(nodes).filter(([, n]) => ['model', 'seed', 'snapshot', 'test'].includes(String(n.resource_type)) && (n.config as Json | undefined)?.materialized !== 'ephemeral'),
+    Object.entries(nodes).filter(
+      ([, n]) => ['model', 'seed', 'snapshot', 'test'].includes(String(n.resource_type)) && (n.config as Json | undefined)?.materialized !== 'ephemeral',
+    ),
   );
   const descendants = (id: string): Set<string> => {
     const found = new Set<string>();

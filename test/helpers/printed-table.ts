@@ -13,7 +13,10 @@ export function readPrintedTable(shown: string, heads: readonly string[], keyHea
 }
 
 function cellsOf(line: string): string[] {
-  return line.split('│').slice(1, -1).map((cell) => cell.trim());
+  return line
+    .split('│')
+    .slice(1, -1)
+    .map((cell) => cell.trim());
 }
 
 function readGrid(lines: string[], keyHead: string): PrintedRow[] {
@@ -32,7 +35,12 @@ function readGrid(lines: string[], keyHead: string): PrintedRow[] {
 
 function joinColumns(lines: string[][]): string[] {
   const width = Math.max(0, ...lines.map((cells) => cells.length));
-  return Array.from({ length: width }, (_, i) => lines.map((cells) => cells[i] ?? '').filter(Boolean).join(' '));
+  return Array.from({ length: width }, (_, i) =>
+    lines
+      .map((cells) => cells[i] ?? '')
+      .filter(Boolean)
+      .join(' '),
+  );
 }
 
 function readRecords(lines: string[], heads: readonly string[]): PrintedRow[] {

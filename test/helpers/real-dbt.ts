@@ -12,7 +12,9 @@ export const dbtBin: string | null = process.env.DBTATTIC_DBT_BIN ?? null;
 export const hasRealDbt = dbtBin !== null && existsSync(path.join(dbtBin, 'dbt'));
 
 if (!hasRealDbt && process.env.DBTATTIC_REQUIRE_DBT === '1') {
-  throw new Error(`DBTATTIC_REQUIRE_DBT=1 but no real dbt was found (${process.env.DBTATTIC_NO_DBT_REASON ?? 'DBTATTIC_DBT_BIN names no dbt'}): run scripts/dbt-venv.sh.`);
+  throw new Error(
+    `DBTATTIC_REQUIRE_DBT=1 but no real dbt was found (${process.env.DBTATTIC_NO_DBT_REASON ?? 'DBTATTIC_DBT_BIN names no dbt'}): run scripts/dbt-venv.sh.`,
+  );
 }
 export const NO_DBT_REASON = `no real dbt (${process.env.DBTATTIC_NO_DBT_REASON ?? 'DBTATTIC_DBT_BIN is not set'}): scripts/dbt-venv.sh makes one from PyPI`;
 

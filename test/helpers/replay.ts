@@ -105,7 +105,11 @@ function historyOf(workDir: string, replay: Replay, shaAfter: Map<number, string
 export async function replayStepAsync(replay: ReplayedHistory, step: Step, env: Record<string, string> = {}): Promise<CliResult> {
   cpSync(path.join(replay.history, step.dir, 'project'), replay.project, { recursive: true });
   const git = (...args: string[]): void => {
-    execFileSync('git', ['-c', 'user.name=replay', '-c', 'user.email=replay@dbtattic.invalid', ...args], { cwd: replay.project, stdio: 'ignore', env: cleanEnv() });
+    execFileSync('git', ['-c', 'user.name=replay', '-c', 'user.email=replay@dbtattic.invalid', ...args], {
+      cwd: replay.project,
+      stdio: 'ignore',
+      env: cleanEnv(),
+    });
   };
   git('add', '-A');
   git('commit', '-q', '--allow-empty', '-m', `step ${step.step}: ${step.slug}`);
@@ -113,7 +117,12 @@ export async function replayStepAsync(replay: ReplayedHistory, step: Step, env: 
   const fakeBin = path.join(replay.workDir, 'bin');
   return runCliProcess(['run', '--', ...step.command.split(' ')], {
     cwd: replay.project,
-    env: { PATH: `${fakeBin}${path.delimiter}${process.env.PATH ?? ''}`, FAKE_DBT_DELAY_MS: '0', FAKE_DBT_REPLAY: path.join(replay.history, step.dir, 'target'), ...env },
+    env: {
+      PATH: `${fakeBin}${path.delimiter}${process.env.PATH ?? ''}`,
+      FAKE_DBT_DELAY_MS: '0',
+      FAKE_DBT_REPLAY: path.join(replay.history, step.dir, 'target'),
+      ...env,
+    },
   });
 }
 

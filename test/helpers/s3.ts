@@ -12,7 +12,14 @@ import { resolveS3Settings } from '../../src/archive/backends/s3/settings.js';
  * .ci/run), found through the standard AWS variables. Without one, S3 tests are skipped and
  * say so by name; with DBTATTIC_REQUIRE_S3=1 (CI) its absence is a failure.
  */
-const VARIABLES = ['AWS_ENDPOINT_URL', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY', 'AWS_REGION', 'AWS_REQUEST_CHECKSUM_CALCULATION', 'AWS_RESPONSE_CHECKSUM_VALIDATION'];
+const VARIABLES = [
+  'AWS_ENDPOINT_URL',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_REGION',
+  'AWS_REQUEST_CHECKSUM_CALCULATION',
+  'AWS_RESPONSE_CHECKSUM_VALIDATION',
+];
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 export const s3Available = Boolean(process.env.AWS_ENDPOINT_URL && process.env.AWS_ACCESS_KEY_ID);

@@ -45,7 +45,10 @@ export interface SparkAnswers {
 /** One Spark session (test/helpers/spark_questions.py) answering every question of `request`. */
 export function askSpark(request: SparkRequest): Promise<SparkAnswers> {
   return new Promise((resolve, reject) => {
-    const child = spawn(path.join(sparkBin!, 'python'), [SCRIPT], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, PYSPARK_PYTHON: path.join(sparkBin!, 'python') } });
+    const child = spawn(path.join(sparkBin!, 'python'), [SCRIPT], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      env: { ...process.env, PYSPARK_PYTHON: path.join(sparkBin!, 'python') },
+    });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));

@@ -18,7 +18,11 @@ export type StoreDump = Record<string, Json[][]>;
 export async function dumpStore(file: string): Promise<StoreDump> {
   const db = await openDatabase(file, 'read');
   try {
-    const tables = (await db.connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema = 'main' AND table_catalog = current_database() AND table_name <> 'node_entry' ORDER BY 1")).getRows();
+    const tables = (
+      await db.connection.runAndReadAll(
+        "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema = 'main' AND table_catalog = current_database() AND table_name <> 'node_entry' ORDER BY 1",
+      )
+    ).getRows();
     const dump: StoreDump = {};
     // And the views with the names and columns of the tables node_block replaced (schema/001-tables.sql).
     for (const [table] of [...tables, ['node_depends_on'], ['node_invocation']]) {

@@ -41,8 +41,14 @@ export const syntheticTestId = (name: string): string => `test.synthetic.${name}
 function testNode(test: SyntheticTest): Record<string, unknown> {
   const model = `model.synthetic.m${test.on}`;
   return {
-    unique_id: syntheticTestId(test.name), resource_type: 'test', name: test.name, raw_code: test.rawCode ?? '{{ test_not_null(**_dbt_generic_test_kwargs) }}',
-    depends_on: { nodes: [model] }, config: { materialized: 'test' }, attached_node: model, column_name: 'id',
+    unique_id: syntheticTestId(test.name),
+    resource_type: 'test',
+    name: test.name,
+    raw_code: test.rawCode ?? '{{ test_not_null(**_dbt_generic_test_kwargs) }}',
+    depends_on: { nodes: [model] },
+    config: { materialized: 'test' },
+    attached_node: model,
+    column_name: 'id',
   };
 }
 
@@ -63,10 +69,26 @@ export function syntheticManifest(inv: SyntheticInvocation): string {
   const count = (inv.statuses ?? ['success']).length * (inv.padNodes ?? 1);
   for (let i = 0; i < count; i++) {
     const id = `model.synthetic.m${i}`;
-    nodes[id] = { unique_id: id, resource_type: 'model', name: `m${i}`, raw_code: inv.modelCode?.[i] ?? `select ${i} as id`, depends_on: { nodes: [] }, config: { materialized: 'view' } };
+    nodes[id] = {
+      unique_id: id,
+      resource_type: 'model',
+      name: `m${i}`,
+      raw_code: inv.modelCode?.[i] ?? `select ${i} as id`,
+      depends_on: { nodes: [] },
+      config: { materialized: 'view' },
+    };
   }
   for (const test of inv.tests ?? []) nodes[syntheticTestId(test.name)] = testNode(test);
-  const doc = { metadata: { ...metadata('manifest', 'v12', inv), adapter_type: 'duckdb' }, nodes, sources: {}, macros: {}, docs: {}, exposures: {}, metrics: {}, disabled: {} };
+  const doc = {
+    metadata: { ...metadata('manifest', 'v12', inv), adapter_type: 'duckdb' },
+    nodes,
+    sources: {},
+    macros: {},
+    docs: {},
+    exposures: {},
+    metrics: {},
+    disabled: {},
+  };
   return JSON.stringify(doc, null, 2);
 }
 

@@ -25,7 +25,10 @@ export async function startCuttingRelay(target: URL, cutAfter: number): Promise<
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => client.write(chunk));
-    for (const [a, b] of [[client, upstream], [upstream, client]] as const) {
+    for (const [a, b] of [
+      [client, upstream],
+      [upstream, client],
+    ] as const) {
       a.on('error', () => b.destroy());
       a.on('close', () => b.destroy());
     }

@@ -32,7 +32,10 @@ export function startWatched(file: string, args: string[], options: SpawnOptions
     new Promise((resolve, reject) => {
       if (stdout.includes(text)) return resolve();
       waiters.push({ text, resolve });
-      void ended.then((end) => reject(new Error(`process ended (${end.code ?? end.signal}) before printing ${JSON.stringify(text)}:\n${end.stdout}\n${end.stderr}`)), reject);
+      void ended.then(
+        (end) => reject(new Error(`process ended (${end.code ?? end.signal}) before printing ${JSON.stringify(text)}:\n${end.stdout}\n${end.stderr}`)),
+        reject,
+      );
     });
   return { child, waitForOutput, ended, stdout: () => stdout };
 }

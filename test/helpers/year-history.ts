@@ -42,7 +42,15 @@ export function yearRuns(): Run[] {
 export async function fileYear(backend: Backend, runs: readonly Run[]): Promise<void> {
   const order = runs.map((run, i) => ({ run, key: (i * 2654435761) % 4294967296 })).sort((a, b) => a.key - b.key);
   for (const [i, { run }] of order.entries()) {
-    await file(backend, { invocationId: run.id, command: 'build', target: run.target, statuses: run.statuses, generatedAt: run.ranAt, capturedAt: new Date(IMPORTED_AT + i).toISOString(), branch: run.branch });
+    await file(backend, {
+      invocationId: run.id,
+      command: 'build',
+      target: run.target,
+      statuses: run.statuses,
+      generatedAt: run.ranAt,
+      capturedAt: new Date(IMPORTED_AT + i).toISOString(),
+      branch: run.branch,
+    });
   }
 }
 

@@ -41,7 +41,9 @@ describe('the installed package, one call of each command', () => {
     const ran = attic(['state', '--per-node'], cwd);
     expect(ran.exitCode, ran.stderr).toBe(0);
     const built = JSON.parse(readFileSync(path.join(ran.stdout.trim(), 'manifest.json'), 'utf8')) as Manifest;
-    expect(Object.keys(built.nodes)).toEqual(expect.arrayContaining(Object.keys(artifact<Manifest>(last(), 'manifest.json').nodes).filter((id) => id.startsWith('model.'))));
+    expect(Object.keys(built.nodes)).toEqual(
+      expect.arrayContaining(Object.keys(artifact<Manifest>(last(), 'manifest.json').nodes).filter((id) => id.startsWith('model.'))),
+    );
   });
 
   it('query: the native DuckDB binding counts the run results of the newest build', () => {

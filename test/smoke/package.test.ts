@@ -14,7 +14,10 @@ const pkg = JSON.parse(readFileSync(path.join(REPO_DIR, 'package.json'), 'utf8')
 
 describe('the packed tarball', () => {
   it("holds exactly what runs: bin, dist without source maps, schema, the report page's assets, README, LICENSE", () => {
-    const files = execFileSync('tar', ['tzf', TARBALL], { encoding: 'utf8' }).trim().split('\n').map((f) => f.replace(/^package\//, ''));
+    const files = execFileSync('tar', ['tzf', TARBALL], { encoding: 'utf8' })
+      .trim()
+      .split('\n')
+      .map((f) => f.replace(/^package\//, ''));
     const tops = new Set(files.map((f) => (f.includes('/') ? `${f.split('/')[0]}/` : f)));
     expect([...tops].sort()).toEqual(['LICENSE', 'README.md', 'assets/', 'bin/', 'dist/', 'package.json', 'schema/']);
     expect(files.filter((f) => f.endsWith('.map') || /(^|\/)(test|fixtures|src)\//.test(f))).toEqual([]);
@@ -39,14 +42,40 @@ describe('the packed tarball', () => {
   it("answers --version with package.json's and lists every command in --help", () => {
     expect(attic(['--version'], PREFIX).stdout.trim()).toBe(pkg.version);
     const help = attic(['--help'], PREFIX).stdout;
-    for (const command of ['capture', 'run', 'state', 'plan', 'explain', 'history', 'query', 'rebuild', 'inspect', 'show', 'diff', 'report', 'branch', 'sync', 'compact', 'push', 'pull', 'forget', 'prune', 'verify', 'mcp', 'info']) {
+    for (const command of [
+      'capture',
+      'run',
+      'state',
+      'plan',
+      'explain',
+      'history',
+      'query',
+      'rebuild',
+      'inspect',
+      'show',
+      'diff',
+      'report',
+      'branch',
+      'sync',
+      'compact',
+      'push',
+      'pull',
+      'forget',
+      'prune',
+      'verify',
+      'mcp',
+      'info',
+    ]) {
       expect(help).toMatch(new RegExp(`^\\s+${command}\\b`, 'm'));
     }
   });
 
   it('runs through npx --package <tarball>', () => {
     const help = execFileSync('npx', ['--yes', '--prefer-offline', '--package', TARBALL, 'dbtattic', '--help'], {
-      cwd: PREFIX, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...lineEnv(), npm_config_update_notifier: 'false' },
+      cwd: PREFIX,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...lineEnv(), npm_config_update_notifier: 'false' },
     });
     expect(help).toMatch(/^Usage: dbtattic/m);
   });

@@ -5,7 +5,7 @@ import { announceBrowserSkip, browserAvailable, openReport, type OpenReport } fr
 import { attic, installedHistory } from './installed.js';
 
 /** The report the installed package writes on this Node line, opened in a real headless Chromium. */
-announceBrowserSkip('test/smoke/report.test.ts (the installed package\'s report in a browser)');
+announceBrowserSkip("test/smoke/report.test.ts (the installed package's report in a browser)");
 
 let workDir: string;
 let report: OpenReport | undefined;

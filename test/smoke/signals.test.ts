@@ -31,7 +31,10 @@ describe('the installed run, interrupted', () => {
     } finally {
       if (watched.child.exitCode === null && watched.child.signalCode === null) process.kill(-watched.child.pid!, 'SIGKILL');
     }
-    const partial = JSON.parse(readFileSync(path.join(project.target, 'run_results.json'), 'utf8')) as { metadata: { invocation_id: string }; results: unknown[] };
+    const partial = JSON.parse(readFileSync(path.join(project.target, 'run_results.json'), 'utf8')) as {
+      metadata: { invocation_id: string };
+      results: unknown[];
+    };
     expect(partial).toMatchObject({ metadata: { invocation_id: id }, results: [] });
     expect(atticJson<{ invocation_id: string }[]>(['history'], project.dir).map((r) => r.invocation_id)).toEqual([id]);
     rmSync(project.dir, { recursive: true, force: true });

@@ -113,7 +113,9 @@ describe('layers', () => {
   const edges = files.flatMap((file) => importsOf(file).map(({ target, loaded }) => ({ file, from: layerOf(file), to: layerOf(target), loaded })));
 
   it('every folder under src/ and every room of the store has a place in the tables', () => {
-    const unplaced = [...new Set(edges.map((e) => e.from))].filter((layer) => !(topOf(layer) in ALLOWED) || (topOf(layer) === 'store' && !(layer in STORE_ROOMS)));
+    const unplaced = [...new Set(edges.map((e) => e.from))].filter(
+      (layer) => !(topOf(layer) in ALLOWED) || (topOf(layer) === 'store' && !(layer in STORE_ROOMS)),
+    );
     expect(unplaced).toEqual([]);
   });
 
@@ -124,7 +126,9 @@ describe('layers', () => {
   });
 
   it('no import points back up', () => {
-    const backEdges = edges.filter((e) => !allowed(e.from, e.to, e.loaded)).map((e) => `${path.relative(SRC, e.file)} (${e.from}) ${e.loaded ? 'loads' : 'imports'} ${e.to}`);
+    const backEdges = edges
+      .filter((e) => !allowed(e.from, e.to, e.loaded))
+      .map((e) => `${path.relative(SRC, e.file)} (${e.from}) ${e.loaded ? 'loads' : 'imports'} ${e.to}`);
     expect(backEdges).toEqual([]);
   });
 
@@ -135,7 +139,12 @@ describe('layers', () => {
   });
 
   it('the circle search finds a circle, and names it', () => {
-    const graph = new Map([['a', ['b']], ['b', ['c']], ['c', ['a', 'd']], ['d', []]]);
+    const graph = new Map([
+      ['a', ['b']],
+      ['b', ['c']],
+      ['c', ['a', 'd']],
+      ['d', []],
+    ]);
     expect(circlesOf(graph)).toEqual(['a -> b -> c -> a']);
   });
 

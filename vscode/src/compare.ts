@@ -25,7 +25,12 @@ export class LastSuccessCompare {
     if (!found) return;
     const { file, stats, success } = found;
     const left = this.documents.put('code', `${shortId(success)}/${path.basename(stats.path)}`, String(success.raw_code ?? ''));
-    await vscode.commands.executeCommand('vscode.diff', left, file, `${path.basename(stats.path)}: last success (${shortId(success)}, ${formatWhen(String(success.invoked_at))}) ↔ now`);
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      left,
+      file,
+      `${path.basename(stats.path)}: last success (${shortId(success)}, ${formatWhen(String(success.invoked_at))}) ↔ now`,
+    );
   }
 
   async compareCompiled(uri?: vscode.Uri): Promise<void> {
@@ -33,7 +38,9 @@ export class LastSuccessCompare {
     if (!found) return;
     const { stats, success } = found;
     if (success.compiled_code === null || success.compiled_code === undefined) {
-      void vscode.window.showInformationMessage(`The SQL ${stats.name} compiled to in ${shortId(success)} is not archived (that build's manifest has no compiled code).`);
+      void vscode.window.showInformationMessage(
+        `The SQL ${stats.name} compiled to in ${shortId(success)} is not archived (that build's manifest has no compiled code).`,
+      );
       return;
     }
     const latest = await this.session.ask((client) => client.query(latestCompiledSql(stats.uniqueId)));
@@ -41,7 +48,12 @@ export class LastSuccessCompare {
     if (!newest) return void vscode.window.showWarningMessage(latest.ok ? `No compiled SQL of ${stats.name} archived.` : latest.problem.message);
     const left = this.documents.put('compiled', `${shortId(success)}/${stats.name}.sql`, String(success.compiled_code));
     const right = this.documents.put('compiled', `${shortId(newest)}/${stats.name}.sql`, String(newest.compiled_code ?? ''));
-    await vscode.commands.executeCommand('vscode.diff', left, right, `${stats.name} compiled: last success (${shortId(success)}) ↔ newest (${shortId(newest)})`);
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      left,
+      right,
+      `${stats.name} compiled: last success (${shortId(success)}) ↔ newest (${shortId(newest)})`,
+    );
   }
 
   private async lastSuccessOf(uri?: vscode.Uri): Promise<{ file: vscode.Uri; stats: NodeStats; success: Row } | undefined> {

@@ -22,7 +22,11 @@ export function activate(context: vscode.ExtensionContext): void {
   const runDocuments = new RunDocuments(session, documents);
   const compare = new LastSuccessCompare(session, index, documents);
   const query = new QueryPanel(session);
-  const models: vscode.DocumentSelector = [{ scheme: 'file', language: 'sql' }, { scheme: 'file', language: 'jinja-sql' }, { scheme: 'file', pattern: '**/*.sql' }];
+  const models: vscode.DocumentSelector = [
+    { scheme: 'file', language: 'sql' },
+    { scheme: 'file', language: 'jinja-sql' },
+    { scheme: 'file', pattern: '**/*.sql' },
+  ];
   context.subscriptions.push(
     log,
     session,
@@ -33,9 +37,12 @@ export function activate(context: vscode.ExtensionContext): void {
     vscode.languages.registerHoverProvider(models, new RefHover(index)),
     vscode.commands.registerCommand('dbtattic.refresh', () => session.connect()),
     vscode.commands.registerCommand('dbtattic.inspectRun', (id: string | RunsNode) => runDocuments.inspect(typeof id === 'string' ? id : id.run.invocation_id)),
-    vscode.commands.registerCommand('dbtattic.compareRuns', (clicked?: RunsNode, selected?: RunsNode[]) => runDocuments.compare(clicked ?? runs.view?.selection[0], selected ?? runs.view?.selection)),
+    vscode.commands.registerCommand('dbtattic.compareRuns', (clicked?: RunsNode, selected?: RunsNode[]) =>
+      runDocuments.compare(clicked ?? runs.view?.selection[0], selected ?? runs.view?.selection),
+    ),
     vscode.commands.registerCommand('dbtattic.nodeHistory', (node: string | { row?: { unique_id?: unknown }; failure?: { unique_id: string } }) =>
-      runDocuments.nodeHistory(typeof node === 'string' ? node : String(node.failure?.unique_id ?? node.row?.unique_id))),
+      runDocuments.nodeHistory(typeof node === 'string' ? node : String(node.failure?.unique_id ?? node.row?.unique_id)),
+    ),
     vscode.commands.registerCommand('dbtattic.compareWithLastSuccess', (uri?: vscode.Uri) => compare.compareCode(uri)),
     vscode.commands.registerCommand('dbtattic.compareCompiledWithLastSuccess', (uri?: vscode.Uri) => compare.compareCompiled(uri)),
     vscode.commands.registerCommand('dbtattic.openQuery', () => query.open()),

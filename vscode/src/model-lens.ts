@@ -9,7 +9,10 @@ export class ModelLens implements vscode.CodeLensProvider {
   private readonly changedEmitter = new vscode.EventEmitter<void>();
   readonly onDidChangeCodeLenses = this.changedEmitter.event;
 
-  constructor(session: AtticSession, private readonly index: NodeStatsIndex) {
+  constructor(
+    session: AtticSession,
+    private readonly index: NodeStatsIndex,
+  ) {
     session.changed(() => this.changedEmitter.fire());
   }
 
@@ -18,7 +21,12 @@ export class ModelLens implements vscode.CodeLensProvider {
     if (!stats) return [];
     const top = new vscode.Range(0, 0, 0, 0);
     return [
-      new vscode.CodeLens(top, { title: lensTitle(stats), tooltip: `${stats.uniqueId}: open its history`, command: 'dbtattic.nodeHistory', arguments: [stats.uniqueId] }),
+      new vscode.CodeLens(top, {
+        title: lensTitle(stats),
+        tooltip: `${stats.uniqueId}: open its history`,
+        command: 'dbtattic.nodeHistory',
+        arguments: [stats.uniqueId],
+      }),
       new vscode.CodeLens(top, { title: 'Compare with last successful build', command: 'dbtattic.compareWithLastSuccess', arguments: [document.uri] }),
     ];
   }
@@ -34,7 +42,9 @@ export class RefHover implements vscode.HoverProvider {
     const name = refTarget(document.getText(range));
     const stats = name ? await this.index.byName(name) : undefined;
     if (!stats) return undefined;
-    const text = new vscode.MarkdownString(`**${stats.name}** (${stats.resourceType}): last ${stats.lastStatus ?? 'not built'}, ${formatSeconds(stats.lastSeconds)}; median ${formatSeconds(stats.medianSeconds)}`);
+    const text = new vscode.MarkdownString(
+      `**${stats.name}** (${stats.resourceType}): last ${stats.lastStatus ?? 'not built'}, ${formatSeconds(stats.lastSeconds)}; median ${formatSeconds(stats.medianSeconds)}`,
+    );
     return new vscode.Hover(text, range);
   }
 }

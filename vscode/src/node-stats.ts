@@ -24,7 +24,9 @@ export class NodeStatsIndex {
   }
 
   async byName(name: string): Promise<NodeStats | undefined> {
-    return (await this.all())?.find((stats) => stats.name === name && stats.resourceType !== 'seed') ?? (await this.all())?.find((stats) => stats.name === name);
+    return (
+      (await this.all())?.find((stats) => stats.name === name && stats.resourceType !== 'seed') ?? (await this.all())?.find((stats) => stats.name === name)
+    );
   }
 
   private all(): Promise<NodeStats[] | null> {

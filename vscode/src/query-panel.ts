@@ -13,7 +13,10 @@ export class QueryPanel {
 
   open(): void {
     if (this.panel) return this.panel.reveal();
-    this.panel = vscode.window.createWebviewPanel('dbtattic.query', 'dbtattic Query', vscode.ViewColumn.Active, { enableScripts: true, retainContextWhenHidden: true });
+    this.panel = vscode.window.createWebviewPanel('dbtattic.query', 'dbtattic Query', vscode.ViewColumn.Active, {
+      enableScripts: true,
+      retainContextWhenHidden: true,
+    });
     this.panel.webview.html = pageHtml(this.panel.webview.cspSource);
     this.panel.webview.onDidReceiveMessage((message: { sql?: unknown }) => void this.run(String(message.sql ?? '')));
     this.panel.onDidDispose(() => (this.panel = undefined));

@@ -26,7 +26,9 @@ export class RunDocuments {
       const all = await this.session.ask((client) => client.history(50));
       if (!all.ok) return void vscode.window.showWarningMessage(all.problem.message);
       const pick = await vscode.window.showQuickPick(
-        all.value.filter((run) => run.invocation_id !== newer!.invocation_id).map((run) => ({ label: `${run.invocation_id.slice(0, 8)} ${run.command ?? ''}`, description: `${run.outcome} · ${formatWhen(run.at)}`, run })),
+        all.value
+          .filter((run) => run.invocation_id !== newer!.invocation_id)
+          .map((run) => ({ label: `${run.invocation_id.slice(0, 8)} ${run.command ?? ''}`, description: `${run.outcome} · ${formatWhen(run.at)}`, run })),
         { placeHolder: `Compare ${newer.invocation_id.slice(0, 8)} with…` },
       );
       if (!pick) return;
@@ -41,7 +43,15 @@ export class RunDocuments {
     const answer = await this.session.ask((client) => client.nodeHistory(uniqueId, 100));
     if (!answer.ok) return void vscode.window.showWarningMessage(answer.problem.message);
     const rows = answer.value.flatMap((run) =>
-      (run.node_results ?? []).map((result) => [formatWhen(run.at), run.invocation_id.slice(0, 8), run.command ?? '-', run.target ?? '-', result.status ?? '-', formatSeconds(result.execution_time), run.branch ?? '-']),
+      (run.node_results ?? []).map((result) => [
+        formatWhen(run.at),
+        run.invocation_id.slice(0, 8),
+        run.command ?? '-',
+        run.target ?? '-',
+        result.status ?? '-',
+        formatSeconds(result.execution_time),
+        run.branch ?? '-',
+      ]),
     );
     const text = `${uniqueId}: ${rows.length} runs, newest first\n\n${alignedTable(['when', 'invocation', 'command', 'target', 'status', 'took', 'branch'], rows)}`;
     await this.documents.show('node', `${uniqueId}.txt`, text);

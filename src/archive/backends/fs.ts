@@ -46,7 +46,11 @@ export class FsBackend implements Backend {
     } catch (error) {
       if (isCode(error, 'ENOENT')) return undefined;
       // A path through a file: the archive named is no directory (a typo, or a file given for it).
-      if (isCode(error, 'ENOTDIR')) throw new AtticError('usage', `${this.root} is not an archive: a path on the way to ${key} is a file, not a directory. Name a directory (or s3://bucket/prefix).`);
+      if (isCode(error, 'ENOTDIR'))
+        throw new AtticError(
+          'usage',
+          `${this.root} is not an archive: a path on the way to ${key} is a file, not a directory. Name a directory (or s3://bucket/prefix).`,
+        );
       throw error;
     }
   }
@@ -152,7 +156,9 @@ export class FsBackend implements Backend {
     const now = BigInt(Date.now()) * 1_000_000n;
     const parts: string[] = [];
     for (const prefix of prefixes) {
-      const stat = await fs.stat(this.file(prefix.replace(/\/$/, '')), { bigint: true }).catch((error: unknown) => (isCode(error, 'ENOENT') ? null : Promise.reject(error)));
+      const stat = await fs
+        .stat(this.file(prefix.replace(/\/$/, '')), { bigint: true })
+        .catch((error: unknown) => (isCode(error, 'ENOENT') ? null : Promise.reject(error)));
       if (stat && stat.mtimeNs > now - RACY_NS) return null;
       parts.push(stat ? `${stat.ino}:${stat.mtimeNs}` : '-');
     }

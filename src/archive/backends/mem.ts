@@ -27,7 +27,8 @@ export class MemBackend implements Backend {
   async list(prefix: string, startAfter?: string): Promise<StoredKey[]> {
     const keys: StoredKey[] = [];
     for (const [key, value] of this.values) {
-      if (key.startsWith(prefix) && (startAfter === undefined || sortsAfter(key, startAfter))) keys.push({ key, size: value.length, modifiedMs: this.written.get(key) ?? 0 });
+      if (key.startsWith(prefix) && (startAfter === undefined || sortsAfter(key, startAfter)))
+        keys.push({ key, size: value.length, modifiedMs: this.written.get(key) ?? 0 });
     }
     return keys;
   }

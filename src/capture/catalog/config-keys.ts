@@ -34,7 +34,10 @@ export function readEnvName(raw: RawSection, key: string): string | undefined {
   if (value === undefined) return undefined;
   // A pasted token can be letters, digits and _ too: one shaped like a secret is refused, unechoed.
   if (typeof value !== 'string' || !ENV_NAME.test(value) || looksLikeSecretValue(value)) {
-    fail(key, 'must name an environment variable (letters, digits and _), such as NESSIE_TOKEN; put the secret itself in that variable, never in dbtattic.yml.');
+    fail(
+      key,
+      'must name an environment variable (letters, digits and _), such as NESSIE_TOKEN; put the secret itself in that variable, never in dbtattic.yml.',
+    );
   }
   return value;
 }
@@ -87,7 +90,10 @@ export function readHttpUri(raw: RawSection, key: string): string {
   }
   const credentialParam = [...url.searchParams.keys()].find((name) => CREDENTIAL_PARAM.test(name));
   if (credentialParam !== undefined) {
-    fail(key, `carries a credential in its query (?${credentialParam}=…): remove it and set token_env to the name of an environment variable holding the token.`);
+    fail(
+      key,
+      `carries a credential in its query (?${credentialParam}=…): remove it and set token_env to the name of an environment variable holding the token.`,
+    );
   }
   if (url.search !== '' || url.hash !== '') fail(key, 'must not have a query string or fragment: give the base URL only.');
   return text.replace(/\/+$/, '');
@@ -97,7 +103,10 @@ export function refuseUnknownKeys(raw: RawSection, allowed: readonly string[], p
   const unknown = Object.keys(raw).filter((key) => !allowed.includes(key));
   if (unknown.length > 0) {
     const nearest = nearestName(unknown[0]!, allowed);
-    fail(unknown[0]!, `is not a setting of the ${provider} provider${nearest ? `; did you mean catalog.${nearest}?` : '.'} Its settings are: ${allowed.join(', ')}.`);
+    fail(
+      unknown[0]!,
+      `is not a setting of the ${provider} provider${nearest ? `; did you mean catalog.${nearest}?` : '.'} Its settings are: ${allowed.join(', ')}.`,
+    );
   }
 }
 

@@ -163,7 +163,9 @@ function readIcebergConfig(section: RawSection, timeoutMs: number): IcebergRestC
       ? { clientIdEnv, clientSecretEnv, scope: readString(section, 'scope', 'catalog'), serverUri: readOptionalHttpUri(section, 'oauth2_server_uri') }
       : undefined;
   if (oauth === undefined && (section.scope !== undefined || section.oauth2_server_uri !== undefined)) {
-    throw new AtticError('config', 'catalog.scope and catalog.oauth2_server_uri need catalog.client_id_env and catalog.client_secret_env.', { key: 'catalog.client_id_env' });
+    throw new AtticError('config', 'catalog.scope and catalog.oauth2_server_uri need catalog.client_id_env and catalog.client_secret_env.', {
+      key: 'catalog.client_id_env',
+    });
   }
   return {
     provider: 'iceberg-rest',

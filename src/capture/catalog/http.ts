@@ -46,10 +46,16 @@ export async function requestBytes(ctx: HttpContext, request: HttpRequest): Prom
   if (response.status >= 200 && response.status < 300) return body;
   if (response.status >= 300 && response.status < 400) {
     const location = stripUrlCredentials(response.headers.get('location') ?? '(no location)');
-    throw new HttpStatusError(response.status, `${request.what}: redirected (HTTP ${response.status}) to ${location}; set the URI in dbtattic.yml to the final address.`);
+    throw new HttpStatusError(
+      response.status,
+      `${request.what}: redirected (HTTP ${response.status}) to ${location}; set the URI in dbtattic.yml to the final address.`,
+    );
   }
   const sentCredentials = request.sendsCredentials === true || request.headers?.authorization !== undefined;
-  throw new HttpStatusError(response.status, `${request.what}: HTTP ${response.status}${statusHint(response.status, sentCredentials)}${upstreamMessage(body, ctx.mask)}`);
+  throw new HttpStatusError(
+    response.status,
+    `${request.what}: HTTP ${response.status}${statusHint(response.status, sentCredentials)}${upstreamMessage(body, ctx.mask)}`,
+  );
 }
 
 export async function requestJson(ctx: HttpContext, request: HttpRequest): Promise<unknown> {
@@ -98,7 +104,8 @@ async function readBody(ctx: HttpContext, request: HttpRequest, response: Respon
 }
 
 function transportError(ctx: HttpContext, request: HttpRequest, error: unknown): AtticError {
-  if (ctx.signal.aborted) return new AtticError('catalog', `${request.what}: no answer within ${ctx.timeoutMs} ms; raise catalog.timeout_ms or check that the server is up.`);
+  if (ctx.signal.aborted)
+    return new AtticError('catalog', `${request.what}: no answer within ${ctx.timeoutMs} ms; raise catalog.timeout_ms or check that the server is up.`);
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error;
   const code = typeof cause === 'object' && cause !== null && 'code' in cause ? String(cause.code) : String(cause);
   return new AtticError('catalog', `${request.what}: could not reach ${new URL(request.url).origin} (${code}).`);

@@ -11,15 +11,14 @@ import { id, printTable, text, time } from '../print-table.js';
 
 const listOptions = (command: Command) => command.option('--json', 'print as JSON');
 
-const createOptions = (command: Command) => command
-  .argument('<name>', 'the new branch')
-  .requiredOption('--from <invocation>', 'the base run: an invocation id, unique prefix or @branch (its newest run)')
-  .option('--allow-failed', 'allow a base run that failed or has no results')
-  .option('--json', 'print the new branch as JSON');
+const createOptions = (command: Command) =>
+  command
+    .argument('<name>', 'the new branch')
+    .requiredOption('--from <invocation>', 'the base run: an invocation id, unique prefix or @branch (its newest run)')
+    .option('--allow-failed', 'allow a base run that failed or has no results')
+    .option('--json', 'print the new branch as JSON');
 
-const deleteOptions = (command: Command) => command
-  .argument('<name>', 'the branch')
-  .option('--json', 'print the deleted branch as JSON');
+const deleteOptions = (command: Command) => command.argument('<name>', 'the branch').option('--json', 'print the deleted branch as JSON');
 
 export default defineGroup([
   ['list', 'Every branch with its head and, for branches made with create, its base', defineCommand(listOptions, list)],
@@ -34,12 +33,17 @@ async function list(io: CliIo, flags: FlagsOf<typeof listOptions>): Promise<numb
   const shortId = flags.json ? (id: string) => id : uniquePrefixes(await listInvocationIds(backend));
   if (flags.json) printJson(io, branches);
   else if (branches.length === 0) io.stderr('No branches yet: captures are filed on the git branch, or on --branch / DBTATTIC_BRANCH.\n');
-  else printTable(io, [id('branch'), id('head'), time('updated'), text('base')], branches.map((b) => [
-    b.name,
-    b.head_invocation_id ? shortId(b.head_invocation_id) : '-',
-    formatTime((b.head_capture_id ? timeOfTimeId(b.head_capture_id)?.toISOString() : undefined) ?? b.created_at),
-    b.base ? `${shortId(b.base.invocation_id)}${b.base.branch ? ` on ${b.base.branch}` : ''}` : '-',
-  ]));
+  else
+    printTable(
+      io,
+      [id('branch'), id('head'), time('updated'), text('base')],
+      branches.map((b) => [
+        b.name,
+        b.head_invocation_id ? shortId(b.head_invocation_id) : '-',
+        formatTime((b.head_capture_id ? timeOfTimeId(b.head_capture_id)?.toISOString() : undefined) ?? b.created_at),
+        b.base ? `${shortId(b.base.invocation_id)}${b.base.branch ? ` on ${b.base.branch}` : ''}` : '-',
+      ]),
+    );
   return ExitCode.ok;
 }
 

@@ -13,12 +13,13 @@ import { archiveAbbreviator } from '../abbreviate.js';
 import { startProgress } from '../progress.js';
 import { TOOL_VERSION } from '../version.js';
 
-const options = (command: Command) => command
-  .addOption(new Option('--phase <phase>', 'when this capture happens relative to dbt').choices([...CAPTURE_PHASES]).default('manual'))
-  .option('--branch <name>', 'the line of history to file this capture on')
-  .option('--dry-run', 'show what would be captured, write nothing')
-  .option('--quiet', 'print nothing unless something failed')
-  .option('--json', 'print the result as JSON');
+const options = (command: Command) =>
+  command
+    .addOption(new Option('--phase <phase>', 'when this capture happens relative to dbt').choices([...CAPTURE_PHASES]).default('manual'))
+    .option('--branch <name>', 'the line of history to file this capture on')
+    .option('--dry-run', 'show what would be captured, write nothing')
+    .option('--quiet', 'print nothing unless something failed')
+    .option('--json', 'print the result as JSON');
 
 type CaptureFlags = FlagsOf<typeof options>;
 
@@ -37,7 +38,14 @@ async function capture(io: CliIo, flags: CaptureFlags): Promise<number> {
   // Ingest, which parses and fingerprints, is left to the next read or the next capture after dbt.
   const ingests = !flags.dryRun && phase !== 'pre';
   const ahead = ingests ? storeAhead(config) : undefined;
-  const outcome = await captureProject(config, { phase, toolVersion: TOOL_VERSION, dryRun: flags.dryRun ?? false, env: io.env, onProgress: progress?.update, onWriting: ahead?.onWriting })
+  const outcome = await captureProject(config, {
+    phase,
+    toolVersion: TOOL_VERSION,
+    dryRun: flags.dryRun ?? false,
+    env: io.env,
+    onProgress: progress?.update,
+    onWriting: ahead?.onWriting,
+  })
     .catch(async (error: unknown) => {
       await ahead?.release();
       throw error;

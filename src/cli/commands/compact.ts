@@ -6,10 +6,11 @@ import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 import { formatBytes } from '../format.js';
 
-const options = (command: Command) => command
-  .option('--force', 'copy it even when little would be saved')
-  .option('--quiet', 'print nothing unless something failed')
-  .option('--json', 'print the outcome as JSON');
+const options = (command: Command) =>
+  command
+    .option('--force', 'copy it even when little would be saved')
+    .option('--quiet', 'print nothing unless something failed')
+    .option('--json', 'print the outcome as JSON');
 
 type CompactFlags = FlagsOf<typeof options>;
 

@@ -8,11 +8,12 @@ import { withProgress } from '../progress.js';
 import { sayNotice } from '../read-notice.js';
 import { wrappingIo } from '../wrap-lines.js';
 
-const options = (command: Command) => command
-  .argument('<from>', 'an id, a unique prefix, or @branch')
-  .argument('<to>', 'an id, a unique prefix, or @branch')
-  .option('--nearest', 'compare nodes of a side without a manifest through the nearest earlier run that has one')
-  .option('--json', 'print as JSON');
+const options = (command: Command) =>
+  command
+    .argument('<from>', 'an id, a unique prefix, or @branch')
+    .argument('<to>', 'an id, a unique prefix, or @branch')
+    .option('--nearest', 'compare nodes of a side without a manifest through the nearest earlier run that has one')
+    .option('--json', 'print as JSON');
 
 type DiffFlags = FlagsOf<typeof options>;
 
@@ -23,7 +24,9 @@ async function diff(terminal: CliIo, flags: DiffFlags): Promise<number> {
   const io = wrappingIo(terminal);
   const [a, b] = flags.args ?? [];
   const config = loadConfig(io, flags);
-  const { value, notice } = await withProgress(io, 'catching up', (update) => diffOf(config, { from: a ?? '', to: b ?? '', nearest: flags.nearest === true }, update));
+  const { value, notice } = await withProgress(io, 'catching up', (update) =>
+    diffOf(config, { from: a ?? '', to: b ?? '', nearest: flags.nearest === true }, update),
+  );
   const { changes, abbreviate } = value;
   if (flags.json) printJson(io, changes);
   else {

@@ -10,17 +10,18 @@ import { formatBytes, formatTime } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { id, printTable, text, time } from '../print-table.js';
 
-const options = (command: Command) => command
-  .option('--keep-last <n>', 'the n newest')
-  .option('--keep-hourly <n>', 'the newest of each of the n newest hours with a run')
-  .option('--keep-daily <n>', 'the newest of each of the n newest days with a run')
-  .option('--keep-weekly <n>', 'the newest of each of the n newest ISO weeks with a run')
-  .option('--keep-monthly <n>', 'the newest of each of the n newest months with a run')
-  .option('--keep-yearly <n>', 'the newest of each of the n newest years with a run')
-  .option('--keep-within <duration>', 'every run less than this (12h, 30d, 2w, 6m, 1y) before the newest')
-  .option('--branch <name>', 'decide only the lines of this branch')
-  .option('--dry-run', 'remove nothing: list what would go and why each kept one stays')
-  .option('--json', 'print as JSON');
+const options = (command: Command) =>
+  command
+    .option('--keep-last <n>', 'the n newest')
+    .option('--keep-hourly <n>', 'the newest of each of the n newest hours with a run')
+    .option('--keep-daily <n>', 'the newest of each of the n newest days with a run')
+    .option('--keep-weekly <n>', 'the newest of each of the n newest ISO weeks with a run')
+    .option('--keep-monthly <n>', 'the newest of each of the n newest months with a run')
+    .option('--keep-yearly <n>', 'the newest of each of the n newest years with a run')
+    .option('--keep-within <duration>', 'every run less than this (12h, 30d, 2w, 6m, 1y) before the newest')
+    .option('--branch <name>', 'decide only the lines of this branch')
+    .option('--dry-run', 'remove nothing: list what would go and why each kept one stays')
+    .option('--json', 'print as JSON');
 
 type ForgetFlags = FlagsOf<typeof options>;
 
@@ -52,12 +53,24 @@ async function forget(io: CliIo, flags: ForgetFlags): Promise<number> {
     return ExitCode.ok;
   }
   const short = uniquePrefixes(plan.decisions.map((d) => d.id));
-  printTable(io, [text('action', { min: 'would forget'.length }), id('invocation'), time('finished'), id('branch'), text('target'), text('why kept')], plan.decisions.map((d) => [
-    d.keep ? 'keep' : flags.dryRun ? 'would forget' : 'forget', short(d.id), formatTime(d.ranAt), d.branch ?? '-', d.target ?? '-', d.reasons.join(', ') || '-',
-  ]));
+  printTable(
+    io,
+    [text('action', { min: 'would forget'.length }), id('invocation'), time('finished'), id('branch'), text('target'), text('why kept')],
+    plan.decisions.map((d) => [
+      d.keep ? 'keep' : flags.dryRun ? 'would forget' : 'forget',
+      short(d.id),
+      formatTime(d.ranAt),
+      d.branch ?? '-',
+      d.target ?? '-',
+      d.reasons.join(', ') || '-',
+    ]),
+  );
   const verb = flags.dryRun ? 'would forget' : 'forgot';
   io.stderr(`${verb} ${countOf(plan.forget.length, 'invocation')}, kept ${plan.keep.length} (policy: ${describePolicy(policy)}, from ${source})\n`);
-  if (shrink) io.stderr(`forget then prune would free ${formatBytes(shrink.bytes)} (${countOf(shrink.records, 'record')}, ${countOf(shrink.files, 'file')}, ${countOf(shrink.chunks, 'chunk')})\n`);
+  if (shrink)
+    io.stderr(
+      `forget then prune would free ${formatBytes(shrink.bytes)} (${countOf(shrink.records, 'record')}, ${countOf(shrink.files, 'file')}, ${countOf(shrink.chunks, 'chunk')})\n`,
+    );
   else if (plan.forget.length > 0) io.stderr("their objects stay until 'dbtattic prune'\n");
   return ExitCode.ok;
 }

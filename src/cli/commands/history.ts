@@ -12,17 +12,20 @@ import { id, printTable, text, time, type Cell } from '../print-table.js';
 import { withProgress } from '../progress.js';
 import { sayNotice } from '../read-notice.js';
 
-const options = (command: Command) => command
-  .option('--limit <n>', 'how many', positiveInt, 20)
-  .option('--target <name>', 'only this dbt target')
-  .option('--command <name>', 'only this dbt command (build, run, test, ...)')
-  .addOption(new Option('--status <outcome>', 'ok: results, none failed; failed: some error or fail; none: no results').choices(['ok', 'failed', 'none'] as const))
-  .option('--branch <name>', 'only this line of history')
-  .option('--since <time>', 'only invocations at or after this time (ISO 8601, a date alone from its start; or back from now: 12h, 7d, 2w, today, yesterday)')
-  .option('--until <time>', 'only invocations at or before this time (ISO 8601, a date alone to its end; or 12h, 7d, yesterday…)')
-  .option('--node <name>', "one model's or test's runs: its name or unique id")
-  .option('--failed', "only failed invocations, one line per failed node with dbt's message")
-  .option('--json', 'print as JSON');
+const options = (command: Command) =>
+  command
+    .option('--limit <n>', 'how many', positiveInt, 20)
+    .option('--target <name>', 'only this dbt target')
+    .option('--command <name>', 'only this dbt command (build, run, test, ...)')
+    .addOption(
+      new Option('--status <outcome>', 'ok: results, none failed; failed: some error or fail; none: no results').choices(['ok', 'failed', 'none'] as const),
+    )
+    .option('--branch <name>', 'only this line of history')
+    .option('--since <time>', 'only invocations at or after this time (ISO 8601, a date alone from its start; or back from now: 12h, 7d, 2w, today, yesterday)')
+    .option('--until <time>', 'only invocations at or before this time (ISO 8601, a date alone to its end; or 12h, 7d, yesterday…)')
+    .option('--node <name>', "one model's or test's runs: its name or unique id")
+    .option('--failed', "only failed invocations, one line per failed node with dbt's message")
+    .option('--json', 'print as JSON');
 
 type HistoryFlags = FlagsOf<typeof options>;
 
@@ -59,14 +62,63 @@ function filterOf(flags: HistoryFlags): HistoryFilter {
 
 function printRows(io: CliIo, rows: HistoryRow[], flags: HistoryFlags, abbreviate: (id: string) => string): void {
   if (flags.failed) {
-    printTable(io, [time(STARTED), id('invocation'), text('command', { drop: 1 }), id('node'), text('status'), text('message', { min: 30 })], rows.flatMap((row) =>
-      (row.failures ?? []).map((f) => [formatTime(row.at), abbreviate(row.invocation_id), row.command ?? '-', f.unique_id, io.color.red(f.status ?? '-'), f.message ?? '-'])));
+    printTable(
+      io,
+      [time(STARTED), id('invocation'), text('command', { drop: 1 }), id('node'), text('status'), text('message', { min: 30 })],
+      rows.flatMap((row) =>
+        (row.failures ?? []).map((f) => [
+          formatTime(row.at),
+          abbreviate(row.invocation_id),
+          row.command ?? '-',
+          f.unique_id,
+          io.color.red(f.status ?? '-'),
+          f.message ?? '-',
+        ]),
+      ),
+    );
   } else if (flags.node) {
     // The node is the one asked for, the same in (nearly) every row: the first to go on a narrow terminal.
-    printTable(io, [time(STARTED), id('invocation'), text('command'), text('target', { drop: 4 }), id('node', { drop: 1 }), text('status'), text('took', { drop: 3 }), id('branch', { drop: 2 })], rows.flatMap((row) =>
-      (row.node_results ?? []).map((r) => [formatTime(row.at), abbreviate(row.invocation_id), row.command ?? '-', row.target ?? '-', r.unique_id, colourStatus(io, r.status ?? '-'), formatDuration(r.execution_time), branchOf(row)])));
+    printTable(
+      io,
+      [
+        time(STARTED),
+        id('invocation'),
+        text('command'),
+        text('target', { drop: 4 }),
+        id('node', { drop: 1 }),
+        text('status'),
+        text('took', { drop: 3 }),
+        id('branch', { drop: 2 }),
+      ],
+      rows.flatMap((row) =>
+        (row.node_results ?? []).map((r) => [
+          formatTime(row.at),
+          abbreviate(row.invocation_id),
+          row.command ?? '-',
+          row.target ?? '-',
+          r.unique_id,
+          colourStatus(io, r.status ?? '-'),
+          formatDuration(r.execution_time),
+          branchOf(row),
+        ]),
+      ),
+    );
   } else {
-    printTable(io, [time(STARTED), id('invocation'), text('command'), text('target'), text('results'), text('took', { drop: 4 }), text('exit', { drop: 1 }), id('git', { drop: 2 }), id('branch', { drop: 3 })], rows.map((row) => humanRow(io, row, abbreviate)));
+    printTable(
+      io,
+      [
+        time(STARTED),
+        id('invocation'),
+        text('command'),
+        text('target'),
+        text('results'),
+        text('took', { drop: 4 }),
+        text('exit', { drop: 1 }),
+        id('git', { drop: 2 }),
+        id('branch', { drop: 3 }),
+      ],
+      rows.map((row) => humanRow(io, row, abbreviate)),
+    );
   }
 }
 
@@ -75,7 +127,9 @@ function printRows(io: CliIo, rows: HistoryRow[], flags: HistoryFlags, abbreviat
  * `state --branch` answers with, so "nothing matched" would contradict it.
  */
 function sayBranchStartsAt(io: CliIo, branch: string, base: string): void {
-  io.stderr(`Branch ${branch} has no runs of its own yet: it starts at invocation ${base} (branch create), which state --branch ${branch} answers with until it has. See it with: dbtattic inspect ${base}\n`);
+  io.stderr(
+    `Branch ${branch} has no runs of its own yet: it starts at invocation ${base} (branch create), which state --branch ${branch} answers with until it has. See it with: dbtattic inspect ${base}\n`,
+  );
 }
 
 /** A run's time is when it started, as dbt's invocation_started_at and the report give it. */

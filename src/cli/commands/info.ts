@@ -6,7 +6,7 @@ import { openArchive, summarizeArchive, type ArchiveSummary, type Backend } from
 import { parseCatalogConfig } from '../../capture/catalog/index.js';
 import type { AtticConfig } from '../../config/resolve.js';
 import { isAtticError } from '../../errors.js';
-import type { ReadNotice, } from '../../store/index.js';
+import type { ReadNotice } from '../../store/index.js';
 import { loadConfig } from '../context.js';
 import { formatBytes } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
@@ -17,8 +17,7 @@ import { wrappingIo } from '../wrap-lines.js';
 import { countOf } from '../../vocab/index.js';
 import { describePolicy, evaluatePolicy, hasConfiguredPolicy, predictShrink, resolvePolicy } from '../../retention/index.js';
 
-const options = (command: Command) => command
-  .option('--json', 'print as JSON');
+const options = (command: Command) => command.option('--json', 'print as JSON');
 
 type InfoFlags = FlagsOf<typeof options>;
 
@@ -47,12 +46,20 @@ async function retentionView(config: AtticConfig, backend: Backend): Promise<Ret
   const { policy } = resolvePolicy({}, config.retention.value);
   const plan = await evaluatePolicy(backend, policy, { now: new Date() });
   const shrink = await predictShrink(backend, plan.forget);
-  return { policy: describePolicy(policy), source: config.retention.source, would_forget: plan.forget.length, would_keep: plan.keep.length, would_free_bytes: shrink.bytes };
+  return {
+    policy: describePolicy(policy),
+    source: config.retention.source,
+    would_forget: plan.forget.length,
+    would_keep: plan.keep.length,
+    would_free_bytes: shrink.bytes,
+  };
 }
 
 function printRetention(io: CliIo, view: RetentionView): void {
   io.stdout(`${'retention'.padEnd(16)}${view.policy}${io.color.dim(`  (${view.source})`)}\n`);
-  io.stdout(`${''.padEnd(16)}would forget ${countOf(view.would_forget, 'invocation')} (keep ${view.would_keep}) and free ${formatBytes(view.would_free_bytes)}\n`);
+  io.stdout(
+    `${''.padEnd(16)}would forget ${countOf(view.would_forget, 'invocation')} (keep ${view.would_keep}) and free ${formatBytes(view.would_free_bytes)}\n`,
+  );
 }
 
 /** info must always answer: a bucket without an archive yet is "none yet", like a missing directory. */
@@ -76,7 +83,11 @@ function remoteView(config: AtticConfig, backend: Backend): RemoteView {
 }
 
 /** Store figures after catching up; a busy store is reported, not fatal: info must always answer. */
-async function storeFigures(config: AtticConfig, onProgress: (done: number, total: number) => void, onNotice: (notice: ReadNotice) => void): Promise<StoreView> {
+async function storeFigures(
+  config: AtticConfig,
+  onProgress: (done: number, total: number) => void,
+  onNotice: (notice: ReadNotice) => void,
+): Promise<StoreView> {
   const { withCurrentStore, readStoreFigures } = await import('../../store/index.js');
   try {
     return await withCurrentStore(config, (db) => readStoreFigures(db.connection), onProgress, onNotice);
@@ -122,7 +133,9 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
   const catalog = catalogView(config);
   if (catalog) line('catalog', 'error' in catalog ? io.color.red(`invalid: ${catalog.error}`) : describeCatalog(catalog.value), catalog.source);
   if (remote) {
-    const probed = Object.entries(remote.capabilities).map(([k, v]) => `${k} ${String(v)}`).join(', ');
+    const probed = Object.entries(remote.capabilities)
+      .map(([k, v]) => `${k} ${String(v)}`)
+      .join(', ');
     line('remote', remote.uri);
     line('capabilities', `${probed}; branch heads by ${remote.branch_heads}`);
     line('cache', remote.cache.value, remote.cache.source);
@@ -144,9 +157,15 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
   }
   const dedup = store.nodeVersions > 0 ? ` (${(store.nodeRows / store.nodeVersions).toFixed(1)}x)` : '';
   line('node versions', `${countOf(store.nodeVersions, 'distinct definition')} for ${countOf(store.nodeRows, 'node row')}${dedup}`);
-  if (store.problems > 0) line('problems', `${countOf(store.problems, 'artifact or record', 'artifacts or records')} could not be read into rows: dbtattic query "select * from ingest_problem"`);
+  if (store.problems > 0)
+    line(
+      'problems',
+      `${countOf(store.problems, 'artifact or record', 'artifacts or records')} could not be read into rows: dbtattic query "select * from ingest_problem"`,
+    );
   if (store.damaged.length > 0) line('damaged', `${store.damaged.join(', ')}: repair with dbtattic verify --repair, or capture the originals again`);
-  const counts = Object.entries(store.rows).filter(([table]) => table !== 'store_meta').map(([table, rows]) => `${table} ${rows}`);
+  const counts = Object.entries(store.rows)
+    .filter(([table]) => table !== 'store_meta')
+    .map(([table, rows]) => `${table} ${rows}`);
   // One table per entry, packed into lines the width of the terminal (80 off one), under the key.
   packed(counts, (io.columns || 80) - KEY_WIDTH).forEach((text, i) => line(i === 0 ? 'rows' : '', text));
 }

@@ -11,11 +11,12 @@ import { withProgress } from '../progress.js';
 import { sayNotice } from '../read-notice.js';
 import { wrappingIo } from '../wrap-lines.js';
 
-const options = (command: Command) => command
-  .argument('[invocation]', 'an id, a unique prefix, or @branch for its latest')
-  .option('--at <time>', 'the latest invocation at or before this time (ISO 8601, or back from now: 12h, 7d, yesterday…)')
-  .option('--nearest', 'when it has no manifest, compare nodes through the nearest earlier run that has one')
-  .option('--json', 'print as JSON');
+const options = (command: Command) =>
+  command
+    .argument('[invocation]', 'an id, a unique prefix, or @branch for its latest')
+    .option('--at <time>', 'the latest invocation at or before this time (ISO 8601, or back from now: 12h, 7d, yesterday…)')
+    .option('--nearest', 'when it has no manifest, compare nodes through the nearest earlier run that has one')
+    .option('--json', 'print as JSON');
 
 type InspectFlags = FlagsOf<typeof options>;
 
@@ -26,12 +27,17 @@ async function inspect(terminal: CliIo, flags: InspectFlags): Promise<number> {
   const io = wrappingIo(terminal);
   const ref = flags.args?.[0];
   const config = loadConfig(io, flags);
-  const { value, notice } = await withProgress(io, 'catching up', (update) => inspectOf(config, { ref, at: flags.at, nearest: flags.nearest === true }, update));
+  const { value, notice } = await withProgress(io, 'catching up', (update) =>
+    inspectOf(config, { ref, at: flags.at, nearest: flags.nearest === true }, update),
+  );
   const { report, abbreviate } = value;
   if (flags.json) printJson(io, report);
   else {
     printInspect(io, report, abbreviate);
-    for (const plan of report.plans) io.stdout(`${'plan'.padEnd(12)}plan ${plan.plan_id}  made ${formatTime(plan.made_at)}  ${plan.reuse} reuse, ${plan.build} build${plan.target ? `  target ${plan.target}` : ''}${plan.branch ? `  branch ${plan.branch}` : ''}${plan.defer_to ? `  defer to ${plan.defer_to}` : ''}\n`);
+    for (const plan of report.plans)
+      io.stdout(
+        `${'plan'.padEnd(12)}plan ${plan.plan_id}  made ${formatTime(plan.made_at)}  ${plan.reuse} reuse, ${plan.build} build${plan.target ? `  target ${plan.target}` : ''}${plan.branch ? `  branch ${plan.branch}` : ''}${plan.defer_to ? `  defer to ${plan.defer_to}` : ''}\n`,
+      );
   }
   return sayNotice(io, config, notice);
 }
@@ -41,15 +47,42 @@ function printInspect(io: CliIo, report: InspectReport, abbreviate: (id: string)
   const { code, data } = report.triplet;
   const line = (key: string, value: string): void => io.stdout(`${key.padEnd(12)}${value}\n`);
   line('invocation', `${i.invocation_id}${i.run_id ? io.color.dim(`  (run ${i.run_id})`) : ''}`);
-  line('command', [i.run_command_line ?? (i.command ? `dbt ${i.command}` : '-'), hasSelection(i.selection) ? `select ${JSON.stringify(i.selection)}` : '', i.target ? `target ${i.target}${i.target_source && i.target_source !== 'run_results args' ? io.color.dim(` (from ${String(i.target_source)})`) : ''}` : '', i.branch ? `branch ${i.branch}` : ''].filter(Boolean).join('   '));
+  line(
+    'command',
+    [
+      i.run_command_line ?? (i.command ? `dbt ${i.command}` : '-'),
+      hasSelection(i.selection) ? `select ${JSON.stringify(i.selection)}` : '',
+      i.target
+        ? `target ${i.target}${i.target_source && i.target_source !== 'run_results args' ? io.color.dim(` (from ${String(i.target_source)})`) : ''}`
+        : '',
+      i.branch ? `branch ${i.branch}` : '',
+    ]
+      .filter(Boolean)
+      .join('   '),
+  );
   line('dbt', `${i.dbt_version ?? '?'}${i.adapter_type ? ` (${i.adapter_type})` : ''}${i.project_name ? `, project ${i.project_name}` : ''}`);
-  line('started', `${formatTime(String(i.started_at ?? i.generated_at ?? ''))}, finished ${formatTime(String(i.completed_at ?? ''))} (${formatDuration(typeof i.elapsed_s === 'number' ? i.elapsed_s : null)})`);
-  line('results', i.status_counts ? Object.entries(i.status_counts as Record<string, number>).map(([s, n]) => `${n} ${s}`).join(', ') : 'none');
+  line(
+    'started',
+    `${formatTime(String(i.started_at ?? i.generated_at ?? ''))}, finished ${formatTime(String(i.completed_at ?? ''))} (${formatDuration(typeof i.elapsed_s === 'number' ? i.elapsed_s : null)})`,
+  );
+  line(
+    'results',
+    i.status_counts
+      ? Object.entries(i.status_counts as Record<string, number>)
+          .map(([s, n]) => `${n} ${s}`)
+          .join(', ')
+      : 'none',
+  );
   if (i.run_exit_code !== null && i.run_exit_code !== undefined) line('exit code', String(i.run_exit_code));
   printFailures(io, report.failures);
   line('code', code.git_sha ? `git ${shortId(String(code.git_sha), 12)} on ${code.git_branch ?? '?'}${treeState(code)}` : 'no git');
   line('', `code fingerprint ${code.code_fingerprint ? shortId(String(code.code_fingerprint), 16) : 'unknown'}${contextNote(io, code)}`);
-  line('data', data.catalog_provider ? `${data.catalog_provider} ${data.catalog_status === 'ok' ? `snapshot ${data.catalog_snapshot_id}${data.catalog_atomic === false ? ' (per table, not atomic)' : ''}` : `unknown${data.catalog_detail ? ` ${JSON.stringify(data.catalog_detail)}` : ''}`}` : 'no catalog configured');
+  line(
+    'data',
+    data.catalog_provider
+      ? `${data.catalog_provider} ${data.catalog_status === 'ok' ? `snapshot ${data.catalog_snapshot_id}${data.catalog_atomic === false ? ' (per table, not atomic)' : ''}` : `unknown${data.catalog_detail ? ` ${JSON.stringify(data.catalog_detail)}` : ''}`}`
+      : 'no catalog configured',
+  );
   if (!report.changes) {
     line('since', 'no earlier run on this branch and target to compare with');
     return;

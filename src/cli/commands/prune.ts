@@ -8,10 +8,11 @@ import { loadConfig } from '../context.js';
 import { formatBytes } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 
-const options = (command: Command) => command
-  .option('--dry-run', 'delete nothing: say what would go')
-  .option('--grace <duration>', 'keep unreferenced objects younger than this (default 1h, or retention.prune_grace; 0 for none)')
-  .option('--json', 'print the report as JSON');
+const options = (command: Command) =>
+  command
+    .option('--dry-run', 'delete nothing: say what would go')
+    .option('--grace <duration>', 'keep unreferenced objects younger than this (default 1h, or retention.prune_grace; 0 for none)')
+    .option('--json', 'print the report as JSON');
 
 type PruneFlags = FlagsOf<typeof options>;
 
@@ -24,7 +25,15 @@ async function prune(io: CliIo, flags: PruneFlags): Promise<number> {
   const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
   const report = await pruneArchive(backend, { now: new Date(), graceMs, dryRun: Boolean(flags.dryRun), onNote: (what) => io.stderr(`prune: ${what}\n`) });
   if (flags.json) {
-    printJson(io, { dry_run: report.dryRun, grace_ms: graceMs, files: report.files, chunks: report.chunks, bytes: report.bytes, young: report.young, rescued: report.rescued });
+    printJson(io, {
+      dry_run: report.dryRun,
+      grace_ms: graceMs,
+      files: report.files,
+      chunks: report.chunks,
+      bytes: report.bytes,
+      young: report.young,
+      rescued: report.rescued,
+    });
     return ExitCode.ok;
   }
   const verb = report.dryRun ? 'would delete' : 'deleted';

@@ -7,8 +7,7 @@ import { printJson, type CliIo } from '../io.js';
 import { startProgress } from '../progress.js';
 import { countOf } from '../../vocab/index.js';
 
-const options = (command: Command) => command
-  .option('--json', 'print the report as JSON');
+const options = (command: Command) => command.option('--json', 'print the report as JSON');
 
 type RebuildFlags = FlagsOf<typeof options>;
 
@@ -22,10 +21,16 @@ async function rebuild(io: CliIo, flags: RebuildFlags): Promise<number> {
   if (flags.json) {
     printJson(io, { store: config.databaseFile, ...report });
   } else {
-    if (report.movedAside) io.stderr(`${io.color.yellow('warning:')} the old store could not be opened (${report.movedAside.reason}); it was moved aside to ${report.movedAside.to}\n`);
+    if (report.movedAside)
+      io.stderr(
+        `${io.color.yellow('warning:')} the old store could not be opened (${report.movedAside.reason}); it was moved aside to ${report.movedAside.to}\n`,
+      );
     io.stderr(`rebuilt ${config.databaseFile}: ${countOf(report.invocations, 'invocation')} from ${countOf(report.captures, 'capture')}\n`);
     for (const p of report.problems) io.stderr(`${io.color.yellow('warning:')} ${describeLeftOut(p)} left out: ${p.message}\n`);
-    if (report.problems.length > 0) io.stderr(`${countOf(report.problems.length, 'artifact or record', 'artifacts or records')} left out; the rest was rebuilt. See them with: dbtattic query "select * from ingest_problem"\n`);
+    if (report.problems.length > 0)
+      io.stderr(
+        `${countOf(report.problems.length, 'artifact or record', 'artifacts or records')} left out; the rest was rebuilt. See them with: dbtattic query "select * from ingest_problem"\n`,
+      );
   }
   // Something left out is a partial rebuild, which a script must be able to tell from a whole one.
   return report.problems.length > 0 ? ExitCode.partial : ExitCode.ok;

@@ -2,7 +2,7 @@ import type { Command } from '@commander-js/extra-typings';
 import { defineCommand, type FlagsOf } from '../command-module.js';
 import { dbtPaths } from '../../capture/dbt-flags.js';
 import { runWithCapture } from '../../capture/run.js';
-import { AtticError, } from '../../errors.js';
+import { AtticError } from '../../errors.js';
 import { archiveAbbreviator } from '../abbreviate.js';
 import { loadConfig } from '../context.js';
 import { formatBytes } from '../format.js';
@@ -10,11 +10,12 @@ import type { CliIo } from '../io.js';
 import { TOOL_VERSION } from '../version.js';
 import { catchUpInBackground } from '../after-capture.js';
 
-const options = (command: Command) => command
-  .argument('<command...>', 'the command to run, after --')
-  .passThroughOptions()
-  .option('--branch <name>', 'the line of history to file these captures on')
-  .option('--quiet', 'print nothing of our own unless something failed');
+const options = (command: Command) =>
+  command
+    .argument('<command...>', 'the command to run, after --')
+    .passThroughOptions()
+    .option('--branch <name>', 'the line of history to file these captures on')
+    .option('--quiet', 'print nothing of our own unless something failed');
 
 type RunFlags = FlagsOf<typeof options>;
 
@@ -26,7 +27,11 @@ async function run(io: CliIo, flags: RunFlags): Promise<number> {
   if (argv.length === 0) throw new AtticError('usage', 'Give the command to run after --, e.g. dbtattic run -- dbt build.');
   // Where dbt is told its project and target/ are is where to capture, unless dbtattic was told.
   const told = dbtPaths(argv);
-  const config = loadConfig(io, { ...flags, projectDir: flags.projectDir ?? told.projectDir ?? undefined, targetPath: flags.targetPath ?? told.targetPath ?? undefined });
+  const config = loadConfig(io, {
+    ...flags,
+    projectDir: flags.projectDir ?? told.projectDir ?? undefined,
+    targetPath: flags.targetPath ?? told.targetPath ?? undefined,
+  });
   const outcome = await runWithCapture(config, argv, TOOL_VERSION, { ...io.env });
   for (const warning of outcome.warnings) io.stderr(`${io.color.yellow('dbtattic warning:')} ${warning}\n`);
   if (outcome.command.spawnError) io.stderr(`${io.color.red('dbtattic:')} ${outcome.command.spawnError}\n`);
@@ -43,7 +48,11 @@ async function run(io: CliIo, flags: RunFlags): Promise<number> {
     const mine = outputs.filter((o) => o.status === 'captured' && captured.some((a) => a.invocation_id === o.invocation_id));
     const bytes = [...captured, ...mine].reduce((sum, a) => sum + a.stored_bytes, 0);
     const also = mine.map((o) => (o.output === 'sql' ? `its SQL (${o.entries} files)` : 'its log')).join(' and ');
-    io.stderr(io.color.dim(`dbtattic: captured ${captured.map((a) => a.artifact).join(', ')} of invocation ${invocations}${also ? `, ${also}` : ''} (${formatBytes(bytes)} new)\n`));
+    io.stderr(
+      io.color.dim(
+        `dbtattic: captured ${captured.map((a) => a.artifact).join(', ')} of invocation ${invocations}${also ? `, ${also}` : ''} (${formatBytes(bytes)} new)\n`,
+      ),
+    );
   }
   // dbt has ended and its caller waits for its exit code: the store catches up beside, not in front.
   catchUpInBackground(io, config, [outcome.pre, outcome.post]);

@@ -6,14 +6,15 @@ import { readNodeOutput, withCurrentStore, type NodeOutput } from '../../store/i
 import { loadConfig } from '../context.js';
 import { printJson, type CliIo } from '../io.js';
 
-const options = (command: Command) => command
-  .argument('<node>', 'a unique_id, or a node name')
-  .option('--invocation <id>', 'this invocation (id, unique prefix or @branch) instead of the latest that ran the node')
-  .option('--at <time>', 'the latest invocation at or before this time (ISO 8601, or back from now: 12h, 7d, yesterday…)')
-  .option('--compiled', 'only the compiled SQL (target/compiled), as written')
-  .option('--run', 'only the executed statement (target/run), as written')
-  .option('--log', "only the node's lines of dbt.log")
-  .option('--json', 'print as JSON');
+const options = (command: Command) =>
+  command
+    .argument('<node>', 'a unique_id, or a node name')
+    .option('--invocation <id>', 'this invocation (id, unique prefix or @branch) instead of the latest that ran the node')
+    .option('--at <time>', 'the latest invocation at or before this time (ISO 8601, or back from now: 12h, 7d, yesterday…)')
+    .option('--compiled', 'only the compiled SQL (target/compiled), as written')
+    .option('--run', 'only the executed statement (target/run), as written')
+    .option('--log', "only the node's lines of dbt.log")
+    .option('--json', 'print as JSON');
 
 type ShowFlags = FlagsOf<typeof options>;
 
@@ -54,7 +55,7 @@ function printOne(io: CliIo, output: NodeOutput, part: Part): number {
 }
 
 /** Where SQL came from when dbt's file did not reach the archive: said, so no one diffs it against a file as if it were one. */
-const MANIFEST_SQL = "manifest compiled_code (no file dbt wrote under target/compiled was archived)";
+const MANIFEST_SQL = 'manifest compiled_code (no file dbt wrote under target/compiled was archived)';
 
 function printSection(io: CliIo, output: NodeOutput, part: Part): void {
   if (part === 'log') {

@@ -10,10 +10,11 @@ import { formatBytes } from '../format.js';
 import { catchUpCaptures } from '../after-capture.js';
 import type { AtticConfig } from '../../config/resolve.js';
 
-const options = (command: Command) => command
-  .option('--json', 'print the report as JSON')
-  // `run` starts it with the captures it filed, to catch up on beside dbt's caller (cli/after-capture.ts).
-  .addOption(new Option('--after-capture <capture-ids>').hideHelp());
+const options = (command: Command) =>
+  command
+    .option('--json', 'print the report as JSON')
+    // `run` starts it with the captures it filed, to catch up on beside dbt's caller (cli/after-capture.ts).
+    .addOption(new Option('--after-capture <capture-ids>').hideHelp());
 
 type SyncFlags = FlagsOf<typeof options>;
 
@@ -40,7 +41,9 @@ async function sync(io: CliIo, flags: SyncFlags): Promise<number> {
     });
   } else {
     const shrunk = compacted ? `; compacted from ${formatBytes(compacted.fromBytes)} to ${formatBytes(compacted.toBytes)}` : '';
-    io.stderr(`${report.status} ${config.databaseFile}: ${countOf(counts?.invocations ?? 0, 'invocation')} from ${countOf(counts?.captures ?? 0, 'new capture')}${shrunk}\n`);
+    io.stderr(
+      `${report.status} ${config.databaseFile}: ${countOf(counts?.invocations ?? 0, 'invocation')} from ${countOf(counts?.captures ?? 0, 'new capture')}${shrunk}\n`,
+    );
   }
   return ExitCode.ok;
 }

@@ -11,9 +11,10 @@ import { startProgress } from '../progress.js';
 import { wrappingIo } from '../wrap-lines.js';
 import { countOf } from '../../vocab/index.js';
 
-const options = (command: Command) => command
-  .option('--repair', 're-write damaged objects from intact copies (target/, state directories), then say what remains lost')
-  .option('--json', 'print the report as JSON');
+const options = (command: Command) =>
+  command
+    .option('--repair', 're-write damaged objects from intact copies (target/, state directories), then say what remains lost')
+    .option('--json', 'print the report as JSON');
 
 type VerifyFlags = FlagsOf<typeof options>;
 
@@ -28,7 +29,10 @@ async function verify(terminal: CliIo, flags: VerifyFlags): Promise<number> {
     const report = await verifyArchive(backend, progress.update, summarizeRunResults).finally(progress.stop);
     if (flags.json) printJson(io, report);
     else printReport(io, report, (n) => countOf(n, 'problem'));
-    if (!report.ok && !flags.json) io.stderr("To mend what can be: 'dbtattic verify --repair' restores objects from intact copies (the files in target/, state directories) and branch refs from the capture records, then says what remains lost.\n");
+    if (!report.ok && !flags.json)
+      io.stderr(
+        "To mend what can be: 'dbtattic verify --repair' restores objects from intact copies (the files in target/, state directories) and branch refs from the capture records, then says what remains lost.\n",
+      );
     return report.ok ? ExitCode.ok : ExitCode.damaged;
   }
   // Intact copies: what target/ holds now (artifacts, SQL), and the state directories written from the archive.
@@ -39,7 +43,9 @@ async function verify(terminal: CliIo, flags: VerifyFlags): Promise<number> {
     printJson(io, { ...repair.after, restored: repair.restored });
   } else {
     const { format, chunks, files, refs } = repair.restored;
-    io.stderr(`restored: ${format ? 'FORMAT, ' : ''}${refs > 0 ? `${countOf(refs, 'branch ref')} from the capture records, ` : ''}${countOf(chunks, 'chunk')}, ${countOf(files, 'file')}, from intact copies in ${dirs.join(' and ')}\n`);
+    io.stderr(
+      `restored: ${format ? 'FORMAT, ' : ''}${refs > 0 ? `${countOf(refs, 'branch ref')} from the capture records, ` : ''}${countOf(chunks, 'chunk')}, ${countOf(files, 'file')}, from intact copies in ${dirs.join(' and ')}\n`,
+    );
     printReport(io, repair.after, (n) => `${countOf(n, 'problem remains', 'problems remain')}: lost unless an intact copy of the artifact is captured again`);
   }
   return repair.after.ok ? ExitCode.ok : ExitCode.damaged;

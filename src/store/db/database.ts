@@ -39,7 +39,10 @@ const WRITE_THREADS = '1';
 export async function openDatabase(file: string, mode: OpenMode): Promise<Database> {
   let instance: DuckDBInstance;
   try {
-    const config: Record<string, string> = mode === 'read' ? { access_mode: 'READ_ONLY' } : { memory_limit: WRITE_MEMORY_LIMIT, storage_compatibility_version: STORAGE_VERSION, threads: WRITE_THREADS };
+    const config: Record<string, string> =
+      mode === 'read'
+        ? { access_mode: 'READ_ONLY' }
+        : { memory_limit: WRITE_MEMORY_LIMIT, storage_compatibility_version: STORAGE_VERSION, threads: WRITE_THREADS };
     instance = await duckdb.DuckDBInstance.create(checkDuckdbPath(file), config);
   } catch (error) {
     throw asStoreError(file, error);

@@ -16,7 +16,8 @@ export interface MovedAside {
   reason: string;
 }
 
-const UNREADABLE = /not a valid DuckDB database file|Could not read enough bytes|Corrupt database file|does not match stored checksum|Serialization Error|Failed to load metadata|INTERNAL Error/i;
+const UNREADABLE =
+  /not a valid DuckDB database file|Could not read enough bytes|Corrupt database file|does not match stored checksum|Serialization Error|Failed to load metadata|INTERNAL Error/i;
 
 export function isUnreadableStore(error: unknown): boolean {
   return error instanceof Error && UNREADABLE.test(error.message);
@@ -24,7 +25,10 @@ export function isUnreadableStore(error: unknown): boolean {
 
 /** Renames the store file (and its WAL, which belongs to it) to `<file>.unreadable-<time>`. */
 export async function moveStoreAside(file: string, error: unknown): Promise<MovedAside> {
-  const to = `${file}.unreadable-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
+  const to = `${file}.unreadable-${new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}`;
   await fs.rename(file, to);
   await fs.rename(`${file}.wal`, `${to}.wal`).catch(() => undefined);
   return { from: file, to, reason: firstLine(error) };
@@ -43,10 +47,18 @@ export function isReadOnlyStore(error: unknown): boolean {
  */
 export function asStoreWriteError(file: string, error: unknown): unknown {
   if (error instanceof Error && NO_SPACE.test(error.message)) {
-    return new AtticError('no-space', `No space left to write the store ${file}. Free space on that disk (the archive is untouched; the store catches up on the next command).`, { path: file });
+    return new AtticError(
+      'no-space',
+      `No space left to write the store ${file}. Free space on that disk (the archive is untouched; the store catches up on the next command).`,
+      { path: file },
+    );
   }
   if (isReadOnlyStore(error)) {
-    return new AtticError('read-only', `The store ${file} cannot be written (${firstLine(error)}). Give dbtattic write access to it, or point --store at a writable directory.`, { path: file });
+    return new AtticError(
+      'read-only',
+      `The store ${file} cannot be written (${firstLine(error)}). Give dbtattic write access to it, or point --store at a writable directory.`,
+      { path: file },
+    );
   }
   return error;
 }
@@ -79,7 +91,8 @@ export async function removeAbandonedRebuilds(file: string): Promise<void> {
   for (const name of await fs.readdir(dir)) {
     if (!name.startsWith(prefix)) continue;
     const stat = await fs.stat(path.join(dir, name)).catch(() => null);
-    if (stat && (ownerIsGone(name.slice(prefix.length)) || Date.now() - stat.mtimeMs > ABANDONED_MS)) await fs.rm(path.join(dir, name), { force: true, recursive: true });
+    if (stat && (ownerIsGone(name.slice(prefix.length)) || Date.now() - stat.mtimeMs > ABANDONED_MS))
+      await fs.rm(path.join(dir, name), { force: true, recursive: true });
   }
 }
 

@@ -36,7 +36,12 @@ async function refreshHistories(connection: DuckDBConnection, ids: readonly stri
  * the next catch-up derives both again (catch-up.ts, refreshUnmatched). Two refreshes at once
  * need more of the writer's memory; when they do not fit, it runs again one after the other.
  */
-export async function refreshDerivedTablesSideBySide(connection: DuckDBConnection, side: DuckDBConnection, ids: readonly string[], changedFrom: readonly string[]): Promise<void> {
+export async function refreshDerivedTablesSideBySide(
+  connection: DuckDBConnection,
+  side: DuckDBConnection,
+  ids: readonly string[],
+  changedFrom: readonly string[],
+): Promise<void> {
   await inTransaction(connection, () => refreshManifestInvocations(connection, ids));
   const changes = inTransaction(side, () => refreshNodeChanges(side, changedFrom));
   const histories = inTransaction(connection, async () => {

@@ -66,5 +66,9 @@ async function inHistoryOrder(connection: DuckDBConnection, ids: readonly string
  */
 async function addRuns(connection: DuckDBConnection, history: string, runs: readonly string[]): Promise<void> {
   for (const add of Object.values(AGGREGATES)) await add(connection, history, runs, COUNTED);
-  await connection.run(`INSERT INTO ${COUNTED} SELECT DISTINCT invocation_id FROM ${history} WHERE invocation_id IN ${IDS}`, [duckdb.listValue([...runs])], [duckdb.LIST(duckdb.VARCHAR)]);
+  await connection.run(
+    `INSERT INTO ${COUNTED} SELECT DISTINCT invocation_id FROM ${history} WHERE invocation_id IN ${IDS}`,
+    [duckdb.listValue([...runs])],
+    [duckdb.LIST(duckdb.VARCHAR)],
+  );
 }

@@ -41,7 +41,8 @@ export async function changeFollowers(connection: DuckDBConnection, ids: readonl
      SELECT next.invocation_id FROM manifest AS m
      JOIN manifest AS next ON next.project_key = m.project_key AND next.branch_key = m.branch_key AND next.k = m.k + 1
      WHERE m.invocation_id IN (SELECT unnest($1::VARCHAR[]))`,
-    [duckdb.listValue(held)], [duckdb.LIST(duckdb.VARCHAR)],
+    [duckdb.listValue(held)],
+    [duckdb.LIST(duckdb.VARCHAR)],
   );
   return reader.getRows().map(([id]) => String(id));
 }
@@ -97,7 +98,6 @@ SELECT m.project_key, m.branch_key, m.k, m.invocation_id AS to_invocation, p.inv
 FROM change_manifest AS m
 JOIN start AS s ON s.project_key = m.project_key AND s.branch_key = m.branch_key AND m.k >= s.k0
 LEFT JOIN change_manifest AS p ON p.project_key = m.project_key AND p.branch_key = m.branch_key AND p.k = m.k - 1`;
-
 
 /**
  * Compiled SQL of the partitions' manifests, with the definition it was compiled from: a parse

@@ -45,7 +45,15 @@ export function closeAppenders(appenders: Appenders): void {
  * `prior`: a manifest stored before, whose fingerprints a manifest carries over where exact, and
  * the entries of it that a manifest takes rows from instead of parsing them (node_entry).
  */
-export async function appendArtifactRows(connection: DuckDBConnection, blobs: BlobsAhead, record: ArtifactRecord, out: Appenders, versions: VersionWriter, prior?: PriorReading, carried?: CarriedManifest): Promise<ArtifactInvocationFacts> {
+export async function appendArtifactRows(
+  connection: DuckDBConnection,
+  blobs: BlobsAhead,
+  record: ArtifactRecord,
+  out: Appenders,
+  versions: VersionWriter,
+  prior?: PriorReading,
+  carried?: CarriedManifest,
+): Promise<ArtifactInvocationFacts> {
   const bytes = await blobs.recall(record.sha256);
   const options = { invocationId: record.invocation_id };
   switch (record.artifact) {
@@ -62,7 +70,11 @@ export async function appendArtifactRows(connection: DuckDBConnection, blobs: Bl
           held?.macros.set(entry.invocation.unique_id, entry.invocation.macro_version_id);
         } else {
           const { invocation } = entry;
-          await versions.addNode(invocation.node_version_id, () => entry.version, () => nodeEdges(entry.dependsOn));
+          await versions.addNode(
+            invocation.node_version_id,
+            () => entry.version,
+            () => nodeEdges(entry.dependsOn),
+          );
           const code = invocation.compiled_code_id;
           if (code !== null) await versions.addCompiledCode(code, () => entry.compiledCode!);
           if (entry.entry && !entry.known) newEntries.push(entry.entry);

@@ -21,7 +21,12 @@ const NO_GIT = { sha: null, branch: null, branchSource: null, dirty: null, diffH
  * the earliest capture of the invocation's artifacts (closest in time to when dbt ran).
  * Git values dbt stamped into the artifacts' metadata.env win over both.
  */
-export function captureFacts(invocationId: string, records: readonly ArtifactRecord[], captures: readonly CaptureRecord[], facts: InvocationFacts | null): CaptureFacts {
+export function captureFacts(
+  invocationId: string,
+  records: readonly ArtifactRecord[],
+  captures: readonly CaptureRecord[],
+  facts: InvocationFacts | null,
+): CaptureFacts {
   const ordered = [...captures].sort((a, b) => a.capture_id.localeCompare(b.capture_id));
   const filing = ordered.filter((c) => c.artifacts.some((a) => a.invocation_id === invocationId && a.status === 'captured'));
   const runCapture = filing.find((c) => c.run !== null);
@@ -36,7 +41,9 @@ export function captureFacts(invocationId: string, records: readonly ArtifactRec
     git,
     catalog: catalogFacts(context.catalog ?? null),
     target: targetFacts(context.target),
-    run: runCapture?.run ? { commandLine: runCapture.run.argv.map(quoteArg).join(' '), exitCode: runCapture.run.exit_code, dbtCommand: dbtCommandOf(runCapture.run.argv) } : null,
+    run: runCapture?.run
+      ? { commandLine: runCapture.run.argv.map(quoteArg).join(' '), exitCode: runCapture.run.exit_code, dbtCommand: dbtCommandOf(runCapture.run.argv) }
+      : null,
   };
 }
 
@@ -71,7 +78,27 @@ function quoteArg(arg: string): string {
   return /^[\w@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, "'\\''")}'`;
 }
 
-const DBT_COMMANDS = new Set(['build', 'run', 'test', 'seed', 'snapshot', 'compile', 'parse', 'ls', 'list', 'docs', 'source', 'run-operation', 'clone', 'retry', 'show', 'debug', 'deps', 'clean', 'init']);
+const DBT_COMMANDS = new Set([
+  'build',
+  'run',
+  'test',
+  'seed',
+  'snapshot',
+  'compile',
+  'parse',
+  'ls',
+  'list',
+  'docs',
+  'source',
+  'run-operation',
+  'clone',
+  'retry',
+  'show',
+  'debug',
+  'deps',
+  'clean',
+  'init',
+]);
 
 /**
  * The dbt subcommand of a wrapped command line (`dbt --log-format json build -s x` → build), for

@@ -11,16 +11,27 @@ import { duckdb } from '../duckdb.js';
  * commit, so the catch-up of 784 captures (a rebuild, a fresh runner) exhausted the writer's 256 MB.
  */
 export async function writeCaptureRows(connection: DuckDBConnection, captures: readonly CaptureRecord[]): Promise<void> {
-  const stored = await storedCaptureIds(connection, captures.map((c) => c.capture_id));
+  const stored = await storedCaptureIds(
+    connection,
+    captures.map((c) => c.capture_id),
+  );
   const fresh = [...new Map(captures.filter((c) => !stored.has(c.capture_id)).map((c) => [c.capture_id, c])).values()];
   if (fresh.length === 0) return;
   await appendAll(connection, 'capture', fresh.map(captureRow));
-  await appendAll(connection, 'capture_artifact', fresh.flatMap((c) => c.artifacts.map((a) => artifactRow(c, a))));
+  await appendAll(
+    connection,
+    'capture_artifact',
+    fresh.flatMap((c) => c.artifacts.map((a) => artifactRow(c, a))),
+  );
 }
 
 async function storedCaptureIds(connection: DuckDBConnection, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
-  const reader = await connection.runAndReadAll('SELECT capture_id FROM capture WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))', [duckdb.listValue([...ids])], [duckdb.LIST(duckdb.VARCHAR)]);
+  const reader = await connection.runAndReadAll(
+    'SELECT capture_id FROM capture WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))',
+    [duckdb.listValue([...ids])],
+    [duckdb.LIST(duckdb.VARCHAR)],
+  );
   return new Set(reader.getRows().map(([id]) => String(id)));
 }
 
@@ -29,8 +40,17 @@ type Row = (string | number | null)[];
 
 function captureRow(c: CaptureRecord): Row {
   return [
-    c.capture_id, c.phase, c.captured_at, c.tool_version, c.branch, JSON.stringify(c.context),
-    c.run ? JSON.stringify(c.run.argv) : null, c.run?.started_at ?? null, c.run?.ended_at ?? null, c.run?.exit_code ?? null, c.run?.signal ?? null,
+    c.capture_id,
+    c.phase,
+    c.captured_at,
+    c.tool_version,
+    c.branch,
+    JSON.stringify(c.context),
+    c.run ? JSON.stringify(c.run.argv) : null,
+    c.run?.started_at ?? null,
+    c.run?.ended_at ?? null,
+    c.run?.exit_code ?? null,
+    c.run?.signal ?? null,
   ];
 }
 

@@ -33,7 +33,12 @@ export interface InvocationInput {
   carried?: CarriedManifest;
 }
 
-export async function ingestInvocation(connection: DuckDBConnection, versions: VersionWriter, backend: Backend, input: InvocationInput): Promise<IngestProblem[]> {
+export async function ingestInvocation(
+  connection: DuckDBConnection,
+  versions: VersionWriter,
+  backend: Backend,
+  input: InvocationInput,
+): Promise<IngestProblem[]> {
   const problems: IngestProblem[] = [];
   const skip = new Set<string>();
   const manifestReplaced = await replacesManifest(connection, input);
@@ -49,7 +54,14 @@ export async function ingestInvocation(connection: DuckDBConnection, versions: V
       // else (a DuckDB error) aborts, so the invocation stays unseen and the next sync retries.
       if (!failed || skip.has(failed.sha256) || !kind) throw error;
       skip.add(failed.sha256);
-      problems.push({ invocation_id: input.invocationId, artifact_type: failed.artifact, object_id: failed.sha256, kind, archive_key: null, message: (error as Error).message });
+      problems.push({
+        invocation_id: input.invocationId,
+        artifact_type: failed.artifact,
+        object_id: failed.sha256,
+        kind,
+        archive_key: null,
+        message: (error as Error).message,
+      });
     }
   }
   // After the invocation's transaction: node versions are committed beside it, on their own
@@ -89,12 +101,22 @@ function problemKind(error: unknown): IngestProblem['kind'] | null {
  * what a rebuild derives. Checked per invocation, so a new invocation costs nothing here.
  */
 async function replacesManifest(connection: DuckDBConnection, input: InvocationInput): Promise<boolean> {
-  const stored = (await connection.runAndReadAll("SELECT object_id FROM artifact_capture WHERE invocation_id = $1 AND artifact_type = 'manifest'", [input.invocationId])).getRows().map(([id]) => String(id));
+  const stored = (
+    await connection.runAndReadAll("SELECT object_id FROM artifact_capture WHERE invocation_id = $1 AND artifact_type = 'manifest'", [input.invocationId])
+  )
+    .getRows()
+    .map(([id]) => String(id));
   if (stored.length === 0) return false;
   return input.records.some((r) => r.artifact === 'manifest' && !stored.includes(r.sha256));
 }
 
-async function writeInvocation(connection: DuckDBConnection, versions: VersionWriter, backend: Backend, input: InvocationInput, skip: Set<string>): Promise<void> {
+async function writeInvocation(
+  connection: DuckDBConnection,
+  versions: VersionWriter,
+  backend: Backend,
+  input: InvocationInput,
+  skip: Set<string>,
+): Promise<void> {
   // An invocation known only from dbt.log (a `dbt debug`) has outputs (below) and no invocation row.
   if (input.records.length === 0) return;
   // run_history keeps the results once matched (schema/001-tables.sql): read again, they are pending again.
@@ -103,17 +125,23 @@ async function writeInvocation(connection: DuckDBConnection, versions: VersionWr
   }
   await writeArtifactCaptures(connection, input.records);
   const facts: ArtifactInvocationFacts[] = [];
-  const prior = input.records.some((r) => r.artifact === 'manifest') ? (input.prior ?? (await readPriorManifest(connection, input.invocationId, input.carried))) : undefined;
+  const prior = input.records.some((r) => r.artifact === 'manifest')
+    ? (input.prior ?? (await readPriorManifest(connection, input.invocationId, input.carried)))
+    : undefined;
   const appenders = await openAppenders(connection);
   const blobs = input.blobs ?? new BlobsAhead(backend);
   try {
     for (const record of newestPerArtifact(input.records)) {
       if (skip.has(record.sha256)) continue;
       // Flushed per artifact, so a version that does not fit is charged to the artifact holding it.
-      const appended = appendArtifactRows(connection, blobs, record, appenders, versions, prior, input.carried).then(async (rows) => (await versions.flush(), rows));
-      facts.push(await appended.catch((error: unknown) => {
-        throw Object.assign(asTooLarge(error, record), { record });
-      }));
+      const appended = appendArtifactRows(connection, blobs, record, appenders, versions, prior, input.carried).then(
+        async (rows) => (await versions.flush(), rows),
+      );
+      facts.push(
+        await appended.catch((error: unknown) => {
+          throw Object.assign(asTooLarge(error, record), { record });
+        }),
+      );
     }
   } finally {
     closeAppenders(appenders);
@@ -150,10 +178,19 @@ export async function dropUnheldVersions(connection: DuckDBConnection): Promise<
 
 async function writeArtifactCaptures(connection: DuckDBConnection, records: readonly ArtifactRecord[]): Promise<void> {
   for (const r of records) {
-    await connection.run(
-      'INSERT INTO artifact_capture VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)',
-      [r.invocation_id, r.artifact, r.sha256, r.size, r.dbt_schema_version, r.dbt_version, normaliseInstant(r.generated_at), normaliseInstant(r.captured_at), r.capture_id, r.phase, r.invocation_id_source],
-    );
+    await connection.run('INSERT INTO artifact_capture VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', [
+      r.invocation_id,
+      r.artifact,
+      r.sha256,
+      r.size,
+      r.dbt_schema_version,
+      r.dbt_version,
+      normaliseInstant(r.generated_at),
+      normaliseInstant(r.captured_at),
+      r.capture_id,
+      r.phase,
+      r.invocation_id_source,
+    ]);
   }
 }
 
@@ -164,6 +201,13 @@ async function recordProblems(connection: DuckDBConnection, invocationId: string
 
 export async function insertProblems(connection: DuckDBConnection, problems: readonly IngestProblem[]): Promise<void> {
   for (const p of problems) {
-    await connection.run('INSERT INTO ingest_problem VALUES ($1, $2, $3, $4, $5, $6)', [p.invocation_id, p.artifact_type, p.object_id, p.kind, p.archive_key, p.message]);
+    await connection.run('INSERT INTO ingest_problem VALUES ($1, $2, $3, $4, $5, $6)', [
+      p.invocation_id,
+      p.artifact_type,
+      p.object_id,
+      p.kind,
+      p.archive_key,
+      p.message,
+    ]);
   }
 }

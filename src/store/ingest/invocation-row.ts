@@ -3,7 +3,12 @@ import type { InvocationFacts } from '../../extract/index.js';
 import type { CaptureFacts } from './capture-facts.js';
 
 /** One row per invocation: artifact facts from extract, capture facts from the archive. */
-export async function writeInvocationRow(connection: DuckDBConnection, invocationId: string, facts: InvocationFacts | null, capture: CaptureFacts): Promise<void> {
+export async function writeInvocationRow(
+  connection: DuckDBConnection,
+  invocationId: string,
+  facts: InvocationFacts | null,
+  capture: CaptureFacts,
+): Promise<void> {
   const row: Record<string, string | number | boolean | null> = {
     ...(facts ?? {}),
     invocation_id: invocationId,

@@ -12,8 +12,18 @@ import { planNodeBlocks, type NodeMember } from './node-blocks.js';
 export async function writeNodeBlocks(connection: DuckDBConnection, invocationId: string, members: readonly NodeMember[], held: RowAppender): Promise<void> {
   const { blocks, macroSets } = planNodeBlocks(members);
   for (const block of blocks) held.append({ invocation_id: invocationId, block_id: block.blockId });
-  const storedBlocks = await storedAmong(connection, 'node_block', 'block_id', blocks.map((b) => b.blockId));
-  const storedSets = await storedAmong(connection, 'macro_set', 'macro_set_id', macroSets.map((s) => s.macroSetId));
+  const storedBlocks = await storedAmong(
+    connection,
+    'node_block',
+    'block_id',
+    blocks.map((b) => b.blockId),
+  );
+  const storedSets = await storedAmong(
+    connection,
+    'macro_set',
+    'macro_set_id',
+    macroSets.map((s) => s.macroSetId),
+  );
   const newBlocks = blocks.filter((b) => !storedBlocks.has(b.blockId));
   const newSets = macroSets.filter((s) => !storedSets.has(s.macroSetId));
   if (newBlocks.length > 0) {

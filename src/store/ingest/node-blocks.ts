@@ -95,7 +95,9 @@ function macroSetOf(macros: readonly string[], sets: Map<string, MacroSet>): str
 }
 
 function sealBlock(rows: Omit<NodeBlockRow, 'block_id'>[]): NodeBlock {
-  const blockId = shortHash(JSON.stringify(rows.map((r) => [r.unique_id, r.node_version_id, r.fingerprint, r.relation_name, r.compiled_code_id, r.macro_set_id])));
+  const blockId = shortHash(
+    JSON.stringify(rows.map((r) => [r.unique_id, r.node_version_id, r.fingerprint, r.relation_name, r.compiled_code_id, r.macro_set_id])),
+  );
   return { blockId, rows: rows.map((r) => ({ block_id: blockId, ...r })) };
 }
 

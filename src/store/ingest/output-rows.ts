@@ -19,7 +19,17 @@ export async function writeOutputRows(connection: DuckDBConnection, backend: Bac
   const chosen = new Set([authoritativeOutput(records, 'sql'), authoritativeOutput(records, 'log')]);
   for (const r of records) {
     await connection.run('INSERT INTO invocation_output VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)', [
-      r.invocation_id, r.output, r.sha256, r.size, r.entries, r.detail.files_bytes ?? null, r.detail.log_format ?? null, r.detail.attributed_by ?? null, r.captured_at, r.capture_id, chosen.has(r),
+      r.invocation_id,
+      r.output,
+      r.sha256,
+      r.size,
+      r.entries,
+      r.detail.files_bytes ?? null,
+      r.detail.log_format ?? null,
+      r.detail.attributed_by ?? null,
+      r.captured_at,
+      r.capture_id,
+      chosen.has(r),
     ]);
   }
   const tree = authoritativeOutput(records, 'sql');

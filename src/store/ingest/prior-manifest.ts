@@ -55,10 +55,23 @@ export async function readPriorManifest(connection: DuckDBConnection, invocation
  * version can have several (compiled for other targets); an entry not found is parsed as new.
  */
 async function readEntries(connection: DuckDBConnection, invocationId: string): Promise<Map<string, NodeEntryRow>> {
-  const rows = await readJoined(connection, ENTRY_COLUMNS, 'node_entry WHERE node_version_id IN (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1)', invocationId);
+  const rows = await readJoined(
+    connection,
+    ENTRY_COLUMNS,
+    'node_entry WHERE node_version_id IN (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1)',
+    invocationId,
+  );
   const entries = new Map<string, NodeEntryRow>();
   for (const [digest, uniqueId, version, relation, compiled, nodes, macros] of rows) {
-    entries.set(digest!, { entry_digest: digest!, unique_id: uniqueId!, node_version_id: version!, relation_name: relation!, compiled_code_id: compiled!, depends_on_nodes: nodes!, depends_on_macros: macros! });
+    entries.set(digest!, {
+      entry_digest: digest!,
+      unique_id: uniqueId!,
+      node_version_id: version!,
+      relation_name: relation!,
+      compiled_code_id: compiled!,
+      depends_on_nodes: nodes!,
+      depends_on_macros: macros!,
+    });
   }
   return entries;
 }
@@ -72,10 +85,20 @@ async function readMacros(connection: DuckDBConnection, invocationId: string): P
 
 async function readNodes(connection: DuckDBConnection, invocationId: string): Promise<Map<string, PriorNode>> {
   const listed = new Map<string, string[]>();
-  for (const [id, macro] of await readJoined(connection, ['unique_id', 'depends_on_id'], "node_depends_on WHERE invocation_id = $1 AND kind = 'macro'", invocationId)) {
+  for (const [id, macro] of await readJoined(
+    connection,
+    ['unique_id', 'depends_on_id'],
+    "node_depends_on WHERE invocation_id = $1 AND kind = 'macro'",
+    invocationId,
+  )) {
     listed.set(id!, [...(listed.get(id!) ?? []), macro!]);
   }
-  const rows = await readJoined(connection, ['unique_id', 'node_version_id', 'fingerprint'], 'node_invocation WHERE invocation_id = $1 AND fingerprint IS NOT NULL', invocationId);
+  const rows = await readJoined(
+    connection,
+    ['unique_id', 'node_version_id', 'fingerprint'],
+    'node_invocation WHERE invocation_id = $1 AND fingerprint IS NOT NULL',
+    invocationId,
+  );
   return new Map(rows.map(([id, version, fingerprint]) => [id!, { nodeVersionId: version!, fingerprint: fingerprint!, macros: listed.get(id!) ?? [] }]));
 }
 

@@ -154,5 +154,7 @@ function idOf(row: Row): string {
 
 /** The temp table a kind's rows are staged in, shaped as the table they go to. */
 function stageDdl(table: string, mode: 'IF NOT EXISTS' | 'OR REPLACE'): string {
-  return mode === 'OR REPLACE' ? `CREATE OR REPLACE TEMP TABLE stage_${table} AS SELECT * FROM ${table} LIMIT 0` : `CREATE TEMP TABLE IF NOT EXISTS stage_${table} AS SELECT * FROM ${table} LIMIT 0`;
+  return mode === 'OR REPLACE'
+    ? `CREATE OR REPLACE TEMP TABLE stage_${table} AS SELECT * FROM ${table} LIMIT 0`
+    : `CREATE TEMP TABLE IF NOT EXISTS stage_${table} AS SELECT * FROM ${table} LIMIT 0`;
 }

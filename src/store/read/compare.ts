@@ -44,7 +44,9 @@ export async function invocationAbbreviator(connection: DuckDBConnection): Promi
 }
 
 async function latestOnBranch(connection: DuckDBConnection, branch: string): Promise<string | null> {
-  const found = await rows(connection, `SELECT invocation_id FROM invocation WHERE branch = $1 ORDER BY ${WHEN} DESC NULLS LAST, run_id DESC LIMIT 1`, [branch]);
+  const found = await rows(connection, `SELECT invocation_id FROM invocation WHERE branch = $1 ORDER BY ${WHEN} DESC NULLS LAST, run_id DESC LIMIT 1`, [
+    branch,
+  ]);
   return found[0] ? String(found[0].invocation_id) : null;
 }
 
@@ -55,7 +57,9 @@ function noneOnBranch(branch: string): never {
 async function latestBefore(connection: DuckDBConnection, at: string): Promise<string> {
   // Parsed here, not by DuckDB's cast, which refuses `12:00Z` and dates alone; a date means its whole day.
   const last = spanLastIso(parseTimeArgument(at));
-  const found = await rows(connection, `SELECT invocation_id FROM invocation WHERE ${WHEN} <= $1::TIMESTAMPTZ ORDER BY ${WHEN} DESC, run_id DESC LIMIT 1`, [last]);
+  const found = await rows(connection, `SELECT invocation_id FROM invocation WHERE ${WHEN} <= $1::TIMESTAMPTZ ORDER BY ${WHEN} DESC, run_id DESC LIMIT 1`, [
+    last,
+  ]);
   if (!found[0]) throw new AtticError('not-found', `No invocation at or before ${at}.`);
   return String(found[0].invocation_id);
 }

@@ -5,7 +5,13 @@ import { readStoreDamage } from '../db/damage.js';
 export type { StoreFigures };
 
 export async function readStoreFigures(connection: DuckDBConnection): Promise<StoreFigures> {
-  const tables = (await connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema = 'main' AND table_catalog = current_database() ORDER BY table_name")).getRows().map(([name]) => String(name));
+  const tables = (
+    await connection.runAndReadAll(
+      "SELECT table_name FROM information_schema.tables WHERE table_type = 'BASE TABLE' AND table_schema = 'main' AND table_catalog = current_database() ORDER BY table_name",
+    )
+  )
+    .getRows()
+    .map(([name]) => String(name));
   const rows: Record<string, number> = {};
   for (const table of tables) {
     rows[table] = Number((await connection.runAndReadAll(`SELECT count(*) FROM "${table}"`)).getRows()[0]?.[0] ?? 0);

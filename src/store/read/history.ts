@@ -100,7 +100,9 @@ async function attach(connection: DuckDBConnection, rows: HistoryRow[], key: 'no
 
 /** The branches some invocation is filed on, by name. */
 export async function branchesWithRuns(connection: DuckDBConnection): Promise<string[]> {
-  return plainResult(await connection.runAndReadAll('SELECT DISTINCT branch FROM invocation WHERE branch IS NOT NULL ORDER BY branch')).rows.map((r) => String(r.branch));
+  return plainResult(await connection.runAndReadAll('SELECT DISTINCT branch FROM invocation WHERE branch IS NOT NULL ORDER BY branch')).rows.map((r) =>
+    String(r.branch),
+  );
 }
 
 async function countInvocations(connection: DuckDBConnection): Promise<number> {

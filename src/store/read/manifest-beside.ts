@@ -22,10 +22,14 @@ export async function manifestsFiledBeside(connection: DuckDBConnection, invocat
 export async function noManifestToPlan(connection: DuckDBConnection, invocationId: string): Promise<string> {
   const [row] = plainResult(await connection.runAndReadAll('SELECT command, result_count FROM invocation WHERE invocation_id = $1', [invocationId])).rows;
   const results = Number(row?.result_count ?? 0);
-  const held = results > 0 ? `has ${results} run result${results === 1 ? '' : 's'}${row?.command ? ` (dbt ${String(row.command)})` : ''} but no manifest of its own` : 'has no manifest of its own';
+  const held =
+    results > 0
+      ? `has ${results} run result${results === 1 ? '' : 's'}${row?.command ? ` (dbt ${String(row.command)})` : ''} but no manifest of its own`
+      : 'has no manifest of its own';
   const beside = await manifestsFiledBeside(connection, invocationId);
-  const instead = beside.length > 0
-    ? `The manifest captured beside it was written by another invocation, ${beside.join(', ')}: plan that one with --invocation ${beside[0]}.`
-    : 'Plan an invocation that has a manifest with --invocation, or target/ as it is after dbt parse.';
+  const instead =
+    beside.length > 0
+      ? `The manifest captured beside it was written by another invocation, ${beside.join(', ')}: plan that one with --invocation ${beside[0]}.`
+      : 'Plan an invocation that has a manifest with --invocation, or target/ as it is after dbt parse.';
   return `Invocation ${invocationId} ${held}, so there is nothing to plan. ${instead}`;
 }

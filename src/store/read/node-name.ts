@@ -27,7 +27,9 @@ export async function resolveNodeName(connection: DuckDBConnection, node: string
 
 async function unknownNode(connection: DuckDBConnection, node: string): Promise<AtticError> {
   const column = node.includes('.') ? 'unique_id' : 'name';
-  const names = (await rows(connection, `SELECT DISTINCT ${column} AS name FROM node_version WHERE resource_type IN ${WITH_SQL} AND ${column} IS NOT NULL ORDER BY 1`, [])).map((r) => String(r.name));
+  const names = (
+    await rows(connection, `SELECT DISTINCT ${column} AS name FROM node_version WHERE resource_type IN ${WITH_SQL} AND ${column} IS NOT NULL ORDER BY 1`, [])
+  ).map((r) => String(r.name));
   const nearest = nearestNames(node, names, 5);
   const hint = nearest.length > 0 ? ` Did you mean ${nearest.map((n) => `'${n}'`).join(', ')}?` : ' Name a model, test, seed or snapshot by name or unique_id.';
   return new AtticError('usage', `No archived manifest or SQL file has a node '${node}'.${hint}`, { nearest });

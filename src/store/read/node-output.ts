@@ -36,14 +36,25 @@ export interface NodeOutputRef {
 
 export async function readNodeOutput(connection: DuckDBConnection, backend: Backend, ref: NodeOutputRef): Promise<NodeOutput> {
   const uniqueId = await resolveNodeName(connection, ref.node);
-  const invocationId = ref.invocation !== undefined || ref.at !== undefined ? await resolveInvocationRef(connection, { id: ref.invocation, at: ref.at }) : await latestWithSql(connection, uniqueId);
+  const invocationId =
+    ref.invocation !== undefined || ref.at !== undefined
+      ? await resolveInvocationRef(connection, { id: ref.invocation, at: ref.at })
+      : await latestWithSql(connection, uniqueId);
   const files = await query(connection, 'SELECT kind, path, object_id FROM node_sql WHERE invocation_id = $1 AND unique_id = $2', [invocationId, uniqueId]);
   const text = async (kind: string): Promise<SqlText | null> => {
     const row = files.find((f) => f.kind === kind);
-    return row ? { from: 'target', path: String(row.path), object_id: String(row.object_id), sql: (await readBlob(backend, String(row.object_id))).toString('utf8') } : null;
+    return row
+      ? { from: 'target', path: String(row.path), object_id: String(row.object_id), sql: (await readBlob(backend, String(row.object_id))).toString('utf8') }
+      : null;
   };
   const compiled = (await text('compiled')) ?? (await manifestSql(connection, invocationId, uniqueId));
-  return { invocation_id: invocationId, unique_id: uniqueId, compiled, run: await text('run'), log: await nodeLogLines(connection, backend, invocationId, uniqueId) };
+  return {
+    invocation_id: invocationId,
+    unique_id: uniqueId,
+    compiled,
+    run: await text('run'),
+    log: await nodeLogLines(connection, backend, invocationId, uniqueId),
+  };
 }
 
 /**
@@ -62,7 +73,10 @@ async function latestWithSql(connection: DuckDBConnection, uniqueId: string): Pr
     [uniqueId],
   );
   if (!found[0]) {
-    throw new AtticError('not-found', `No SQL is archived for ${uniqueId}: no file dbt wrote under target/compiled or target/run, and no manifest with its compiled code (dbt parse compiles nothing). Run dbt compile or build, captured.`);
+    throw new AtticError(
+      'not-found',
+      `No SQL is archived for ${uniqueId}: no file dbt wrote under target/compiled or target/run, and no manifest with its compiled code (dbt parse compiles nothing). Run dbt compile or build, captured.`,
+    );
   }
   return String(found[0].invocation_id);
 }
@@ -81,7 +95,9 @@ async function manifestSql(connection: DuckDBConnection, invocationId: string, u
 const RECORD_START = /^(\d\d:\d\d:\d\d(\.\d+)? |\{|={30})/;
 
 async function nodeLogLines(connection: DuckDBConnection, backend: Backend, invocationId: string, uniqueId: string): Promise<string[] | null> {
-  const slice = await query(connection, "SELECT object_id FROM invocation_output WHERE invocation_id = $1 AND output = 'log' AND authoritative", [invocationId]);
+  const slice = await query(connection, "SELECT object_id FROM invocation_output WHERE invocation_id = $1 AND output = 'log' AND authoritative", [
+    invocationId,
+  ]);
   if (!slice[0]) return null;
   const lines = (await readBlob(backend, String(slice[0].object_id))).toString('utf8').split('\n');
   const out: string[] = [];

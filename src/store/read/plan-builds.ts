@@ -104,7 +104,13 @@ export async function readBuildFacts(connection: DuckDBConnection, scope: BuildS
     JOIN inv i ON i.invocation_id = p.build.id
     LEFT JOIN node_invocation ni ON ni.invocation_id = p.build.id AND ni.unique_id = p.unique_id
     LEFT JOIN node_version nv ON nv.node_version_id = ni.node_version_id AND NOT nv.disabled`;
-  const params = [scope.invocationId, scope.target, scope.branch, scope.branch === null ? null : scope.deferTo, scope.asOfUs === null ? null : String(scope.asOfUs)];
+  const params = [
+    scope.invocationId,
+    scope.target,
+    scope.branch,
+    scope.branch === null ? null : scope.deferTo,
+    scope.asOfUs === null ? null : String(scope.asOfUs),
+  ];
   const found = plainResult(await connection.runAndReadAll(sql, params as string[])).rows;
   const byId = new Map<string, NodeBuilds>();
   for (const r of found) {
@@ -138,7 +144,10 @@ export async function readEphemeralFingerprints(connection: DuckDBConnection, id
   const found = new Map<string, string | null>();
   if (ids.length === 0) return found;
   const result = plainResult(
-    await connection.runAndReadAll(`SELECT invocation_id, unique_id, fingerprint FROM node_invocation WHERE unique_id IN (SELECT unnest(from_json($1, '["VARCHAR"]')))`, [JSON.stringify(ids)]),
+    await connection.runAndReadAll(
+      `SELECT invocation_id, unique_id, fingerprint FROM node_invocation WHERE unique_id IN (SELECT unnest(from_json($1, '["VARCHAR"]')))`,
+      [JSON.stringify(ids)],
+    ),
   );
   for (const r of result.rows) found.set(`${String(r.invocation_id)} ${String(r.unique_id)}`, typeof r.fingerprint === 'string' ? r.fingerprint : null);
   return found;

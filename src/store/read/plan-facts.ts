@@ -89,12 +89,21 @@ async function rows(connection: DuckDBConnection, sql: string, params: (string |
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 export async function readPlanFacts(connection: DuckDBConnection, scope: PlanScope): Promise<PlanFacts> {
-  const current = (await rows(connection, `SELECT target, branch, epoch_us(generated_at) AS at_us, command, result_count, command_builds(command) AS builds, catalog_provider, catalog_status, catalog_snapshot_id, catalog_atomic, catalog_detail FROM invocation WHERE invocation_id = $1`, [scope.invocationId]))[0];
+  const current = (
+    await rows(
+      connection,
+      `SELECT target, branch, epoch_us(generated_at) AS at_us, command, result_count, command_builds(command) AS builds, catalog_provider, catalog_status, catalog_snapshot_id, catalog_atomic, catalog_detail FROM invocation WHERE invocation_id = $1`,
+      [scope.invocationId],
+    )
+  )[0];
   if (!current) throw new AtticError('not-found', `No invocation ${scope.invocationId} in the store.`);
   const branch = scope.branch === undefined ? text(current.branch) : scope.branch;
   const asOfUs = micros(current.at_us);
   const newestTarget = async (on: string | null): Promise<string | null> => newestBuildTarget(connection, scope.invocationId, on, asOfUs);
-  const target = scope.target !== undefined ? scope.target : (text(current.target) ?? (await newestTarget(branch)) ?? (scope.deferTo ? await newestTarget(scope.deferTo) : null));
+  const target =
+    scope.target !== undefined
+      ? scope.target
+      : (text(current.target) ?? (await newestTarget(branch)) ?? (scope.deferTo ? await newestTarget(scope.deferTo) : null));
   const nodes = await readCurrentNodes(connection, scope.invocationId);
   if (nodes.length === 0) throw new AtticError('not-found', await noManifestToPlan(connection, scope.invocationId));
   const ephemeral = nodes.filter((n) => n.materialization === 'ephemeral').map((n) => n.uniqueId);
@@ -108,7 +117,11 @@ export async function readPlanFacts(connection: DuckDBConnection, scope: PlanSco
     nodes,
     seenBefore: await readSeenBefore(connection, scope.invocationId, asOfUs),
     builds: await readBuildFacts(connection, { ...scope, target, branch, asOfUs }),
-    freshness: await readFreshness(connection, nodes.filter((n) => n.resourceType === 'source').map((n) => n.uniqueId), asOfUs),
+    freshness: await readFreshness(
+      connection,
+      nodes.filter((n) => n.resourceType === 'source').map((n) => n.uniqueId),
+      asOfUs,
+    ),
     ephemeralAt: await readEphemeralFingerprints(connection, ephemeral),
   };
 }
@@ -143,7 +156,11 @@ async function readCurrentNodes(connection: DuckDBConnection, invocationId: stri
      ORDER BY nv.unique_id`,
     [invocationId],
   );
-  const edges = await rows(connection, `SELECT unique_id, list(depends_on_id ORDER BY depends_on_id) AS parents FROM node_depends_on WHERE invocation_id = $1 AND kind = 'node' GROUP BY unique_id`, [invocationId]);
+  const edges = await rows(
+    connection,
+    `SELECT unique_id, list(depends_on_id ORDER BY depends_on_id) AS parents FROM node_depends_on WHERE invocation_id = $1 AND kind = 'node' GROUP BY unique_id`,
+    [invocationId],
+  );
   const parentsOf = new Map(edges.map((e) => [String(e.unique_id), Array.isArray(e.parents) ? e.parents.map(String) : []]));
   return found.map((r) => ({
     uniqueId: String(r.unique_id),

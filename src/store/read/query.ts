@@ -45,14 +45,21 @@ export async function streamReadOnlyQuery(db: Database, sql: string, options: Qu
   await db.connection.run('SET enable_external_access = false');
   await db.connection.run('SET lock_configuration = true');
   let timedOut = false;
-  const timer = options.timeoutMs === null ? null : setTimeout(() => {
-    timedOut = true;
-    db.connection.interrupt();
-  }, options.timeoutMs);
+  const timer =
+    options.timeoutMs === null
+      ? null
+      : setTimeout(() => {
+          timedOut = true;
+          db.connection.interrupt();
+        }, options.timeoutMs);
   try {
     return await pump(db, sql, options, sink);
   } catch (error) {
-    if (timedOut) throw new AtticError('query-timeout', `The query was stopped after ${options.timeoutMs! / 1000} s. Raise --timeout (seconds; 0: none), or narrow the query.`);
+    if (timedOut)
+      throw new AtticError(
+        'query-timeout',
+        `The query was stopped after ${options.timeoutMs! / 1000} s. Raise --timeout (seconds; 0: none), or narrow the query.`,
+      );
     throw refusal(error, sql);
   } finally {
     if (timer) clearTimeout(timer);
@@ -94,10 +101,16 @@ function refusal(error: unknown, sql: string): unknown {
   const message = error instanceof Error ? error.message : String(error);
   // duckdb_extensions() reads DuckDB's extension directory: a file access like any other, though it looks like a catalog lookup.
   if (/duckdb_extensions\s*\(/i.test(sql) && /Cannot access directory/i.test(message)) {
-    return new AtticError('query-refused', "duckdb_extensions() reads DuckDB's extension directory, and queries may not touch files; the extensions queries can use are built in: json, parquet, icu.");
+    return new AtticError(
+      'query-refused',
+      "duckdb_extensions() reads DuckDB's extension directory, and queries may not touch files; the extensions queries can use are built in: json, parquet, icu.",
+    );
   }
   if (/Out of Memory Error/i.test(message)) {
-    return new AtticError('usage', `The query needed more memory than a query may take (DBTATTIC_QUERY_MEMORY_LIMIT=${QUERY_MEMORY_LIMIT}): ${firstLine(message)} Narrow it (fewer or shorter values), or raise the limit.`);
+    return new AtticError(
+      'usage',
+      `The query needed more memory than a query may take (DBTATTIC_QUERY_MEMORY_LIMIT=${QUERY_MEMORY_LIMIT}): ${firstLine(message)} Narrow it (fewer or shorter values), or raise the limit.`,
+    );
   }
   if (/read-only|external access|disabled (by|through) configuration|lock_configuration|Cannot change configuration/i.test(message)) {
     return new AtticError('query-refused', `The store is read-only to queries; the statement was refused and nothing changed (${firstLine(message)}).`);

@@ -66,5 +66,8 @@ function functionNames(node: unknown, names: string[] = []): string[] {
 }
 
 function refused(why: string): AtticError {
-  return new AtticError('query-refused', `The store is read-only to queries; the statement was refused and nothing changed (${why}; queries may only read: SELECT, FROM, WITH, SHOW, DESCRIBE, SUMMARIZE).`);
+  return new AtticError(
+    'query-refused',
+    `The store is read-only to queries; the statement was refused and nothing changed (${why}; queries may only read: SELECT, FROM, WITH, SHOW, DESCRIBE, SUMMARIZE).`,
+  );
 }

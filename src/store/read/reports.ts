@@ -1,5 +1,16 @@
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { artifactsOf, compareMacros, compareNodes, compareRuntimes, compareStatuses, invocationAbbreviator, nearestWithManifest, previousInvocation, readInvocation, type Row } from './compare.js';
+import {
+  artifactsOf,
+  compareMacros,
+  compareNodes,
+  compareRuntimes,
+  compareStatuses,
+  invocationAbbreviator,
+  nearestWithManifest,
+  previousInvocation,
+  readInvocation,
+  type Row,
+} from './compare.js';
 import { plainResult } from '../db/plain-rows.js';
 
 /**
@@ -9,7 +20,16 @@ import { plainResult } from '../db/plain-rows.js';
  */
 export interface Triplet {
   run: { invocation_id: unknown; run_id: unknown };
-  code: { git_sha: unknown; git_branch: unknown; git_dirty: unknown; git_diff_hash: unknown; git_remote: unknown; git_source: unknown; code_fingerprint: unknown; context_taken: unknown };
+  code: {
+    git_sha: unknown;
+    git_branch: unknown;
+    git_dirty: unknown;
+    git_diff_hash: unknown;
+    git_remote: unknown;
+    git_source: unknown;
+    code_fingerprint: unknown;
+    context_taken: unknown;
+  };
   data: { catalog_provider: unknown; catalog_status: unknown; catalog_snapshot_id: unknown; catalog_atomic: unknown; catalog_detail: unknown };
 }
 
@@ -52,12 +72,21 @@ export function tripletOf(row: Row): Triplet {
   return {
     run: { invocation_id: row.invocation_id, run_id: row.run_id },
     code: {
-      git_sha: row.git_sha, git_branch: row.git_branch, git_dirty: row.git_dirty, git_diff_hash: row.git_diff_hash,
-      git_remote: row.git_remote, git_source: row.git_source, code_fingerprint: row.code_fingerprint, context_taken: row.context_taken,
+      git_sha: row.git_sha,
+      git_branch: row.git_branch,
+      git_dirty: row.git_dirty,
+      git_diff_hash: row.git_diff_hash,
+      git_remote: row.git_remote,
+      git_source: row.git_source,
+      code_fingerprint: row.code_fingerprint,
+      context_taken: row.context_taken,
     },
     data: {
-      catalog_provider: row.catalog_provider, catalog_status: row.catalog_status, catalog_snapshot_id: row.catalog_snapshot_id,
-      catalog_atomic: row.catalog_atomic, catalog_detail: row.catalog_detail,
+      catalog_provider: row.catalog_provider,
+      catalog_status: row.catalog_status,
+      catalog_snapshot_id: row.catalog_snapshot_id,
+      catalog_atomic: row.catalog_atomic,
+      catalog_detail: row.catalog_detail,
     },
   };
 }
@@ -83,7 +112,8 @@ export async function diffInvocations(connection: DuckDBConnection, a: string, b
   const resultsMissing = await withoutRunResults(connection, [a, b]);
   const unknown: Changes['unknown'] = {};
   if (!nodesKnown) unknown.nodes = await noManifestReason(connection, manifests.from === null ? a : b, options);
-  if (resultsMissing) unknown.statuses = `${(await invocationAbbreviator(connection))(resultsMissing)} has no run results (${(await artifactsOf(connection, resultsMissing)).join(', ') || 'nothing'} archived)`;
+  if (resultsMissing)
+    unknown.statuses = `${(await invocationAbbreviator(connection))(resultsMissing)} has no run results (${(await artifactsOf(connection, resultsMissing)).join(', ') || 'nothing'} archived)`;
   return {
     from: a,
     to: b,
@@ -113,7 +143,8 @@ async function withoutRunResults(connection: DuckDBConnection, ids: string[]): P
 
 /** Each side's own manifest; with `nearest`, a side without one stands in through its nearest earlier one. */
 async function manifestSides(connection: DuckDBConnection, a: string, b: string, options: CompareOptions): Promise<Changes['manifests']> {
-  const side = async (id: string): Promise<string | null> => (options.nearest ? nearestWithManifest(connection, id) : (await hasManifest(connection, id)) ? id : null);
+  const side = async (id: string): Promise<string | null> =>
+    options.nearest ? nearestWithManifest(connection, id) : (await hasManifest(connection, id)) ? id : null;
   return { from: await side(a), to: await side(b) };
 }
 
@@ -135,12 +166,14 @@ async function noManifestReason(connection: DuckDBConnection, id: string, option
 
 /** The results of the run that did not succeed, as dbt wrote them. */
 async function runFailures(connection: DuckDBConnection, id: string): Promise<Row[]> {
-  return plainResult(await connection.runAndReadAll(
-    `SELECT unique_id, status, message FROM run_result
+  return plainResult(
+    await connection.runAndReadAll(
+      `SELECT unique_id, status, message FROM run_result
      WHERE invocation_id = $1 AND status IN ('error', 'fail', 'runtime error', 'partial success')
      ORDER BY CASE status WHEN 'error' THEN 0 WHEN 'runtime error' THEN 0 WHEN 'fail' THEN 1 ELSE 2 END, unique_id`,
-    [id],
-  )).rows;
+      [id],
+    ),
+  ).rows;
 }
 
 function countBy(rows: Row[], key: string): Record<string, number> {

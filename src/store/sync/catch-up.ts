@@ -44,7 +44,10 @@ export type ProgressFn = (done: number, total: number) => void;
  * time that grows with history, in front of a dbt command; what is missed is caught up by the
  * next reading command).
  */
-export type CatchUpScope = { all: true } | { captureIds: readonly string[] } | { captureKeys: readonly string[]; artifactKeys: readonly string[]; forgetKeys?: readonly string[] };
+export type CatchUpScope =
+  | { all: true }
+  | { captureIds: readonly string[] }
+  | { captureKeys: readonly string[]; artifactKeys: readonly string[]; forgetKeys?: readonly string[] };
 
 /**
  * Brings the store up to the archive: finds the records it has not seen by comparing keys
@@ -53,7 +56,13 @@ export type CatchUpScope = { all: true } | { captureIds: readonly string[] } | {
  * ingest_problem, the rest is ingested; an invocation whose artifact was damaged is tried again
  * on each full catch-up, so a repair (`verify --repair`, capturing the original) reaches the store.
  */
-export async function catchUp(db: Database, backend: Backend, onProgress?: ProgressFn, scope: CatchUpScope = { all: true }, ahead?: CatchUpAhead): Promise<CatchUpReport> {
+export async function catchUp(
+  db: Database,
+  backend: Backend,
+  onProgress?: ProgressFn,
+  scope: CatchUpScope = { all: true },
+  ahead?: CatchUpAhead,
+): Promise<CatchUpReport> {
   const connection = db.connection;
   // Read before anything is listed: a record filed from here on changes it (archive-stamp.ts).
   const stamp = 'all' in scope ? await readChangeStamp(backend) : null;
@@ -92,8 +101,17 @@ async function refreshUnmatched(connection: DuckDBConnection): Promise<void> {
  * Ingest (and the extract layer under it) is loaded only when there is something to ingest: a
  * reading command on a current store pays nothing for it at start-up.
  */
-async function ingestTouched(db: Database, backend: Backend, touched: readonly string[], onProgress?: ProgressFn, ahead?: CatchUpAhead): Promise<IngestProblem[]> {
-  const [{ ingestInvocation, newestPerArtifact }, { VersionWriter }] = await Promise.all([import('../ingest/ingest.js'), import('../ingest/version-writer.js')]);
+async function ingestTouched(
+  db: Database,
+  backend: Backend,
+  touched: readonly string[],
+  onProgress?: ProgressFn,
+  ahead?: CatchUpAhead,
+): Promise<IngestProblem[]> {
+  const [{ ingestInvocation, newestPerArtifact }, { VersionWriter }] = await Promise.all([
+    import('../ingest/ingest.js'),
+    import('../ingest/version-writer.js'),
+  ]);
   const versions = ahead?.versions ?? (await VersionWriter.open(await db.connect()));
   const side = await db.connect();
   const problems: IngestProblem[] = [];
@@ -104,7 +122,10 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
   const recordsOf = (k: number): Promise<ArtifactRecord[]> | undefined => {
     if (k >= touched.length) return undefined;
     const listing = listInvocationRecords(backend, touched[k]!);
-    listing.then((records) => blobs.start(newestPerArtifact(records).map((r) => r.sha256)), () => undefined);
+    listing.then(
+      (records) => blobs.start(newestPerArtifact(records).map((r) => r.sha256)),
+      () => undefined,
+    );
     return listing;
   };
   let listing = recordsOf(0);
@@ -120,7 +141,16 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
         done += 1;
         listing = recordsOf(done);
         const captures = await readCapturesOf(db.connection, invocationId);
-        problems.push(...(await ingestInvocation(db.connection, versions, backend, { invocationId, records, captures, prior: takePrior(ahead, invocationId), blobs, carried })));
+        problems.push(
+          ...(await ingestInvocation(db.connection, versions, backend, {
+            invocationId,
+            records,
+            captures,
+            prior: takePrior(ahead, invocationId),
+            blobs,
+            carried,
+          })),
+        );
         onProgress?.(done, touched.length);
       }
       await refreshDerivedTablesSideBySide(db.connection, side, batch, changedFrom);
@@ -140,9 +170,18 @@ async function ingestTouched(db: Database, backend: Backend, touched: readonly s
  */
 const INGEST_BATCH = 25;
 
-function unseenRecords(connection: DuckDBConnection, backend: Backend, scope: CatchUpScope, onDamaged: OnDamagedRecord): Promise<[ArtifactRecord[], CaptureRecord[]]> {
+function unseenRecords(
+  connection: DuckDBConnection,
+  backend: Backend,
+  scope: CatchUpScope,
+  onDamaged: OnDamagedRecord,
+): Promise<[ArtifactRecord[], CaptureRecord[]]> {
   if ('captureIds' in scope) return Promise.all([[], unseenOf(connection, backend, scope.captureIds.map(captureRecordKey), onDamaged)]);
-  if ('captureKeys' in scope) return Promise.all([unseenArtifactRecords(connection, backend, onDamaged, scope.artifactKeys), unseenOf(connection, backend, scope.captureKeys, onDamaged)]);
+  if ('captureKeys' in scope)
+    return Promise.all([
+      unseenArtifactRecords(connection, backend, onDamaged, scope.artifactKeys),
+      unseenOf(connection, backend, scope.captureKeys, onDamaged),
+    ]);
   return Promise.all([unseenArtifactRecords(connection, backend, onDamaged), unseenCaptureRecords(connection, backend, onDamaged)]);
 }
 
@@ -151,13 +190,23 @@ function unseenRecords(connection: DuckDBConnection, backend: Backend, scope: Ca
  * read-only to it): listing keys is cheap, and no record is read. Known damaged records count as seen.
  */
 export async function countUnseenRecords(connection: DuckDBConnection, backend: Backend): Promise<number> {
-  const damaged = new Set((await connection.runAndReadAll('SELECT archive_key FROM ingest_problem WHERE archive_key IS NOT NULL')).getRows().map(([key]) => String(key)));
-  const [artifactKeys, captureKeys] = await Promise.all([unseenArtifactKeys(connection, backend), unseenCaptureKeys(connection, await listCaptureRecordKeys(backend))]);
+  const damaged = new Set(
+    (await connection.runAndReadAll('SELECT archive_key FROM ingest_problem WHERE archive_key IS NOT NULL')).getRows().map(([key]) => String(key)),
+  );
+  const [artifactKeys, captureKeys] = await Promise.all([
+    unseenArtifactKeys(connection, backend),
+    unseenCaptureKeys(connection, await listCaptureRecordKeys(backend)),
+  ]);
   return [...artifactKeys, ...captureKeys].filter((key) => !damaged.has(key)).length;
 }
 
 /** Artifact records not yet ingested, among `keys` (a journal's) or among all in the archive. */
-async function unseenArtifactRecords(connection: DuckDBConnection, backend: Backend, onDamaged: OnDamagedRecord, keys?: readonly string[]): Promise<ArtifactRecord[]> {
+async function unseenArtifactRecords(
+  connection: DuckDBConnection,
+  backend: Backend,
+  onDamaged: OnDamagedRecord,
+  keys?: readonly string[],
+): Promise<ArtifactRecord[]> {
   return readArtifactRecords(backend, await unseenArtifactKeys(connection, backend, keys), onDamaged);
 }
 
@@ -174,7 +223,11 @@ async function unseenArtifactKeys(connection: DuckDBConnection, backend: Backend
 async function unseenOutputRecords(connection: DuckDBConnection, backend: Backend, onDamaged: OnDamagedRecord): Promise<OutputRecord[]> {
   const rows = (await connection.runAndReadAll('SELECT invocation_id, output, object_id FROM invocation_output')).getRows();
   const seen = new Set(rows.map(([invocationId, output, objectId]) => outputRecordKey(String(invocationId), String(output), String(objectId))));
-  return readOutputRecords(backend, (await listOutputRecordKeys(backend)).filter((key) => !seen.has(key)), onDamaged);
+  return readOutputRecords(
+    backend,
+    (await listOutputRecordKeys(backend)).filter((key) => !seen.has(key)),
+    onDamaged,
+  );
 }
 
 async function unseenCaptureRecords(connection: DuckDBConnection, backend: Backend, onDamaged: OnDamagedRecord): Promise<CaptureRecord[]> {
@@ -201,7 +254,16 @@ async function damagedInvocations(connection: DuckDBConnection): Promise<FirstCa
 
 /** Replaces the list of damaged records with the one this catch-up found. */
 async function recordDamagedRecords(connection: DuckDBConnection, damaged: readonly DamagedRecord[]): Promise<IngestProblem[]> {
-  const problems = damaged.map((d): IngestProblem => ({ invocation_id: d.invocation_id, artifact_type: d.artifact, object_id: d.object_id, kind: 'damaged', archive_key: d.key, message: d.message }));
+  const problems = damaged.map(
+    (d): IngestProblem => ({
+      invocation_id: d.invocation_id,
+      artifact_type: d.artifact,
+      object_id: d.object_id,
+      kind: 'damaged',
+      archive_key: d.key,
+      message: d.message,
+    }),
+  );
   // Nothing damaged now nor before: no write transaction on every read.
   if (problems.length === 0 && !(await hasDamagedRecords(connection))) return problems;
   const { insertProblems } = await import('../ingest/ingest.js');
@@ -222,14 +284,21 @@ interface FirstCaptured {
 }
 
 /** In the order they were first captured, so fill-in columns come out as they would live. */
-function touchedInvocations(artifacts: readonly ArtifactRecord[], captures: readonly CaptureRecord[], outputs: readonly OutputRecord[], retries: readonly FirstCaptured[]): string[] {
+function touchedInvocations(
+  artifacts: readonly ArtifactRecord[],
+  captures: readonly CaptureRecord[],
+  outputs: readonly OutputRecord[],
+  retries: readonly FirstCaptured[],
+): string[] {
   const first = new Map<string, string>();
   const note = (id: string, at: string): void => {
     const held = first.get(id);
     if (held === undefined || compareInstants(at, held) < 0) first.set(id, at);
   };
   for (const r of artifacts) note(r.invocation_id, r.captured_at);
-  for (const c of captures) for (const a of [...c.artifacts, ...(c.outputs ?? [])]) if (a.invocation_id && (a.status === 'captured' || a.status === 'repaired')) note(a.invocation_id, c.captured_at);
+  for (const c of captures)
+    for (const a of [...c.artifacts, ...(c.outputs ?? [])])
+      if (a.invocation_id && (a.status === 'captured' || a.status === 'repaired')) note(a.invocation_id, c.captured_at);
   for (const r of outputs) note(r.invocation_id, r.captured_at);
   for (const r of retries) note(r.invocationId, r.at);
   return [...first.entries()].sort((a, b) => compareInstants(a[1], b[1]) || compareText(a[0], b[0])).map(([id]) => id);

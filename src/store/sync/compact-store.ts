@@ -80,7 +80,11 @@ async function copyAndSwap(file: string, claim: CompactionClaim, options: Compac
  * waits for a writer.
  */
 function attachWhenFree(connection: DuckDBConnection, file: string): Promise<boolean> {
-  return untilFree(STORE_WAIT_MS, () => attach(connection, file, 'READ_WRITE'), (attached) => !attached);
+  return untilFree(
+    STORE_WAIT_MS,
+    () => attach(connection, file, 'READ_WRITE'),
+    (attached) => !attached,
+  );
 }
 
 /** False when another process holds a lock that keeps this mode out. */

@@ -22,7 +22,9 @@ export async function copyCompacted(connection: DuckDBConnection, target: string
   await connection.run(`ATTACH '${target.replaceAll("'", "''")}' AS compacted (STORAGE_VERSION '${STORAGE_VERSION}')`);
   try {
     await connection.run(`COPY FROM DATABASE ${from} TO compacted (SCHEMA)`);
-    const tables = (await connection.runAndReadAll('SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = $1', [name])).getRows().map(([schema, table]) => [String(schema), String(table)] as const);
+    const tables = (await connection.runAndReadAll('SELECT schema_name, table_name FROM duckdb_tables() WHERE database_name = $1', [name]))
+      .getRows()
+      .map(([schema, table]) => [String(schema), String(table)] as const);
     const copyTable = async (schema: string, table: string) => {
       const order = schema === 'main' ? ORDERED_BY_NODE[table] : undefined;
       const qualified = `${quoteName(schema)}.${quoteName(table)}`;
@@ -34,7 +36,9 @@ export async function copyCompacted(connection: DuckDBConnection, target: string
     // Measured once the data is written; store_meta, written after, then fits in what is left.
     await connection.run('CHECKPOINT compacted');
     await copyTable('main', 'store_meta');
-    await connection.run(`INSERT OR REPLACE INTO compacted.store_meta SELECT '${COMPACTED_BYTES_KEY}', (used_blocks * block_size)::VARCHAR FROM pragma_database_size() WHERE database_name = 'compacted'`);
+    await connection.run(
+      `INSERT OR REPLACE INTO compacted.store_meta SELECT '${COMPACTED_BYTES_KEY}', (used_blocks * block_size)::VARCHAR FROM pragma_database_size() WHERE database_name = 'compacted'`,
+    );
   } finally {
     await connection.run('DETACH compacted');
   }
@@ -65,7 +69,13 @@ export interface StoreSpace {
 export async function readSpace(connection: DuckDBConnection, database?: string): Promise<StoreSpace> {
   if (!database) await connection.run('CHECKPOINT');
   const which = database ? '$1' : 'current_database()';
-  const row = (await connection.runAndReadAll(`SELECT total_blocks, free_blocks, block_size FROM pragma_database_size() WHERE database_name = ${which}`, database ? [database] : [])).getRows()[0] ?? [];
+  const row =
+    (
+      await connection.runAndReadAll(
+        `SELECT total_blocks, free_blocks, block_size FROM pragma_database_size() WHERE database_name = ${which}`,
+        database ? [database] : [],
+      )
+    ).getRows()[0] ?? [];
   return { totalBlocks: Number(row[0] ?? 0), freeBlocks: Number(row[1] ?? 0), blockSize: Number(row[2] ?? 0) };
 }
 

@@ -31,8 +31,18 @@ export async function dropForgottenRows(connection: DuckDBConnection, backend: B
   await inTransaction(connection, async () => {
     // Their successors compare with the manifest before them now.
     const followers = await changeFollowers(connection, gone);
-    for (const table of tables) await connection.run(`DELETE FROM ${table} WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))`, [duckdb.listValue(gone)], [duckdb.LIST(duckdb.VARCHAR)]);
-    for (const table of ['capture_artifact', 'capture']) await connection.run(`DELETE FROM ${table} WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))`, [duckdb.listValue(storedCaptures)], [duckdb.LIST(duckdb.VARCHAR)]);
+    for (const table of tables)
+      await connection.run(
+        `DELETE FROM ${table} WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))`,
+        [duckdb.listValue(gone)],
+        [duckdb.LIST(duckdb.VARCHAR)],
+      );
+    for (const table of ['capture_artifact', 'capture'])
+      await connection.run(
+        `DELETE FROM ${table} WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))`,
+        [duckdb.listValue(storedCaptures)],
+        [duckdb.LIST(duckdb.VARCHAR)],
+      );
     await refreshDerivedTables(connection, gone, followers);
     await dropUnheldVersions(connection);
   });
@@ -51,13 +61,18 @@ async function withoutRecords(backend: Backend, ids: readonly string[]): Promise
 async function storedAmong(connection: DuckDBConnection, ids: readonly string[]): Promise<string[]> {
   const reader = await connection.runAndReadAll(
     'SELECT DISTINCT invocation_id FROM (SELECT invocation_id FROM artifact_capture UNION ALL SELECT invocation_id FROM invocation_output) WHERE invocation_id IN (SELECT unnest($1::VARCHAR[]))',
-    [duckdb.listValue(ids)], [duckdb.LIST(duckdb.VARCHAR)],
+    [duckdb.listValue(ids)],
+    [duckdb.LIST(duckdb.VARCHAR)],
   );
   return reader.getRows().map(([id]) => String(id));
 }
 
 async function storedCapturesAmong(connection: DuckDBConnection, ids: readonly string[]): Promise<string[]> {
-  const reader = await connection.runAndReadAll('SELECT capture_id FROM capture WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))', [duckdb.listValue(ids)], [duckdb.LIST(duckdb.VARCHAR)]);
+  const reader = await connection.runAndReadAll(
+    'SELECT capture_id FROM capture WHERE capture_id IN (SELECT unnest($1::VARCHAR[]))',
+    [duckdb.listValue(ids)],
+    [duckdb.LIST(duckdb.VARCHAR)],
+  );
   return reader.getRows().map(([id]) => String(id));
 }
 

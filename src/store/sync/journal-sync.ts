@@ -24,7 +24,12 @@ interface SyncMark {
   done: string[];
 }
 
-export async function catchUpFromJournal(db: Database, backend: Backend, localDir: string, onProgress?: ProgressFn): Promise<CatchUpReport & { journal: number }> {
+export async function catchUpFromJournal(
+  db: Database,
+  backend: Backend,
+  localDir: string,
+  onProgress?: ProgressFn,
+): Promise<CatchUpReport & { journal: number }> {
   const mark = await readMark(localDir);
   const ids = await listJournalIds(backend, mark.newest ? lowerBound(mark.newest) : undefined);
   const done = new Set(mark.done);
@@ -39,7 +44,11 @@ export async function catchUpFromJournal(db: Database, backend: Backend, localDi
   const complete = await completeEntries(db, entries);
   // Only an entry that was read counts as a position: a stray key (records/journal/ffff….json)
   // sorts after every entry to come, and taken as the newest it hid them all from this cache.
-  const newest = [mark.newest, ...entries.map((e) => e.id)].filter((id): id is string => id !== null).sort().at(-1) ?? null;
+  const newest =
+    [mark.newest, ...entries.map((e) => e.id)]
+      .filter((id): id is string => id !== null)
+      .sort()
+      .at(-1) ?? null;
   const floor = newest ? lowerBound(newest) : '';
   await writeMark(localDir, { newest, done: [...done, ...complete].filter((id) => id > floor).sort() });
   return { ...report, journal: open.length };
@@ -57,7 +66,9 @@ async function completeEntries(db: Database, entries: readonly { id: string; cap
 function lowerBound(id: string): string {
   const millis = Number.parseInt(id.slice(0, 13), 16);
   if (!Number.isFinite(millis)) return '';
-  return Math.max(0, millis - LOOKBACK_MS).toString(16).padStart(13, '0');
+  return Math.max(0, millis - LOOKBACK_MS)
+    .toString(16)
+    .padStart(13, '0');
 }
 
 async function readMark(localDir: string): Promise<SyncMark> {

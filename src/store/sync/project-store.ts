@@ -17,7 +17,11 @@ import { markWaiting } from '../db/waiting-readers.js';
  * then catches the store up, but never fails or waits because of it: if another process holds
  * the store, the next command catches up.
  */
-export async function catchUpAfterCapture(config: AtticConfig, captureIds: readonly string[], ahead?: CatchUpAhead | null): Promise<SyncReport | { status: 'failed'; error: string }> {
+export async function catchUpAfterCapture(
+  config: AtticConfig,
+  captureIds: readonly string[],
+  ahead?: CatchUpAhead | null,
+): Promise<SyncReport | { status: 'failed'; error: string }> {
   try {
     const backend = await openArchive(config.archiveLocation, { create: false, remote: config.remote });
     return await syncStore(backend, config.databaseFile, 'skip', undefined, { captureIds }, ahead ?? undefined);
@@ -62,11 +66,29 @@ export interface ReadNotice {
  * mount), it is read as it is, and the notice says how far behind the archive it is. Only a
  * writer holding the store makes a reader wait, a bounded time.
  */
-export async function withCurrentStore<T>(config: AtticConfig, read: (db: Database) => Promise<T>, onProgress?: ProgressFn, onNotice?: (notice: ReadNotice) => void): Promise<T> {
-  const opened = config.offline ? await openOffline(config.databaseFile) : await openCurrentStore(await openArchive(config.archiveLocation, { create: false, remote: config.remote }), config.databaseFile, onProgress, config.remote !== null);
+export async function withCurrentStore<T>(
+  config: AtticConfig,
+  read: (db: Database) => Promise<T>,
+  onProgress?: ProgressFn,
+  onNotice?: (notice: ReadNotice) => void,
+): Promise<T> {
+  const opened = config.offline
+    ? await openOffline(config.databaseFile)
+    : await openCurrentStore(
+        await openArchive(config.archiveLocation, { create: false, remote: config.remote }),
+        config.databaseFile,
+        onProgress,
+        config.remote !== null,
+      );
   try {
     const value = await read(opened.db);
-    onNotice?.({ damage: opened.damage ?? (await readStoreDamage(opened.db.connection)), behind: opened.behind, movedAside: opened.movedAside, rebuilt: opened.rebuilt ?? null, compactionDue: opened.compactionDue === true });
+    onNotice?.({
+      damage: opened.damage ?? (await readStoreDamage(opened.db.connection)),
+      behind: opened.behind,
+      movedAside: opened.movedAside,
+      rebuilt: opened.rebuilt ?? null,
+      compactionDue: opened.compactionDue === true,
+    });
     return value;
   } finally {
     opened.db.close();

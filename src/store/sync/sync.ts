@@ -14,11 +14,16 @@ import { asStoreWriteError, isUnreadableStore, moveStoreAside, rebuildFileOf, re
 /** skip: capture's way (never wait, never rebuild); wait: wait a little for the lock; once: do not wait, but rebuild. */
 export type BusyPolicy = 'skip' | 'wait' | 'once';
 
-export type SyncReport = (({
-  status: 'synced';
-  /** The store has grown wasteful (compact.ts): the caller starts compactStore, best beside its work. */
-  compactionDue?: true;
-} & CatchUpReport) | { status: 'rebuilt'; report: CatchUpReport } | { status: 'busy' } | { status: 'stale' }) & {
+export type SyncReport = (
+  | ({
+      status: 'synced';
+      /** The store has grown wasteful (compact.ts): the caller starts compactStore, best beside its work. */
+      compactionDue?: true;
+    } & CatchUpReport)
+  | { status: 'rebuilt'; report: CatchUpReport }
+  | { status: 'busy' }
+  | { status: 'stale' }
+) & {
   /** Set when the store file could not be opened and was moved aside, to be derived again. */
   movedAside?: MovedAside;
 };
@@ -33,25 +38,45 @@ export type SyncReport = (({
 /** What to catch up on: `journal` for a remote archive, whose bucket is never listed whole. */
 export type SyncScope = CatchUpScope | { journal: true };
 
-export async function syncStore(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn, scope?: SyncScope, ahead?: CatchUpAhead): Promise<SyncReport> {
+export async function syncStore(
+  backend: Backend,
+  file: string,
+  busy: BusyPolicy,
+  onProgress?: ProgressFn,
+  scope?: SyncScope,
+  ahead?: CatchUpAhead,
+): Promise<SyncReport> {
   try {
     return await syncOnce(backend, file, busy, onProgress, scope, ahead);
   } catch (error) {
     if (!isUnreadableStore(error)) throw asStoreWriteError(file, error);
     const movedAside = await moveStoreAside(file, error);
-    return { ...(await syncOnce(backend, file, busy, onProgress, scope).catch((again: unknown) => Promise.reject(asStoreWriteError(file, again)))), movedAside };
+    return {
+      ...(await syncOnce(backend, file, busy, onProgress, scope).catch((again: unknown) => Promise.reject(asStoreWriteError(file, again)))),
+      movedAside,
+    };
   }
 }
 
 /** `ahead`: the store opened (and found current) while the capture wrote the archive, with what it read then. */
-async function syncOnce(backend: Backend, file: string, busy: BusyPolicy, onProgress?: ProgressFn, scope?: SyncScope, ahead?: CatchUpAhead): Promise<SyncReport> {
+async function syncOnce(
+  backend: Backend,
+  file: string,
+  busy: BusyPolicy,
+  onProgress?: ProgressFn,
+  scope?: SyncScope,
+  ahead?: CatchUpAhead,
+): Promise<SyncReport> {
   const db = ahead?.db ?? (await openForWrite(file, busy));
   if (!db) return { status: 'busy' };
   let current: boolean;
   try {
     current = ahead !== undefined || (await prepare(db));
     if (current) {
-      const report = scope && 'journal' in scope ? await catchUpFromJournal(db, backend, path.dirname(file), onProgress) : await catchUp(db, backend, onProgress, scope, ahead);
+      const report =
+        scope && 'journal' in scope
+          ? await catchUpFromJournal(db, backend, path.dirname(file), onProgress)
+          : await catchUp(db, backend, onProgress, scope, ahead);
       const due = report.invocations + report.captures > 0 && (await isCompactionDue(db));
       return due ? { status: 'synced', ...report, compactionDue: true } : { status: 'synced', ...report };
     }
@@ -85,7 +110,9 @@ async function prepare(db: Database): Promise<boolean> {
 }
 
 async function isEmpty(db: Database): Promise<boolean> {
-  const rows = (await db.connection.runAndReadAll("SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database()")).getRowObjectsJson();
+  const rows = (
+    await db.connection.runAndReadAll('SELECT count(*) AS n FROM information_schema.tables WHERE table_catalog = current_database()')
+  ).getRowObjectsJson();
   return Number(rows[0]?.n ?? 0) === 0;
 }
 
@@ -119,7 +146,6 @@ export async function rebuildStore(backend: Backend, file: string, onProgress?: 
     }
   }
 }
-
 
 export type RebuildReport = CatchUpReport & { movedAside?: MovedAside };
 
@@ -173,4 +199,3 @@ async function openForWrite(file: string, busy: BusyPolicy): Promise<Database | 
   if (busy === 'wait') throw opened;
   return null;
 }
-

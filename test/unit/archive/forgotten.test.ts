@@ -18,7 +18,15 @@ import {
  * The records retention writes and reads (docs/archive-format.md and "Retention"): forget
  * records, and what keeps an invocation from being forgotten, handouts and plans.
  */
-const FORGET: ForgetRecord = { kind: 'forget', format: 1, forget_id: 'f2', forgotten_at: '2026-01-02T00:00:00.000Z', policy: 'keep_last: 1', invocations: ['i1', 'i2'], captures: ['c1'] };
+const FORGET: ForgetRecord = {
+  kind: 'forget',
+  format: 1,
+  forget_id: 'f2',
+  forgotten_at: '2026-01-02T00:00:00.000Z',
+  policy: 'keep_last: 1',
+  invocations: ['i1', 'i2'],
+  captures: ['c1'],
+};
 
 /** A time-ordered id as README describes it: 13 hex digits of epoch milliseconds, then random hex. */
 const timeId = (ms: number, tail = '000000000000'): string => `${ms.toString(16).padStart(13, '0')}-${tail}`;
@@ -49,7 +57,10 @@ describe('forget records', () => {
     };
     for (const [key, value] of Object.entries(damaged)) await backend.putIfAbsent(key, Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)));
     expect((await listForgetRecords(backend)).map((r) => r.forget_id)).toEqual(['f1', 'f2', 'f3']);
-    expect((await readForgetRecords(backend, [forgetRecordKey('f3'), forgetRecordKey('gone'), forgetRecordKey('f1')])).map((r) => r.forget_id)).toEqual(['f1', 'f3']);
+    expect((await readForgetRecords(backend, [forgetRecordKey('f3'), forgetRecordKey('gone'), forgetRecordKey('f1')])).map((r) => r.forget_id)).toEqual([
+      'f1',
+      'f3',
+    ]);
     expect([...(await forgottenInvocations(backend))].sort()).toEqual(['i0', 'i1', 'i2', 'i3']);
   });
 });
@@ -65,9 +76,13 @@ describe('handout records', () => {
     expect(JSON.parse(text)).toEqual({ kind: 'handout', format: 1, ...handout });
   });
 
-  it('protect from the moment their id names: at or after the window\'s start, whatever else lies there', async () => {
+  it("protect from the moment their id names: at or after the window's start, whatever else lies there", async () => {
     const backend = new MemBackend();
-    for (const [ms, invocation] of [[T - 1, 'before'], [T, 'at'], [T + 1, 'after']] as const) {
+    for (const [ms, invocation] of [
+      [T - 1, 'before'],
+      [T, 'at'],
+      [T + 1, 'after'],
+    ] as const) {
       await putHandoutRecord(backend, { handout_id: timeId(ms), invocation_id: invocation, by: 'state', at: new Date(ms).toISOString() });
     }
     await backend.putIfAbsent(`records/handouts/${timeId(T + 2, 'a')}.json`, Buffer.from('{"kind": "hand'));
@@ -85,7 +100,9 @@ describe('plans, for retention', () => {
   it('protect the invocation each plan in the window planned and every last build its verdicts name', async () => {
     const backend = new MemBackend();
     const plan = (ms: number, invocation: string, builds: (string | null)[]) => ({
-      plan_id: timeId(ms), invocation_id: invocation, nodes: builds.map((b) => ({ last_build: b === null ? null : { invocation_id: b } })),
+      plan_id: timeId(ms),
+      invocation_id: invocation,
+      nodes: builds.map((b) => ({ last_build: b === null ? null : { invocation_id: b } })),
     });
     await putPlanRecord(backend, 'old', timeId(T - 1), plan(T - 1, 'old', ['old-build']));
     await putPlanRecord(backend, 'p1', timeId(T), plan(T, 'p1', ['b1', null]));

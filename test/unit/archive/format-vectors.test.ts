@@ -116,7 +116,10 @@ const VECTORS: Vector[] = [
     format: 2,
     bytes: () => pseudoRandom('dbtattic-kat', 1_000_000),
     fileId: '7fa0d439fd17d5fb5d3224ae6878855884bfb8436012676dc3bf3b84d45b5497',
-    lengths: [34480, 13591, 43674, 21895, 26572, 48201, 34588, 16337, 39990, 45842, 33540, 36436, 38363, 33957, 36007, 44553, 36183, 39957, 12394, 48707, 45723, 31477, 33391, 23908, 33846, 38116, 34482, 37617, 36173],
+    lengths: [
+      34480, 13591, 43674, 21895, 26572, 48201, 34588, 16337, 39990, 45842, 33540, 36436, 38363, 33957, 36007, 44553, 36183, 39957, 12394, 48707, 45723, 31477,
+      33391, 23908, 33846, 38116, 34482, 37617, 36173,
+    ],
     chunkIds: [
       '63de90293c83401ba0677268a708c5d2d904236f5e9d8052d7bda0a902e6ea1f',
       '7575fc60ad79901d85de2631a4aed5bdcac7a82565828c19b5aa7f5ac51e1b36',
@@ -154,7 +157,9 @@ const VECTORS: Vector[] = [
     format: 2,
     bytes: () => manifestLike(12_000),
     fileId: '246c347f4e9b64303c16683ccb10808372796ad33eafc997302381754b26c21d',
-    lengths: [37577, 22756, 50118, 39212, 33762, 48284, 43587, 34155, 46189, 50019, 15260, 42099, 39103, 47988, 54040, 33198, 55772, 59607, 45476, 20791, 45288, 20037],
+    lengths: [
+      37577, 22756, 50118, 39212, 33762, 48284, 43587, 34155, 46189, 50019, 15260, 42099, 39103, 47988, 54040, 33198, 55772, 59607, 45476, 20791, 45288, 20037,
+    ],
     chunkIds: [
       'a630006ce90e8a67864319dc0e9e3e636f30d845647eef525645ca782c0258b5',
       '41b04a4bde4888827bba1247dfc9e09db89e5f1dff1f7fb7347e7922139008b7',
@@ -287,7 +292,15 @@ describe('archive format vector: the records of one capture', () => {
     const capture = JSON.parse((await backend.get(`records/captures/${captureId}.json`))!.toString('utf8'));
     expect(Object.keys(capture)).toEqual(['kind', 'format', 'capture_id', 'phase', 'captured_at', 'tool_version', 'branch', 'context', 'run', 'artifacts']);
     expect(capture.artifacts).toEqual([
-      { artifact: 'manifest', status: 'captured', path: path.join(target, 'manifest.json'), invocation_id: 'kat/inv 1', sha256: MANIFEST_ID, size: Buffer.byteLength(MANIFEST), stored_bytes: expect.any(Number) },
+      {
+        artifact: 'manifest',
+        status: 'captured',
+        path: path.join(target, 'manifest.json'),
+        invocation_id: 'kat/inv 1',
+        sha256: MANIFEST_ID,
+        size: Buffer.byteLength(MANIFEST),
+        stored_bytes: expect.any(Number),
+      },
     ]);
   });
 });
@@ -299,8 +312,15 @@ describe('an archive created in format 1', () => {
     mkdirSync(target);
     mkdirSync(path.join(root, 'archive'));
     writeFileSync(path.join(root, 'archive', 'FORMAT'), 'dbtattic-archive 1\n');
-    const metadata = { dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json', dbt_version: '1.9.4', generated_at: '2025-03-04T05:06:07Z', invocation_id: 'kat-format-1' };
-    const nodes = Object.fromEntries(Array.from({ length: 6000 }, (_, i) => [`model.kat.m${i}`, { raw_code: `select ${(i * 7919) % 1000} as n from t${i % 37}` }]));
+    const metadata = {
+      dbt_schema_version: 'https://schemas.getdbt.com/dbt/manifest/v12.json',
+      dbt_version: '1.9.4',
+      generated_at: '2025-03-04T05:06:07Z',
+      invocation_id: 'kat-format-1',
+    };
+    const nodes = Object.fromEntries(
+      Array.from({ length: 6000 }, (_, i) => [`model.kat.m${i}`, { raw_code: `select ${(i * 7919) % 1000} as n from t${i % 37}` }]),
+    );
     const manifest = Buffer.from(JSON.stringify({ metadata, nodes, sources: {}, macros: {} }));
     writeFileSync(path.join(target, 'manifest.json'), manifest);
     const backend = await openArchive(path.join(root, 'archive'), { create: false });

@@ -1,5 +1,16 @@
 import { createHash } from 'node:crypto';
-import { constants as fsConstants, promises as fsPromises, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  constants as fsConstants,
+  promises as fsPromises,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import os, { hostname } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -98,7 +109,10 @@ describe('a create-only write', () => {
   it('that fails otherwise says so, leaving no temp file', async () => {
     const { backend, root } = backendIn();
     vi.spyOn(fsPromises, 'link').mockRejectedValue(Object.assign(new Error('no space'), { code: 'ENOSPC' }));
-    await expect(backend.putIfAbsent('chunks/ab/cd', Buffer.from('bytes'))).rejects.toMatchObject({ code: 'no-space', message: expect.stringContaining(`the archive ${root}`) });
+    await expect(backend.putIfAbsent('chunks/ab/cd', Buffer.from('bytes'))).rejects.toMatchObject({
+      code: 'no-space',
+      message: expect.stringContaining(`the archive ${root}`),
+    });
     expect(await backend.has('chunks/ab/cd')).toBe(false);
     expect(temps(root)).toEqual([]);
   });
@@ -112,7 +126,10 @@ describe('a create-only write', () => {
       if (file === root && mode === fsConstants.W_OK) throw Object.assign(new Error('read-only'), { code: 'EROFS' });
       return access(file, mode);
     });
-    await expect(backend.putIfAbsent('chunks/ab/cd', Buffer.from('x'))).rejects.toMatchObject({ code: 'read-only', message: `The archive ${root} cannot be written (EROFS). Give dbtattic write access to it, or point --store at a writable directory.` });
+    await expect(backend.putIfAbsent('chunks/ab/cd', Buffer.from('x'))).rejects.toMatchObject({
+      code: 'read-only',
+      message: `The archive ${root} cannot be written (EROFS). Give dbtattic write access to it, or point --store at a writable directory.`,
+    });
   });
 
   it('to a folder that is missing for good reports the missing folder', async () => {
@@ -135,7 +152,6 @@ describe('keys on the filesystem', () => {
     vi.spyOn(fsPromises, 'readdir').mockRejectedValue(Object.assign(new Error('i/o'), { code: 'EIO' }));
     await expect(backend.list('records/')).rejects.toMatchObject({ code: 'EIO' });
   });
-
 
   it('are there or not, and a look that fails for another reason is reported', async () => {
     const { backend, root } = backendIn();
@@ -216,7 +232,6 @@ describe('a ref lock', () => {
     vi.setSystemTime(at * 1000 + 30_001);
     expect(await swap).toBe(true);
   });
-
 
   /** Whether a swap of refs/branches/main is still waiting on its lock a moment later. */
   async function waits(backend: FsBackend): Promise<{ still: boolean; swap: Promise<boolean> }> {

@@ -5,7 +5,11 @@ import { listJournalIds, putJournalEntry, readChangeStamp, readJournalEntries } 
 
 /** The journal as docs/archive-format.md lays it out: records/journal/<capture_id>.json. */
 const SHA = 'b'.repeat(64);
-const ENTRY = { journal_id: '0190a1b2c3d4e-000000000001', captures: ['0190a1b2c3d4e-000000000001'], artifact_records: [{ invocation_id: 'inv 1', artifact: 'manifest' as const, sha256: SHA }] };
+const ENTRY = {
+  journal_id: '0190a1b2c3d4e-000000000001',
+  captures: ['0190a1b2c3d4e-000000000001'],
+  artifact_records: [{ invocation_id: 'inv 1', artifact: 'manifest' as const, sha256: SHA }],
+};
 
 describe('journal entries', () => {
   it('are written once under records/journal/<id>.json, as one JSON line with kind and format', async () => {

@@ -26,7 +26,9 @@ describe('archive keys, as README documents them', () => {
   });
 
   it('files records under records/, invocation ids percent-encoded as one segment', () => {
-    expect(artifactRecordKey('5eb1c0de-0000-4000-8000-000000000001', 'manifest', SHA)).toBe(`records/invocations/5eb1c0de-0000-4000-8000-000000000001/manifest-${SHA}.json`);
+    expect(artifactRecordKey('5eb1c0de-0000-4000-8000-000000000001', 'manifest', SHA)).toBe(
+      `records/invocations/5eb1c0de-0000-4000-8000-000000000001/manifest-${SHA}.json`,
+    );
     expect(artifactRecordKey('a/b c', 'run_results', SHA)).toBe(`records/invocations/a%2Fb%20c/run_results-${SHA}.json`);
     expect(outputRecordKey('inv', 'sql', SHA)).toBe(`records/outputs/inv/sql-${SHA}.json`);
     expect(captureRecordKey('0195f3a1b2c3d-0123456789ab')).toBe('records/captures/0195f3a1b2c3d-0123456789ab.json');

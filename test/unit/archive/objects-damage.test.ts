@@ -28,7 +28,10 @@ describe('readBlob on a damaged archive', () => {
   it('says an artifact is not there', async () => {
     const backend = new MemBackend();
     expect(await hasBlob(backend, 'f'.repeat(64))).toBe(false);
-    await expect(readBlob(backend, 'f'.repeat(64))).rejects.toMatchObject({ code: 'archive-damaged', message: `artifact ${'f'.repeat(64)} is not in the archive${AFTER}` });
+    await expect(readBlob(backend, 'f'.repeat(64))).rejects.toMatchObject({
+      code: 'archive-damaged',
+      message: `artifact ${'f'.repeat(64)} is not in the archive${AFTER}`,
+    });
   });
 
   it.each([

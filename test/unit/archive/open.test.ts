@@ -34,7 +34,9 @@ describe('a local location', () => {
     // A path that merely holds '://' further on is still a path.
     expect(backendFor('archives/copy-of-s3://x').location).toBe(new FsBackend(path.resolve('archives/copy-of-s3://x')).location);
     for (const location of ['https://user:secret@example.com/archive', 'gs://bucket/prefix']) {
-      expect(() => backendFor(location)).toThrow(expect.objectContaining({ code: 'config', message: expect.stringContaining('uses a scheme dbtattic does not support') }));
+      expect(() => backendFor(location)).toThrow(
+        expect.objectContaining({ code: 'config', message: expect.stringContaining('uses a scheme dbtattic does not support') }),
+      );
     }
     expect(() => backendFor('https://user:secret@example.com/archive')).toThrow("Archive location 'https://example.com/archive' uses a scheme");
   });
@@ -44,7 +46,11 @@ describe('a local location', () => {
     mkdirSync(path.join(dir, 'chunks', 'ab'), { recursive: true });
     writeFileSync(path.join(dir, 'chunks', 'ab', 'cd'), 'x');
     const backend = await openArchiveForCheck(dir);
-    expect((await verifyArchive(backend)).problems).toContainEqual({ kind: 'format', key: 'FORMAT', message: "expected 'dbtattic-archive 2' or an earlier format this dbtattic reads, found nothing" });
+    expect((await verifyArchive(backend)).problems).toContainEqual({
+      kind: 'format',
+      key: 'FORMAT',
+      message: "expected 'dbtattic-archive 2' or an earlier format this dbtattic reads, found nothing",
+    });
   });
 });
 
@@ -56,7 +62,14 @@ describe('an s3:// location', () => {
     const cacheDir = tempDir();
     writeFileSync(
       path.join(cacheDir, 'capabilities.json'),
-      JSON.stringify({ store: STORE, endpoint: 'http://127.0.0.1:9', createOnly: true, compareAndSwap: false, quoteEtag: false, probedAt: new Date().toISOString() }),
+      JSON.stringify({
+        store: STORE,
+        endpoint: 'http://127.0.0.1:9',
+        createOnly: true,
+        compareAndSwap: false,
+        quoteEtag: false,
+        probedAt: new Date().toISOString(),
+      }),
     );
     vi.stubEnv('AWS_ACCESS_KEY_ID', 'x');
     vi.stubEnv('AWS_SECRET_ACCESS_KEY', 'y');

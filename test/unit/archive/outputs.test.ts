@@ -14,8 +14,17 @@ import { isAtticError } from '../../../src/errors.js';
 /** Output records as docs/archive-format.md lays them out: records/outputs/<invocation_id>/<sql|log>-<sha256>.json. */
 const sha = (digit: string): string => digit.repeat(64);
 const RECORD: OutputRecord = {
-  kind: 'output', format: 1, output: 'log', invocation_id: 'inv1', sha256: sha('a'), size: 10, entries: 2, detail: { log_format: 'json' },
-  captured_at: '2026-01-02T03:00:00.000Z', capture_id: 'c1', phase: 'post',
+  kind: 'output',
+  format: 1,
+  output: 'log',
+  invocation_id: 'inv1',
+  sha256: sha('a'),
+  size: 10,
+  entries: 2,
+  detail: { log_format: 'json' },
+  captured_at: '2026-01-02T03:00:00.000Z',
+  capture_id: 'c1',
+  phase: 'post',
 };
 const record = (changes: Partial<OutputRecord>): OutputRecord => ({ ...RECORD, ...changes });
 
@@ -30,7 +39,7 @@ describe('output records', () => {
     expect(await hasOutputRecord(backend, 'inv1', 'sql', sha('a'))).toBe(false);
   });
 
-  it('are listed by key, all or one invocation\'s (not one whose id merely starts alike)', async () => {
+  it("are listed by key, all or one invocation's (not one whose id merely starts alike)", async () => {
     const backend = new MemBackend();
     await putOutputRecord(backend, RECORD);
     await putOutputRecord(backend, record({ output: 'sql', sha256: sha('b') }));
@@ -68,7 +77,7 @@ describe('the output that counts', () => {
     expect(authoritativeOutput([sameSizeLater, big], 'log')).toBe(sameSizeLater);
   });
 
-  it('is the newest capture\'s SQL tree whatever its size, ties going to the greater object id', () => {
+  it("is the newest capture's SQL tree whatever its size, ties going to the greater object id", () => {
     const older = record({ output: 'sql', size: 900, captured_at: '2026-01-01T00:00:00.000Z' });
     const newer = record({ output: 'sql', size: 1, captured_at: '2026-01-02T00:00:00.000Z', sha256: sha('0') });
     const twin = record({ output: 'sql', size: 1, captured_at: '2026-01-02T00:00:00.000Z', sha256: sha('f') });
@@ -117,7 +126,10 @@ describe('parseOutputRecord', () => {
       [{ ...RECORD, captured_at: 5 }, "'captured_at' is not a string"],
     ];
     for (const [value, why] of cases) {
-      expect(refusal(bytes(value))).toEqual({ code: 'archive-damaged', message: `Record records/outputs/k.json is unreadable: ${why}. Run 'dbtattic verify'.` });
+      expect(refusal(bytes(value))).toEqual({
+        code: 'archive-damaged',
+        message: `Record records/outputs/k.json is unreadable: ${why}. Run 'dbtattic verify'.`,
+      });
     }
     expect(refusal(Buffer.from('{"kind"')).message).toBe("Record records/outputs/k.json is unreadable: it is not valid JSON. Run 'dbtattic verify'.");
     let thrown: unknown;

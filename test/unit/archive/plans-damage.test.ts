@@ -3,7 +3,7 @@ import { MemBackend } from '../../../src/archive/backends/mem.js';
 import { listPlanRecords, planRecordKey, putPlanRecord } from '../../../src/archive/index.js';
 
 describe('a damaged plan record', () => {
-  it('is left out of the invocation\'s plans; the intact ones are listed as written', async () => {
+  it("is left out of the invocation's plans; the intact ones are listed as written", async () => {
     const backend = new MemBackend();
     const invocation = '00000001-0000-4000-8000-0000000000a1';
     const intact = { invocation_id: invocation, plan_id: 'p1', counts: { reuse: 2, build: 1 } };
@@ -13,7 +13,7 @@ describe('a damaged plan record', () => {
     expect(await listPlanRecords(backend, invocation)).toEqual([intact]);
   });
 
-  it('are listed oldest first by plan id, only the invocation\'s own, as written', async () => {
+  it("are listed oldest first by plan id, only the invocation's own, as written", async () => {
     const backend = new MemBackend();
     const invocation = '00000001-0000-4000-8000-0000000000a1';
     const plan = (planId: string, inv = invocation) => ({ invocation_id: inv, plan_id: planId });

@@ -70,7 +70,10 @@ describe('chunking', () => {
         // Half random, half one repeated byte: both the hash cut and the maximum cut happen.
         const bytes = Buffer.concat([bytesFrom(seed, length), Buffer.alloc(length, runOf)]);
         // Format 1: 16 to 256 KiB; format 2: 8 to 128 KiB.
-        for (const [format, min, max] of [[1, 16 * 1024, 256 * 1024], [2, 8 * 1024, 128 * 1024]] as const) {
+        for (const [format, min, max] of [
+          [1, 16 * 1024, 256 * 1024],
+          [2, 8 * 1024, 128 * 1024],
+        ] as const) {
           const chunks = splitChunks(bytes, CHUNKINGS[format]);
           expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
           for (const chunk of chunks.slice(0, -1)) expect(chunk.length).toBeGreaterThanOrEqual(min);
@@ -86,7 +89,10 @@ describe('blobs', () => {
   it('restore the exact bytes stored, whatever they are', async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.oneof(fc.uint8Array({ maxLength: 2_000 }), fc.tuple(fc.integer(), fc.nat({ max: 400_000 })).map(([seed, n]) => new Uint8Array(bytesFrom(seed, n)))),
+        fc.oneof(
+          fc.uint8Array({ maxLength: 2_000 }),
+          fc.tuple(fc.integer(), fc.nat({ max: 400_000 })).map(([seed, n]) => new Uint8Array(bytesFrom(seed, n))),
+        ),
         async (bytes) => {
           const backend = new MemBackend();
           const put = await putBlob(backend, bytes);
@@ -106,12 +112,23 @@ const recordArb = fc
     captured: fc.nat({ max: 5 }),
     content: fc.nat({ max: 1_000 }),
   })
-  .map(({ generated, captured, content }): ArtifactRecord => ({
-    kind: 'artifact', format: 1, invocation_id: 'inv', invocation_id_source: 'metadata', artifact: 'manifest',
-    sha256: hex(Buffer.from(String(content))), size: 1, dbt_schema_version: null, dbt_version: null,
-    generated_at: `2026-01-02T10:0${generated}:00.000000Z`, captured_at: `2026-01-02T11:0${captured}:00.000Z`,
-    capture_id: `c${captured}`, phase: 'post',
-  }));
+  .map(
+    ({ generated, captured, content }): ArtifactRecord => ({
+      kind: 'artifact',
+      format: 1,
+      invocation_id: 'inv',
+      invocation_id_source: 'metadata',
+      artifact: 'manifest',
+      sha256: hex(Buffer.from(String(content))),
+      size: 1,
+      dbt_schema_version: null,
+      dbt_version: null,
+      generated_at: `2026-01-02T10:0${generated}:00.000000Z`,
+      captured_at: `2026-01-02T11:0${captured}:00.000Z`,
+      capture_id: `c${captured}`,
+      phase: 'post',
+    }),
+  );
 
 const distinctRecords = fc.uniqueArray(recordArb, { minLength: 1, maxLength: 8, selector: (r) => r.sha256 });
 

@@ -9,7 +9,8 @@ import { LEASE_MS } from '../../../src/archive/prune-guard.js';
  * key not renewed for two minutes, or an older dbtattic's lease an hour old, is a dead holder's.
  */
 const keysUnder = async (backend: MemBackend, prefix: string): Promise<string[]> => (await backend.list(prefix)).map((k) => k.key).sort();
-const elsewhere = (startedAt: number): Buffer => Buffer.from(JSON.stringify({ id: 'x', host: 'another-machine', pid: 1, started_at: new Date(startedAt).toISOString() }));
+const elsewhere = (startedAt: number): Buffer =>
+  Buffer.from(JSON.stringify({ id: 'x', host: 'another-machine', pid: 1, started_at: new Date(startedAt).toISOString() }));
 
 afterEach(() => {
   vi.useRealTimers();

@@ -51,7 +51,14 @@ describe('a writer lease', () => {
     const release = await takeWriterLease(backend);
     const [key] = await keysUnder(backend, 'locks/writers/');
     const written = JSON.parse((await backend.get(key!))!.toString('utf8')) as Record<string, unknown>;
-    expect(written).toEqual({ id: key, host: hostname(), pid: process.pid, started_at: expect.any(String), renewed: true, ...(process.platform === 'linux' ? { process: expect.any(String) } : {}) });
+    expect(written).toEqual({
+      id: key,
+      host: hostname(),
+      pid: process.pid,
+      started_at: expect.any(String),
+      renewed: true,
+      ...(process.platform === 'linux' ? { process: expect.any(String) } : {}),
+    });
     expect(Math.abs(Date.parse(written.started_at as string) - Date.now())).toBeLessThan(60_000);
     await release();
     expect(await keysUnder(backend, 'locks/')).toEqual([]);
@@ -80,7 +87,8 @@ describe('a writer lease', () => {
         if (prop === 'putIfAbsent') {
           return async (key: string, data: Uint8Array) => {
             // A second prune marks its sweep just before the writer steps in again.
-            if (key.startsWith('locks/writers/') && ++leasesWritten === 2) await target.putIfAbsent('locks/sweeps/second.json', holder(hostname(), process.pid));
+            if (key.startsWith('locks/writers/') && ++leasesWritten === 2)
+              await target.putIfAbsent('locks/sweeps/second.json', holder(hostname(), process.pid));
             return target.putIfAbsent(key, data);
           };
         }
@@ -207,7 +215,7 @@ describe('a pid that came round again (a container runs every job with the same 
     expect(notes).toEqual([]);
   });
 
-  it("the process that wrote a key is told apart from a later one with its pid (Linux)", async () => {
+  it('the process that wrote a key is told apart from a later one with its pid (Linux)', async () => {
     const backend = new MemBackend();
     const release = await takeWriterLease(backend);
     const [key] = await keysUnder(backend, 'locks/writers/');

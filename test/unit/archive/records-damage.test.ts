@@ -23,11 +23,30 @@ import { isAtticError } from '../../../src/errors.js';
 /** Records that are damaged, repaired or refused (docs/archive-format.md and "verify"). */
 const SHA = 'a'.repeat(64);
 const RECORD: ArtifactRecord = {
-  kind: 'artifact', format: 1, invocation_id: 'inv', invocation_id_source: 'metadata', artifact: 'manifest', sha256: SHA, size: 3,
-  dbt_schema_version: 'v12', dbt_version: '1.9.4', generated_at: '2026-01-02T03:04:05Z', captured_at: '2026-01-02T04:00:00.000Z', capture_id: 'c1', phase: 'post',
+  kind: 'artifact',
+  format: 1,
+  invocation_id: 'inv',
+  invocation_id_source: 'metadata',
+  artifact: 'manifest',
+  sha256: SHA,
+  size: 3,
+  dbt_schema_version: 'v12',
+  dbt_version: '1.9.4',
+  generated_at: '2026-01-02T03:04:05Z',
+  captured_at: '2026-01-02T04:00:00.000Z',
+  capture_id: 'c1',
+  phase: 'post',
 };
 const CAPTURE: CaptureRecord = {
-  kind: 'capture', format: 1, capture_id: 'c1', phase: 'manual', captured_at: '2026-01-02T04:00:00.000Z', tool_version: 't', branch: null, context: {}, run: null,
+  kind: 'capture',
+  format: 1,
+  capture_id: 'c1',
+  phase: 'manual',
+  captured_at: '2026-01-02T04:00:00.000Z',
+  tool_version: 't',
+  branch: null,
+  context: {},
+  run: null,
   artifacts: [{ artifact: 'manifest', status: 'captured', path: 'target/manifest.json', invocation_id: 'inv', sha256: SHA, size: 3, stored_bytes: 1 }],
 };
 const bytes = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
@@ -46,7 +65,10 @@ async function refusal(work: () => unknown): Promise<{ code: string; message: st
 describe('filing an artifact record', () => {
   it('refuses an invocation id that cannot name a directory, saying why', async () => {
     const backend = new MemBackend();
-    expect(await refusal(() => putArtifactRecord(backend, { ...RECORD, invocation_id: ' ' }))).toMatchObject({ code: 'artifact-unreadable', message: expect.stringMatching(/^The manifest cannot be filed: .+\.$/) });
+    expect(await refusal(() => putArtifactRecord(backend, { ...RECORD, invocation_id: ' ' }))).toMatchObject({
+      code: 'artifact-unreadable',
+      message: expect.stringMatching(/^The manifest cannot be filed: .+\.$/),
+    });
     expect(await backend.list('')).toEqual([]);
   });
 
@@ -86,15 +108,25 @@ describe('reading records', () => {
     expect(await readCaptureRecords(backend, [...keys, 'records/captures/gone.json'], (d) => void damaged.push(d))).toEqual([CAPTURE]);
     expect(damaged).toEqual([
       {
-        key: 'records/captures/c2.json', invocation_id: null, artifact: null, object_id: null,
+        key: 'records/captures/c2.json',
+        invocation_id: null,
+        artifact: null,
+        object_id: null,
         message: "Record records/captures/c2.json is unreadable: an artifact entry is not one capture writes. Run 'dbtattic verify'.",
       },
     ]);
   });
 
-  it('names the invocation, artifact or output, and object a damaged record\'s key gives', async () => {
+  it("names the invocation, artifact or output, and object a damaged record's key gives", async () => {
     const backend = new MemBackend();
-    const keys = [keyOf('inv%20one'), `records/outputs/inv/log-${SHA}.json`, keyOf('inv', 'catalogue'), `records/outputs/inv/html-${SHA}.json`, keyOf('bad%E0%A4'), keyOf('inv', 'manifest', 'xyz')];
+    const keys = [
+      keyOf('inv%20one'),
+      `records/outputs/inv/log-${SHA}.json`,
+      keyOf('inv', 'catalogue'),
+      `records/outputs/inv/html-${SHA}.json`,
+      keyOf('bad%E0%A4'),
+      keyOf('inv', 'manifest', 'xyz'),
+    ];
     for (const key of keys) await backend.putIfAbsent(key, Buffer.from('not json'));
     const damaged: DamagedRecord[] = [];
     await readArtifactRecords(backend, keys, (d) => void damaged.push(d));
@@ -125,11 +157,20 @@ describe('parseCaptureRecord', () => {
     const outputs = [{ output: 'log', invocation_id: 'inv', sha256: SHA, status: 'captured' }];
     expect(parseCaptureRecord('k', bytes({ ...CAPTURE, outputs }))).toEqual({ ...CAPTURE, outputs });
     expect(parseCaptureRecord('k', bytes({ ...CAPTURE, outputs: 'none', context: ['x'] }))).toEqual(CAPTURE);
-    expect(parseCaptureRecord('k', bytes({ ...CAPTURE, artifacts: [{ ...CAPTURE.artifacts[0], invocation_id: null, sha256: undefined }] })).artifacts).toHaveLength(1);
+    expect(
+      parseCaptureRecord('k', bytes({ ...CAPTURE, artifacts: [{ ...CAPTURE.artifacts[0], invocation_id: null, sha256: undefined }] })).artifacts,
+    ).toHaveLength(1);
   });
 
   it('refuses an artifact entry capture does not write', async () => {
-    const entries = [null, 'manifest', { artifact: 'manifest' }, { artifact: 7, status: 'captured' }, { artifact: 'manifest', status: 'captured', invocation_id: 5 }, { artifact: 'manifest', status: 'captured', sha256: 5 }];
+    const entries = [
+      null,
+      'manifest',
+      { artifact: 'manifest' },
+      { artifact: 7, status: 'captured' },
+      { artifact: 'manifest', status: 'captured', invocation_id: 5 },
+      { artifact: 'manifest', status: 'captured', sha256: 5 },
+    ];
     for (const entry of entries) {
       expect(await refusal(() => parseCaptureRecord('k', bytes({ ...CAPTURE, artifacts: [entry] })))).toEqual({
         code: 'archive-damaged',
@@ -143,8 +184,17 @@ describe('SQL trees and plan records, damaged', () => {
   it('calls bytes that are not a tree document damage, naming the tree', async () => {
     const tree = { kind: 'sql-tree', format: 1, base: null, depth: 0, files: {}, removed: [] };
     expect(parseSqlTree(SHA, bytes(tree))).toEqual(tree);
-    for (const doc of [{ ...tree, kind: 'x' }, { ...tree, format: 2 }, { ...tree, files: null }, { ...tree, files: 'a' }, { ...tree, removed: {} }]) {
-      expect(await refusal(() => parseSqlTree(SHA, bytes(doc)))).toEqual({ code: 'archive-damaged', message: `SQL tree ${SHA} is not a tree document. Run 'dbtattic verify'.` });
+    for (const doc of [
+      { ...tree, kind: 'x' },
+      { ...tree, format: 2 },
+      { ...tree, files: null },
+      { ...tree, files: 'a' },
+      { ...tree, removed: {} },
+    ]) {
+      expect(await refusal(() => parseSqlTree(SHA, bytes(doc)))).toEqual({
+        code: 'archive-damaged',
+        message: `SQL tree ${SHA} is not a tree document. Run 'dbtattic verify'.`,
+      });
     }
     expect(await refusal(() => parseSqlTree(SHA, Buffer.from('{')))).toMatchObject({ code: 'archive-damaged' });
   });
@@ -153,10 +203,16 @@ describe('SQL trees and plan records, damaged', () => {
     const backend = new MemBackend();
     const ids: string[] = [];
     for (let depth = 0; depth <= 17; depth++) {
-      ids.push((await putSqlTree(backend, { kind: 'sql-tree', format: 1, base: ids.at(-1) ?? null, depth, files: { [`f${depth}.sql`]: [SHA, depth] }, removed: [] })).id);
+      ids.push(
+        (await putSqlTree(backend, { kind: 'sql-tree', format: 1, base: ids.at(-1) ?? null, depth, files: { [`f${depth}.sql`]: [SHA, depth] }, removed: [] }))
+          .id,
+      );
     }
     expect((await readSqlTree(backend, ids[16]!)).files.size).toBe(17);
-    expect(await refusal(() => readSqlTree(backend, ids[17]!))).toEqual({ code: 'archive-damaged', message: `SQL tree ${ids[17]} has a delta chain longer than 16. Run 'dbtattic verify'.` });
+    expect(await refusal(() => readSqlTree(backend, ids[17]!))).toEqual({
+      code: 'archive-damaged',
+      message: `SQL tree ${ids[17]} has a delta chain longer than 16. Run 'dbtattic verify'.`,
+    });
   });
 
   it('refuses a plan record without ids, or under another key', () => {

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { invocationsPlannedSince, listArtifactRecords, parseArtifactRecord, planRecordKey, putPlanRecord, type ArtifactRecord } from '../../../src/archive/index.js';
+import {
+  invocationsPlannedSince,
+  listArtifactRecords,
+  parseArtifactRecord,
+  planRecordKey,
+  putPlanRecord,
+  type ArtifactRecord,
+} from '../../../src/archive/index.js';
 import { readKeys } from '../../../src/archive/records.js';
 import { AtticError } from '../../../src/errors.js';
 import { file } from '../../helpers/archive-builder.js';
@@ -43,7 +50,7 @@ describe('reading records', () => {
     expect(damage).toEqual([]);
   });
 
-  it("keeps a summary only on a run_results record", async () => {
+  it('keeps a summary only on a run_results record', async () => {
     const backend = new MemBackend();
     const records = await file(backend, { invocationId: 'inv-1', artifacts: ['manifest'] });
     const key = `records/invocations/inv-1/manifest-${records.manifest!.sha256}.json`;
@@ -58,7 +65,10 @@ describe('reading records', () => {
 describe('plans, for retention', () => {
   it('count only plan records, and a plan whose id tells no time as made at the epoch', async () => {
     const backend = new MemBackend();
-    await backend.putIfAbsent(`${planRecordKey('tmp-inv', '0000000000005-aaaaaaaaaaaa')}.tmp`, Buffer.from(JSON.stringify({ invocation_id: 'tmp-inv', plan_id: '0000000000005-aaaaaaaaaaaa' })));
+    await backend.putIfAbsent(
+      `${planRecordKey('tmp-inv', '0000000000005-aaaaaaaaaaaa')}.tmp`,
+      Buffer.from(JSON.stringify({ invocation_id: 'tmp-inv', plan_id: '0000000000005-aaaaaaaaaaaa' })),
+    );
     await putPlanRecord(backend, 'odd-inv', 'not-a-time-id', { invocation_id: 'odd-inv', plan_id: 'not-a-time-id' });
     expect([...(await invocationsPlannedSince(backend, 1))]).toEqual([]);
     expect([...(await invocationsPlannedSince(backend, 0))]).toEqual(['odd-inv']);

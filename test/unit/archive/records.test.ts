@@ -23,8 +23,19 @@ import { isAtticError } from '../../../src/errors.js';
 
 /** Records, keys and the opening of an archive: each rule docs/archive-format.md states. */
 const RECORD: ArtifactRecord = {
-  kind: 'artifact', format: 1, invocation_id: 'inv', invocation_id_source: 'metadata', artifact: 'manifest', sha256: 'a'.repeat(64), size: 3,
-  dbt_schema_version: 'v12', dbt_version: '1.9.4', generated_at: '2026-01-02T03:04:05Z', captured_at: '2026-01-02T04:00:00.000Z', capture_id: 'c1', phase: 'post',
+  kind: 'artifact',
+  format: 1,
+  invocation_id: 'inv',
+  invocation_id_source: 'metadata',
+  artifact: 'manifest',
+  sha256: 'a'.repeat(64),
+  size: 3,
+  dbt_schema_version: 'v12',
+  dbt_version: '1.9.4',
+  generated_at: '2026-01-02T03:04:05Z',
+  captured_at: '2026-01-02T04:00:00.000Z',
+  capture_id: 'c1',
+  phase: 'post',
 };
 const bytes = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
 
@@ -55,7 +66,10 @@ describe('parseArtifactRecord', () => {
     ['it is not valid JSON', [RECORD]],
     ['it is not valid JSON', null],
   ])('refuses a record: %s', (why, value) => {
-    expect(refusal(() => parseArtifactRecord('records/x.json', bytes(value)))).toEqual({ code: 'archive-damaged', message: `Record records/x.json is unreadable: ${why}. Run 'dbtattic verify'.` });
+    expect(refusal(() => parseArtifactRecord('records/x.json', bytes(value)))).toEqual({
+      code: 'archive-damaged',
+      message: `Record records/x.json is unreadable: ${why}. Run 'dbtattic verify'.`,
+    });
   });
 
   it('refuses bytes that are not JSON', () => {
@@ -64,7 +78,18 @@ describe('parseArtifactRecord', () => {
 });
 
 describe('parseCaptureRecord', () => {
-  const capture = { kind: 'capture', format: 1, capture_id: 'c1', phase: 'manual', captured_at: 't', tool_version: '1', branch: 'main', context: { git: {} }, run: null, artifacts: [] };
+  const capture = {
+    kind: 'capture',
+    format: 1,
+    capture_id: 'c1',
+    phase: 'manual',
+    captured_at: 't',
+    tool_version: '1',
+    branch: 'main',
+    context: { git: {} },
+    run: null,
+    artifacts: [],
+  };
 
   it('reads a capture record, with an empty context when it holds none, and its run', () => {
     expect(parseCaptureRecord('k', bytes(capture))).toEqual(capture);
@@ -74,10 +99,7 @@ describe('parseCaptureRecord', () => {
     expect(parseCaptureRecord('k', bytes({ ...capture, branch: 3 })).branch).toBeNull();
   });
 
-  it.each([
-    [{ ...capture, kind: 'artifact' }],
-    [{ ...capture, artifacts: {} }],
-  ])('refuses one that is not a capture record (%#)', (value) => {
+  it.each([[{ ...capture, kind: 'artifact' }], [{ ...capture, artifacts: {} }]])('refuses one that is not a capture record (%#)', (value) => {
     expect(refusal(() => parseCaptureRecord('k', bytes(value))).message).toBe("Record k is unreadable: it is not a capture record. Run 'dbtattic verify'.");
   });
 });
@@ -90,7 +112,18 @@ describe('listing records', () => {
     await backend.putIfAbsent(`records/invocations/inv/manifest-${later.sha256}.json`, bytes(later));
     await backend.putIfAbsent(`records/invocations/other/manifest-${RECORD.sha256}.json`, bytes({ ...RECORD, invocation_id: 'other' }));
     await backend.putIfAbsent('records/invocations/inv/.tmp-123', Buffer.from('half'));
-    const capture = (id: string) => ({ kind: 'capture', format: 1, capture_id: id, phase: 'pre', captured_at: 't', tool_version: '1', branch: null, context: {}, run: null, artifacts: [] });
+    const capture = (id: string) => ({
+      kind: 'capture',
+      format: 1,
+      capture_id: id,
+      phase: 'pre',
+      captured_at: 't',
+      tool_version: '1',
+      branch: null,
+      context: {},
+      run: null,
+      artifacts: [],
+    });
     await backend.putIfAbsent('records/captures/0002.json', bytes(capture('0002')));
     await backend.putIfAbsent('records/captures/0001.json', bytes(capture('0001')));
     await backend.putIfAbsent('records/captures/0003.json.tmp-1', Buffer.from('half'));
@@ -126,7 +159,10 @@ describe('keys', () => {
   it('takes branch names git would take, and refuses the rest', () => {
     for (const name of ['main', 'feature/x', 'release-1.2', 'a'.repeat(200)]) expect(checkBranchName(name)).toBe(name);
     for (const name of ['', 'a b', '-x', '/x', 'x/', 'a..b', 'x.lock', 'a:b', 'a~1', 'a'.repeat(201), 'tab\t']) {
-      expect(refusal(() => checkBranchName(name))).toEqual({ code: 'usage', message: `'${name}' is not a usable branch name (no spaces, '..', '~^:?*[\\', no '-' or '/' first, no '.lock' last).` });
+      expect(refusal(() => checkBranchName(name))).toEqual({
+        code: 'usage',
+        message: `'${name}' is not a usable branch name (no spaces, '..', '~^:?*[\\', no '-' or '/' first, no '.lock' last).`,
+      });
     }
   });
 });
@@ -137,14 +173,20 @@ describe('opening an archive', () => {
     expect(backendFor('mem:x')).toBeInstanceOf(MemBackend);
     expect(backendFor('file:///tmp/a').location).toBe(new FsBackend('/tmp/a').location);
     expect(backendFor('rel/dir').location).toBe(new FsBackend(path.resolve('rel/dir')).location);
-    expect(refusal(() => backendFor('gs://user:secret@bucket/x'))).toEqual({ code: 'config', message: "Archive location 'gs://bucket/x' uses a scheme dbtattic does not support. Use a local directory or s3://bucket/prefix." });
+    expect(refusal(() => backendFor('gs://user:secret@bucket/x'))).toEqual({
+      code: 'config',
+      message: "Archive location 'gs://bucket/x' uses a scheme dbtattic does not support. Use a local directory or s3://bucket/prefix.",
+    });
     expect(redactUrl('https://u:p@host/x')).toBe('https://host/x');
     expect(redactUrl('/plain/path')).toBe('/plain/path');
   });
 
   it('writes FORMAT on first use, refuses a missing archive unless creating, and one of another format', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'dbtattic-open-'));
-    await expect(openArchive(dir, { create: false })).rejects.toMatchObject({ code: 'not-found', message: `No archive at ${dir}. Run 'dbtattic capture' in a dbt project first.` });
+    await expect(openArchive(dir, { create: false })).rejects.toMatchObject({
+      code: 'not-found',
+      message: `No archive at ${dir}. Run 'dbtattic capture' in a dbt project first.`,
+    });
     const backend = await openArchive(dir, { create: true });
     expect((await backend.get('FORMAT'))!.toString()).toBe('dbtattic-archive 2\n');
     expect(archiveFormatOn(await openArchive(dir, { create: false }))).toBe(2);
@@ -180,7 +222,10 @@ describe('updateRef', () => {
       void busy.compareAndSwap(refKey('branches', 'main'), n === 1 ? undefined : Buffer.from(String(n - 1)), Buffer.from(String(n)));
       return 'mine';
     };
-    await expect(updateRef(busy, 'branches', 'main', change)).rejects.toMatchObject({ code: 'ref-conflict', message: "Ref 'main' kept changing under us after 50 attempts. Try again." });
+    await expect(updateRef(busy, 'branches', 'main', change)).rejects.toMatchObject({
+      code: 'ref-conflict',
+      message: "Ref 'main' kept changing under us after 50 attempts. Try again.",
+    });
     expect(n).toBe(50);
   });
 });

@@ -1,6 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { ARCHIVE_FORMAT, advanceBranch, deleteBranch, listBranches, openArchiveForCheck, readBlob, readBranch, repairArchive, verifyArchive } from '../../../src/archive/index.js';
+import {
+  ARCHIVE_FORMAT,
+  advanceBranch,
+  deleteBranch,
+  listBranches,
+  openArchiveForCheck,
+  readBlob,
+  readBranch,
+  repairArchive,
+  verifyArchive,
+} from '../../../src/archive/index.js';
 import { EMPTY_POLICY, evaluatePolicy } from '../../../src/retention/index.js';
 import { openArchiveOn } from '../../../src/archive/open.js';
 import { file } from '../../helpers/archive-builder.js';
@@ -72,7 +82,10 @@ describe('an unreadable branch ref', () => {
     await file(backend, { invocationId: 'inv-2', branch: 'main', capturedAt: '2026-01-02T05:00:00.000Z' });
     await file(backend, { invocationId: 'inv-3', branch: 'dev', capturedAt: '2026-01-02T06:00:00.000Z' });
     await backend.putIfAbsent('refs/branches/main', Buffer.from('{"name": "main", "head_capture'));
-    await expect(advanceBranch(backend, 'main', 'ffff', 'inv-4', new Date())).rejects.toMatchObject({ code: 'archive-damaged', message: expect.stringContaining('verify --repair') });
+    await expect(advanceBranch(backend, 'main', 'ffff', 'inv-4', new Date())).rejects.toMatchObject({
+      code: 'archive-damaged',
+      message: expect.stringContaining('verify --repair'),
+    });
 
     const verified = await verifyArchive(backend);
     expect(verified.problems).toEqual([{ kind: 'bad-ref', key: 'refs/branches/main', message: expect.stringContaining("branch 'main' is unreadable") }]);
@@ -117,13 +130,17 @@ describe('opening an archive', () => {
       await backend.putIfAbsent(key, Buffer.from('x'));
       await expect(openArchiveOn(backend, true)).rejects.toMatchObject({
         code: 'archive-damaged',
-        message: "The archive at mem: holds objects but its FORMAT file is missing. Nothing was written. Run 'dbtattic verify --repair' to check the archive and restore FORMAT.",
+        message:
+          "The archive at mem: holds objects but its FORMAT file is missing. Nothing was written. Run 'dbtattic verify --repair' to check the archive and restore FORMAT.",
       });
       expect(await backend.get('FORMAT')).toBeUndefined();
     }
     const other = new MemBackend();
     await other.putIfAbsent('notes/readme', Buffer.from('x'));
-    await expect(openArchiveOn(other, false)).rejects.toMatchObject({ code: 'not-found', message: "No archive at mem:. Run 'dbtattic capture' in a dbt project first." });
+    await expect(openArchiveOn(other, false)).rejects.toMatchObject({
+      code: 'not-found',
+      message: "No archive at mem:. Run 'dbtattic capture' in a dbt project first.",
+    });
     await expect(openArchiveOn(other, true)).resolves.toBe(other);
   });
 
@@ -131,7 +148,10 @@ describe('opening an archive', () => {
     await expect(openArchiveForCheck('mem:')).rejects.toMatchObject({ code: 'not-found' });
     const { backend } = await archived();
     expect(backend).toBeDefined();
-    await expect(openArchiveForCheck('s3://bucket/prefix')).rejects.toMatchObject({ code: 'config', message: "Archive location 's3://bucket/prefix' needs S3 settings. This is a bug in the caller." });
+    await expect(openArchiveForCheck('s3://bucket/prefix')).rejects.toMatchObject({
+      code: 'config',
+      message: "Archive location 's3://bucket/prefix' needs S3 settings. This is a bug in the caller.",
+    });
   });
 
   it('takes a FORMAT with surrounding whitespace as the format it names', async () => {

@@ -39,7 +39,8 @@ function standIn(pageSize = 1000) {
       if (command instanceof PutObjectCommand) {
         const current = objects.get(key);
         if (input.IfNoneMatch === '*' && current) throw Object.assign(new Error('412'), { $metadata: { httpStatusCode: 412 } });
-        if (input.IfMatch !== undefined && input.IfMatch !== `"${current?.etag}"` && input.IfMatch !== current?.etag) throw Object.assign(new Error('412'), { $metadata: { httpStatusCode: 412 } });
+        if (input.IfMatch !== undefined && input.IfMatch !== `"${current?.etag}"` && input.IfMatch !== current?.etag)
+          throw Object.assign(new Error('412'), { $metadata: { httpStatusCode: 412 } });
         const etag = `e${++version}`;
         objects.set(key, { body: Buffer.from(input.Body as Uint8Array), etag });
         return { ETag: `"${etag}"` };
@@ -55,7 +56,11 @@ function standIn(pageSize = 1000) {
         const keys = [...objects.keys()].filter((k) => k.startsWith(input.Prefix as string) && k > after).sort();
         const page = keys.slice(0, pageSize);
         const truncated = keys.length > pageSize;
-        return { Contents: page.map((Key) => ({ Key, Size: objects.get(Key)!.body.length, LastModified: new Date(1_000) })), IsTruncated: truncated, NextContinuationToken: truncated ? page.at(-1) : undefined };
+        return {
+          Contents: page.map((Key) => ({ Key, Size: objects.get(Key)!.body.length, LastModified: new Date(1_000) })),
+          IsTruncated: truncated,
+          NextContinuationToken: truncated ? page.at(-1) : undefined,
+        };
       }
       throw new Error(`the stand-in does not serve ${command.constructor.name}`);
     },
@@ -67,7 +72,14 @@ const where = { bucket: 'team-bucket', prefix: 'dbt/' };
 const capable: S3Capabilities = { createOnly: true, compareAndSwap: true, quoteEtag: false };
 
 function backendOn(server: ReturnType<typeof standIn>, capabilities: Partial<S3Capabilities> = {}, s3: Record<string, unknown> = {}, requests?: string[]) {
-  return new S3Backend(server.client, server.client, where, resolveS3Settings(s3, {}), { ...capable, ...capabilities }, requests ? (op, key) => requests.push(`${op} ${key}`) : undefined);
+  return new S3Backend(
+    server.client,
+    server.client,
+    where,
+    resolveS3Settings(s3, {}),
+    { ...capable, ...capabilities },
+    requests ? (op, key) => requests.push(`${op} ${key}`) : undefined,
+  );
 }
 
 describe('the S3 backend', () => {
@@ -89,7 +101,10 @@ describe('the S3 backend', () => {
 
   it.each([
     [{ sse: 'AES256' }, { ServerSideEncryption: 'AES256' }],
-    [{ sse: 'aws:kms', kms_key_id: 'alias/dbt' }, { ServerSideEncryption: 'aws:kms', SSEKMSKeyId: 'alias/dbt' }],
+    [
+      { sse: 'aws:kms', kms_key_id: 'alias/dbt' },
+      { ServerSideEncryption: 'aws:kms', SSEKMSKeyId: 'alias/dbt' },
+    ],
     [{ sse: 'aws:kms' }, { ServerSideEncryption: 'aws:kms' }],
   ])('asks for server-side encryption %j on every write', async (s3, headers) => {
     const server = standIn();
@@ -173,14 +188,19 @@ describe('the S3 backend', () => {
         throw Object.assign(new Error('try later'), { name: 'SlowDown', $metadata: { httpStatusCode: 503 } });
       },
     } as unknown as S3Client;
-    const failed = (request: string) => ({ code: 'remote', message: `AWS S3 failed ${request} on s3://team-bucket/dbt: SlowDown (HTTP 503): try later. Try again; if it persists, check the server.` });
+    const failed = (request: string) => ({
+      code: 'remote',
+      message: `AWS S3 failed ${request} on s3://team-bucket/dbt: SlowDown (HTTP 503): try later. Try again; if it persists, check the server.`,
+    });
     for (const createOnly of [true, false]) {
       const backend = new S3Backend(failing, failing, where, resolveS3Settings({ max_attempts: 1 }, {}), { ...capable, createOnly });
       await expect(backend.list('records/')).rejects.toMatchObject(failed('LIST records/'));
       await expect(backend.get('records/a.json')).rejects.toMatchObject(failed('GET records/a.json'));
       await expect(backend.has('records/a.json')).rejects.toMatchObject(failed('HEAD records/a.json'));
       await expect(backend.delete('records/a.json')).rejects.toMatchObject(failed('DELETE records/a.json'));
-      await expect(backend.putIfAbsent('records/a.json', Buffer.from('{}'))).rejects.toMatchObject(failed(createOnly ? 'PUT records/a.json' : 'HEAD records/a.json'));
+      await expect(backend.putIfAbsent('records/a.json', Buffer.from('{}'))).rejects.toMatchObject(
+        failed(createOnly ? 'PUT records/a.json' : 'HEAD records/a.json'),
+      );
     }
   });
 });
@@ -212,7 +232,10 @@ describe('the S3 backend reading through the SDK once', () => {
       client.destroy();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
-      for (const [name, value] of [['AWS_ACCESS_KEY_ID', env.id], ['AWS_SECRET_ACCESS_KEY', env.secret]] as const) {
+      for (const [name, value] of [
+        ['AWS_ACCESS_KEY_ID', env.id],
+        ['AWS_SECRET_ACCESS_KEY', env.secret],
+      ] as const) {
         if (value === undefined) delete process.env[name];
         else process.env[name] = value;
       }
@@ -233,7 +256,8 @@ describe('the S3 backend writing a large value or losing an answer', () => {
           if (failPart) throw Object.assign(new Error('part lost'), { name: 'InternalError', $metadata: { httpStatusCode: 500 } });
           return { ETag: `"p${command.input.PartNumber}"` };
         }
-        if (command instanceof CompleteMultipartUploadCommand || command instanceof AbortMultipartUploadCommand) return server.sent.push({ command: command.constructor.name, input: command.input }) && {};
+        if (command instanceof CompleteMultipartUploadCommand || command instanceof AbortMultipartUploadCommand)
+          return server.sent.push({ command: command.constructor.name, input: command.input }) && {};
         return plain(command);
       },
     } as unknown as S3Client;
@@ -248,7 +272,14 @@ describe('the S3 backend writing a large value or losing an answer', () => {
       expect(await backend.putIfAbsent('blobs/big', new Uint8Array(MULTIPART_THRESHOLD + 1))).toBe(true);
       expect(await backend.putIfAbsent('blobs/edge', new Uint8Array(MULTIPART_THRESHOLD))).toBe(true);
       expect(requests).toEqual(['HEAD blobs/big', 'MULTIPART blobs/big', ...(createOnly ? [] : ['HEAD blobs/edge']), 'PUT blobs/edge']);
-      expect(server.sent.map((s) => s.command).filter((c) => c !== 'HeadObjectCommand')).toEqual(['Create', 'UploadPart', 'UploadPart', 'UploadPart', 'CompleteMultipartUploadCommand', 'PutObjectCommand']);
+      expect(server.sent.map((s) => s.command).filter((c) => c !== 'HeadObjectCommand')).toEqual([
+        'Create',
+        'UploadPart',
+        'UploadPart',
+        'UploadPart',
+        'CompleteMultipartUploadCommand',
+        'PutObjectCommand',
+      ]);
     }
   });
 
@@ -256,7 +287,8 @@ describe('the S3 backend writing a large value or losing an answer', () => {
     const backend = backendOn(withMultipart(true));
     await expect(backend.putIfAbsent('blobs/big', new Uint8Array(MULTIPART_THRESHOLD + 1))).rejects.toMatchObject({
       code: 'remote',
-      message: 'AWS S3 failed multipart upload blobs/big on s3://team-bucket/dbt: InternalError (HTTP 500): part lost. Try again; if it persists, check the server.',
+      message:
+        'AWS S3 failed multipart upload blobs/big on s3://team-bucket/dbt: InternalError (HTTP 500): part lost. Try again; if it persists, check the server.',
     });
   });
 

@@ -12,7 +12,9 @@ import { resolveS3Settings } from '../../../src/archive/backends/s3/settings.js'
 const client = (raw: Record<string, unknown>) => makeS3Client(resolveS3Settings(raw, {}));
 
 /** The request handler's options: the SDK keeps them behind a promise (pinned SDK version). */
-async function handlerOptions(raw: Record<string, unknown>): Promise<{ connectionTimeout?: number; requestTimeout?: number; httpAgentProvider: () => Promise<Agent>; httpsAgent: Agent }> {
+async function handlerOptions(
+  raw: Record<string, unknown>,
+): Promise<{ connectionTimeout?: number; requestTimeout?: number; httpAgentProvider: () => Promise<Agent>; httpsAgent: Agent }> {
   return (client(raw).config.requestHandler as unknown as { configProvider: Promise<never> }).configProvider;
 }
 

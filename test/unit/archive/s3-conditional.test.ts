@@ -6,7 +6,8 @@ import { writeConditionally } from '../../../src/archive/backends/s3/conditional
  * refusal is final unless an earlier attempt's answer was lost and the value shows it landed; a
  * write in flight (409), throttling or a lost answer is tried again; anything else fails.
  */
-const status = (code: number | undefined): unknown => (code === undefined ? Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) : { name: `HTTP${code}`, $metadata: { httpStatusCode: code } });
+const status = (code: number | undefined): unknown =>
+  code === undefined ? Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) : { name: `HTTP${code}`, $metadata: { httpStatusCode: code } };
 
 /** A write whose attempts fail with `answers` in turn (null: accepted), and whose value shows `landed`. */
 function attempts(answers: (number | undefined | null)[], landed: boolean | (() => Promise<boolean>) = false, maxAttempts = 5) {

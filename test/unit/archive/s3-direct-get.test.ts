@@ -35,7 +35,7 @@ describe('the GET template learnt from a request the SDK signed', () => {
   });
 
   it('matches the key as the SDK encodes it', () => {
-    expect(templateFrom(signed(SIGV4, "/bucket/a%20b/it%27s/x", 'h'), "a b/it's/x")?.basePath).toBe('/bucket/');
+    expect(templateFrom(signed(SIGV4, '/bucket/a%20b/it%27s/x', 'h'), "a b/it's/x")?.basePath).toBe('/bucket/');
     // RFC 3986 percent-encoding, upper-case hex, as the SDK writes `!'()*`.
     expect(templateFrom(signed(SIGV4, '/bucket/a%281%29%2A%21.json', 'h'), 'a(1)*!.json')?.basePath).toBe('/bucket/');
   });
@@ -53,8 +53,19 @@ async function directTo(answer: http.RequestListener, timeoutMs = 5_000) {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const client = new S3Client({ region: 'eu-west-3', credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret' } });
-  const template: GetTemplate = { protocol: 'http:', hostname: '127.0.0.1', port, basePath: '/bucket/', query: { 'x-id': 'GetObject' }, region: 'eu-west-3', service: 's3' };
-  return { direct: new DirectGet(client, template, timeoutMs, 2), port, close: () =>
+  const template: GetTemplate = {
+    protocol: 'http:',
+    hostname: '127.0.0.1',
+    port,
+    basePath: '/bucket/',
+    query: { 'x-id': 'GetObject' },
+    region: 'eu-west-3',
+    service: 's3',
+  };
+  return {
+    direct: new DirectGet(client, template, timeoutMs, 2),
+    port,
+    close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());

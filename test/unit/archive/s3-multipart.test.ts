@@ -1,4 +1,10 @@
-import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { describe, expect, it } from 'vitest';
 import { MULTIPART_THRESHOLD, putMultipart } from '../../../src/archive/backends/s3/multipart.js';
 
@@ -33,7 +39,10 @@ describe('a multipart upload', () => {
     const { client, sent } = standIn();
     await putMultipart(client, 'team-bucket', 'dbt/big', data, { ServerSideEncryption: 'AES256' });
     expect(sent[0]).toEqual({ command: 'CreateMultipartUploadCommand', input: { Bucket: 'team-bucket', Key: 'dbt/big', ServerSideEncryption: 'AES256' } });
-    const parts = sent.filter((s) => s.command === 'UploadPartCommand').map((s) => s.input).sort((a, b) => (a.PartNumber as number) - (b.PartNumber as number));
+    const parts = sent
+      .filter((s) => s.command === 'UploadPartCommand')
+      .map((s) => s.input)
+      .sort((a, b) => (a.PartNumber as number) - (b.PartNumber as number));
     expect(parts.map((p) => [p.PartNumber, p.ContentLength, p.UploadId, p.Key])).toEqual([
       [1, 8 * MiB, 'up-1', 'dbt/big'],
       [2, 8 * MiB, 'up-1', 'dbt/big'],
@@ -42,7 +51,12 @@ describe('a multipart upload', () => {
     expect(Buffer.concat(parts.map((p) => p.Body as Uint8Array)).equals(data)).toBe(true);
     expect(sent.at(-1)).toEqual({
       command: 'CompleteMultipartUploadCommand',
-      input: { Bucket: 'team-bucket', Key: 'dbt/big', UploadId: 'up-1', MultipartUpload: { Parts: [1, 2, 3].map((n) => ({ PartNumber: n, ETag: `"part-${n}"` })) } },
+      input: {
+        Bucket: 'team-bucket',
+        Key: 'dbt/big',
+        UploadId: 'up-1',
+        MultipartUpload: { Parts: [1, 2, 3].map((n) => ({ PartNumber: n, ETag: `"part-${n}"` })) },
+      },
     });
   });
 

@@ -58,7 +58,10 @@ afterEach(async () => {
   server.closeAllConnections();
   await new Promise((resolve) => server.close(resolve));
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  for (const [name, value] of [['AWS_ACCESS_KEY_ID', env.id], ['AWS_SECRET_ACCESS_KEY', env.secret]] as const) {
+  for (const [name, value] of [
+    ['AWS_ACCESS_KEY_ID', env.id],
+    ['AWS_SECRET_ACCESS_KEY', env.secret],
+  ] as const) {
     if (value === undefined) delete process.env[name];
     else process.env[name] = value;
   }
@@ -66,7 +69,12 @@ afterEach(async () => {
 
 const now = new Date('2026-03-01T12:00:00.000Z');
 function open(cacheDir: string, requests: string[] = []) {
-  return openS3Backend('s3://team-bucket/team', { settings: resolveS3Settings({ endpoint, region: 'eu-west-3' }, {}), cacheDir, now, onRequest: (operation) => requests.push(operation) });
+  return openS3Backend('s3://team-bucket/team', {
+    settings: resolveS3Settings({ endpoint, region: 'eu-west-3' }, {}),
+    cacheDir,
+    now,
+    onRequest: (operation) => requests.push(operation),
+  });
 }
 const tempDir = (): string => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'attic-s3-open-'));
@@ -79,7 +87,14 @@ describe('opening an s3:// store', () => {
     const cacheDir = path.join(tempDir(), 'cache', 'team');
     const requests: string[] = [];
     expect((await open(cacheDir, requests)).capabilities).toEqual({ createOnly: true, compareAndSwap: true, quoteEtag: false, probedAt: now.toISOString() });
-    expect(JSON.parse(readFileSync(path.join(cacheDir, 'capabilities.json'), 'utf8'))).toEqual({ store: 's3://team-bucket/team', endpoint, createOnly: true, compareAndSwap: true, quoteEtag: false, probedAt: now.toISOString() });
+    expect(JSON.parse(readFileSync(path.join(cacheDir, 'capabilities.json'), 'utf8'))).toEqual({
+      store: 's3://team-bucket/team',
+      endpoint,
+      createOnly: true,
+      compareAndSwap: true,
+      quoteEtag: false,
+      probedAt: now.toISOString(),
+    });
     expect(readdirSync(cacheDir)).toEqual(['capabilities.json']);
     expect((await open(cacheDir, requests)).capabilities).toMatchObject({ createOnly: true, compareAndSwap: true });
     expect(requests).toEqual(['PROBE']);

@@ -62,7 +62,12 @@ describe('the probe of an S3 server', () => {
     ['a server that ignores conditions', { createOnly: false, ifMatch: 'ignored' }, null, { createOnly: false, compareAndSwap: false, quoteEtag: false }],
     ['a server that refuses If-Match', { createOnly: true, ifMatch: 'refused' }, null, { createOnly: true, compareAndSwap: false, quoteEtag: false }],
     ['a server that wants the ETag quoted', { createOnly: true, ifMatch: 'quoted' }, null, { createOnly: true, compareAndSwap: true, quoteEtag: true }],
-    ['a server that refuses a second create with 409', { createOnly: true, ifMatch: 'bare', conflict: 409 }, null, { createOnly: true, compareAndSwap: true, quoteEtag: false }],
+    [
+      'a server that refuses a second create with 409',
+      { createOnly: true, ifMatch: 'bare', conflict: 409 },
+      null,
+      { createOnly: true, compareAndSwap: true, quoteEtag: false },
+    ],
     ['a server with If-Match but no create-only', { createOnly: false, ifMatch: 'bare' }, null, { createOnly: false, compareAndSwap: true, quoteEtag: false }],
   ] as [string, Server, boolean | null, object][])('finds what %s does', async (_, server, quoteEtag, found) => {
     const { client, deleted } = standIn(server);
@@ -80,7 +85,10 @@ describe('the probe of an S3 server', () => {
         throw Object.assign(new Error('slow down'), { name: 'InternalError', $metadata: { httpStatusCode: 500 } });
       },
     } as unknown as S3Client;
-    await expect(probeCapabilities(client, where, settings(), now)).rejects.toMatchObject({ code: 'remote', message: expect.stringContaining('failed probe (PUT) on s3://team-bucket/team: InternalError (HTTP 500)') });
+    await expect(probeCapabilities(client, where, settings(), now)).rejects.toMatchObject({
+      code: 'remote',
+      message: expect.stringContaining('failed probe (PUT) on s3://team-bucket/team: InternalError (HTTP 500)'),
+    });
     expect(deleted).toHaveLength(1);
   });
 });
@@ -96,7 +104,14 @@ describe('the cache of what was probed', () => {
     writeFileSync(path.join(dir, 'capabilities.json'), typeof content === 'string' ? content : JSON.stringify(content));
     return dir;
   };
-  const probed = { store: 's3://team-bucket/team', endpoint: 'https://s3.example', createOnly: true, compareAndSwap: true, quoteEtag: false, probedAt: now.toISOString() };
+  const probed = {
+    store: 's3://team-bucket/team',
+    endpoint: 'https://s3.example',
+    createOnly: true,
+    compareAndSwap: true,
+    quoteEtag: false,
+    probedAt: now.toISOString(),
+  };
 
   it('is trusted for its store and endpoint for a day', async () => {
     const dir = cacheWith(probed);

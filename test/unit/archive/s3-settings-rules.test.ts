@@ -19,7 +19,16 @@ const invalid = (why: string): string => `Invalid S3 settings: ${why}. Fix 's3:'
 describe('s3 settings', () => {
   it('default to AWS with the SDK deciding, 32 requests at once, 30 s and 5 attempts', () => {
     expect(resolveS3Settings(undefined, {})).toEqual({
-      endpoint: null, region: null, pathStyle: null, sse: null, kmsKeyId: null, compareAndSwap: 'auto', quoteEtag: null, parallel: 32, timeoutMs: 30_000, maxAttempts: 5,
+      endpoint: null,
+      region: null,
+      pathStyle: null,
+      sse: null,
+      kmsKeyId: null,
+      compareAndSwap: 'auto',
+      quoteEtag: null,
+      parallel: 32,
+      timeoutMs: 30_000,
+      maxAttempts: 5,
     });
     expect(resolveS3Settings(null, {})).toEqual(resolveS3Settings({}, {}));
   });
@@ -27,16 +36,40 @@ describe('s3 settings', () => {
   it('take every key of dbtattic.yml as written', () => {
     expect(
       resolveS3Settings(
-        { endpoint: 'https://s3.example', region: 'eu-west-3', path_style: true, sse: 'AES256', compare_and_swap: false, quote_etag: false, parallel: 4, timeout_ms: 500, max_attempts: 2 },
+        {
+          endpoint: 'https://s3.example',
+          region: 'eu-west-3',
+          path_style: true,
+          sse: 'AES256',
+          compare_and_swap: false,
+          quote_etag: false,
+          parallel: 4,
+          timeout_ms: 500,
+          max_attempts: 2,
+        },
         {},
       ),
-    ).toEqual({ endpoint: 'https://s3.example', region: 'eu-west-3', pathStyle: true, sse: 'AES256', kmsKeyId: null, compareAndSwap: 'off', quoteEtag: false, parallel: 4, timeoutMs: 500, maxAttempts: 2 });
+    ).toEqual({
+      endpoint: 'https://s3.example',
+      region: 'eu-west-3',
+      pathStyle: true,
+      sse: 'AES256',
+      kmsKeyId: null,
+      compareAndSwap: 'off',
+      quoteEtag: false,
+      parallel: 4,
+      timeoutMs: 500,
+      maxAttempts: 2,
+    });
   });
 
   it('read the endpoint and region from the AWS variables, the S3-specific ones first', () => {
     const env = { AWS_ENDPOINT_URL_S3: 'https://s3.one', AWS_ENDPOINT_URL: 'https://any.two', AWS_DEFAULT_REGION: 'us-west-2' };
     expect(resolveS3Settings(undefined, env)).toMatchObject({ endpoint: 'https://s3.one', region: 'us-west-2' });
-    expect(resolveS3Settings(undefined, { AWS_ENDPOINT_URL: 'https://any.two', AWS_REGION: 'eu-north-1', AWS_DEFAULT_REGION: 'us-west-2' })).toMatchObject({ endpoint: 'https://any.two', region: 'eu-north-1' });
+    expect(resolveS3Settings(undefined, { AWS_ENDPOINT_URL: 'https://any.two', AWS_REGION: 'eu-north-1', AWS_DEFAULT_REGION: 'us-west-2' })).toMatchObject({
+      endpoint: 'https://any.two',
+      region: 'eu-north-1',
+    });
   });
 
   it('refuse what is not a mapping of known keys, naming them', () => {
@@ -56,11 +89,23 @@ describe('s3 settings', () => {
     [{ max_attempts: '3' }, "'max_attempts' must be a whole number above 0"],
     [{ sse: 'rot13' }, "'sse' must be AES256 or aws:kms"],
     [{ endpoint: 'not a url' }, "endpoint 'not a url' is not a URL"],
-    [{ endpoint: 'https://key:secret@s3.example' }, 'the endpoint carries credentials; they belong in the AWS credential chain (environment, profile, web identity)'],
-    [{ endpoint: 'http://127.0.0.1:7480/?token=SEKRIT' }, "the endpoint 'http://127.0.0.1:7480/?***' carries a query; an S3 endpoint takes none, and a token there would end up in messages and caches: credentials belong in the AWS credential chain"],
-    [{ endpoint: 'https://s3.example#token=SEKRIT' }, "the endpoint 'https://s3.example?***' carries a query; an S3 endpoint takes none, and a token there would end up in messages and caches: credentials belong in the AWS credential chain"],
+    [
+      { endpoint: 'https://key:secret@s3.example' },
+      'the endpoint carries credentials; they belong in the AWS credential chain (environment, profile, web identity)',
+    ],
+    [
+      { endpoint: 'http://127.0.0.1:7480/?token=SEKRIT' },
+      "the endpoint 'http://127.0.0.1:7480/?***' carries a query; an S3 endpoint takes none, and a token there would end up in messages and caches: credentials belong in the AWS credential chain",
+    ],
+    [
+      { endpoint: 'https://s3.example#token=SEKRIT' },
+      "the endpoint 'https://s3.example?***' carries a query; an S3 endpoint takes none, and a token there would end up in messages and caches: credentials belong in the AWS credential chain",
+    ],
     [{ endpoint: 'not a url?token=SEKRIT' }, "endpoint 'not a url?***' is not a URL"],
-    [{ endpoint: 'ftp://127.0.0.1' }, "endpoint 'ftp://127.0.0.1' is not HTTPS. Artifacts contain compiled SQL: use https:// (plain http is allowed only to a loopback address)"],
+    [
+      { endpoint: 'ftp://127.0.0.1' },
+      "endpoint 'ftp://127.0.0.1' is not HTTPS. Artifacts contain compiled SQL: use https:// (plain http is allowed only to a loopback address)",
+    ],
   ])('refuse %j: %s', (raw, why) => {
     expect(refusal(raw)).toBe(invalid(why));
   });
@@ -74,9 +119,28 @@ describe('s3 settings', () => {
     for (const host of ['128.0.0.1', '127.0.0', 'x127.0.0.1', '127.0.0.1.example', 'localhost.example', '::2']) expect(isLoopback(host)).toBe(false);
   });
   it('read a key left empty in dbtattic.yml (YAML null) as not set', () => {
-    const empty = { endpoint: null, region: null, path_style: null, sse: null, kms_key_id: null, quote_etag: null, parallel: null, timeout_ms: null, max_attempts: null };
+    const empty = {
+      endpoint: null,
+      region: null,
+      path_style: null,
+      sse: null,
+      kms_key_id: null,
+      quote_etag: null,
+      parallel: null,
+      timeout_ms: null,
+      max_attempts: null,
+    };
     expect(resolveS3Settings(empty, { AWS_ENDPOINT_URL: 'http://127.0.0.1:7480', AWS_REGION: 'eu-west-3' })).toEqual({
-      endpoint: 'http://127.0.0.1:7480', region: 'eu-west-3', pathStyle: null, sse: null, kmsKeyId: null, compareAndSwap: 'auto', quoteEtag: null, parallel: 32, timeoutMs: 30_000, maxAttempts: 5,
+      endpoint: 'http://127.0.0.1:7480',
+      region: 'eu-west-3',
+      pathStyle: null,
+      sse: null,
+      kmsKeyId: null,
+      compareAndSwap: 'auto',
+      quoteEtag: null,
+      parallel: 32,
+      timeoutMs: 30_000,
+      maxAttempts: 5,
     });
   });
 

@@ -1,9 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { MAX_TREE_DEPTH, planSqlTree, putBlob, putOutputRecord, putSqlTree, readSqlTree, verifyArchive, type OutputRecord, type SqlFiles } from '../../../src/archive/index.js';
+import {
+  MAX_TREE_DEPTH,
+  planSqlTree,
+  putBlob,
+  putOutputRecord,
+  putSqlTree,
+  readSqlTree,
+  verifyArchive,
+  type OutputRecord,
+  type SqlFiles,
+} from '../../../src/archive/index.js';
 
 const files = (n: number, changed = new Set<number>()): SqlFiles =>
-  new Map(Array.from({ length: n }, (_, i) => [`compiled/p/models/m${i}.sql`, { id: `${changed.has(i) ? 'b' : 'a'}${String(i).padStart(63, '0')}`, size: 100 + i }]));
+  new Map(
+    Array.from({ length: n }, (_, i) => [`compiled/p/models/m${i}.sql`, { id: `${changed.has(i) ? 'b' : 'a'}${String(i).padStart(63, '0')}`, size: 100 + i }]),
+  );
 
 describe('SQL trees', () => {
   it('writes a delta of what changed on a base, and reads back every file', async () => {
@@ -36,7 +48,19 @@ describe('verify and SQL trees', () => {
     const file = await putBlob(backend, sql);
     const doc = planSqlTree(new Map([['compiled/p/models/a.sql', { id: file.id, size: sql.length }]]), null);
     const tree = await putSqlTree(backend, doc);
-    const record: OutputRecord = { kind: 'output', format: 1, output: 'sql', invocation_id: 'inv-1', sha256: tree.id, size: 1, entries: 1, detail: {}, captured_at: '2026-01-01T00:00:00Z', capture_id: 'c', phase: 'manual' };
+    const record: OutputRecord = {
+      kind: 'output',
+      format: 1,
+      output: 'sql',
+      invocation_id: 'inv-1',
+      sha256: tree.id,
+      size: 1,
+      entries: 1,
+      detail: {},
+      captured_at: '2026-01-01T00:00:00Z',
+      capture_id: 'c',
+      phase: 'manual',
+    };
     await putOutputRecord(backend, record);
     expect((await verifyArchive(backend)).problems).toEqual([]);
     await backend.delete(`files/${file.id.slice(0, 2)}/${file.id.slice(2)}`);

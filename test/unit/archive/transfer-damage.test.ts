@@ -23,7 +23,9 @@ async function sourceOfFour(): Promise<{ source: Backend; records: Record<string
   const source = await openArchiveOn(new MemBackend(), true);
   const records: Record<string, ArtifactRecord>[] = [];
   for (const [i, invocationId] of ids.entries()) {
-    records.push(await file(source, { invocationId, branch: 'main', capturedAt: `2026-01-0${i + 1}T00:00:00.000Z`, generatedAt: `2026-01-0${i + 1}T00:00:00.000000Z` }));
+    records.push(
+      await file(source, { invocationId, branch: 'main', capturedAt: `2026-01-0${i + 1}T00:00:00.000Z`, generatedAt: `2026-01-0${i + 1}T00:00:00.000000Z` }),
+    );
   }
   return { source, records };
 }
@@ -35,28 +37,40 @@ describe('a transfer from a damaged source', () => {
   // One kind of damage per invocation: its run_results record, its manifest's file index, a
   // chunk of its run_results (the fourth stays intact).
   const DAMAGE: [string, (source: Backend, records: Record<string, ArtifactRecord>[]) => Promise<string>][] = [
-    ['an artifact record that does not parse', async (source, records) => {
-      const key = `records/invocations/${ids[0]}/run_results-${records[0]!.run_results!.sha256}.json`;
-      await overwrite(source, key, Buffer.from('{"kind": "artif'));
-      return key;
-    }],
-    ['a file index that does not decompress', async (source, records) => {
-      const key = fileKey(records[1]!.manifest!.sha256);
-      await overwrite(source, key, Buffer.from('not gzip'));
-      return key;
-    }],
-    ['a chunk whose bytes no longer match its hash', async (source, records) => {
-      const [chunk] = (await readFileIndex(source, records[2]!.run_results!.sha256)).chunks[0]!;
-      const stored = (await source.get(chunkKey(chunk)))!;
-      stored[stored.length - 1] = stored[stored.length - 1]! ^ 0xff;
-      await overwrite(source, chunkKey(chunk), stored);
-      return fileKey(records[2]!.run_results!.sha256);
-    }],
-    ['a missing chunk', async (source, records) => {
-      const [chunk] = (await readFileIndex(source, records[2]!.manifest!.sha256)).chunks[0]!;
-      await source.delete(chunkKey(chunk));
-      return fileKey(records[2]!.manifest!.sha256);
-    }],
+    [
+      'an artifact record that does not parse',
+      async (source, records) => {
+        const key = `records/invocations/${ids[0]}/run_results-${records[0]!.run_results!.sha256}.json`;
+        await overwrite(source, key, Buffer.from('{"kind": "artif'));
+        return key;
+      },
+    ],
+    [
+      'a file index that does not decompress',
+      async (source, records) => {
+        const key = fileKey(records[1]!.manifest!.sha256);
+        await overwrite(source, key, Buffer.from('not gzip'));
+        return key;
+      },
+    ],
+    [
+      'a chunk whose bytes no longer match its hash',
+      async (source, records) => {
+        const [chunk] = (await readFileIndex(source, records[2]!.run_results!.sha256)).chunks[0]!;
+        const stored = (await source.get(chunkKey(chunk)))!;
+        stored[stored.length - 1] = stored[stored.length - 1]! ^ 0xff;
+        await overwrite(source, chunkKey(chunk), stored);
+        return fileKey(records[2]!.run_results!.sha256);
+      },
+    ],
+    [
+      'a missing chunk',
+      async (source, records) => {
+        const [chunk] = (await readFileIndex(source, records[2]!.manifest!.sha256)).chunks[0]!;
+        await source.delete(chunkKey(chunk));
+        return fileKey(records[2]!.manifest!.sha256);
+      },
+    ],
   ];
 
   it.each(DAMAGE)('%s: every other invocation is copied, the damaged one is reported and left out, the target verifies', async (_, damage) => {

@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { advanceBranch, applyForget, createBranch, putCaptureRecord, readBranch, transferArchive, verifyArchive, type Backend } from '../../../src/archive/index.js';
+import {
+  advanceBranch,
+  applyForget,
+  createBranch,
+  putCaptureRecord,
+  readBranch,
+  transferArchive,
+  verifyArchive,
+  type Backend,
+} from '../../../src/archive/index.js';
 import { file } from '../../helpers/archive-builder.js';
 
 /**
@@ -10,7 +19,18 @@ import { file } from '../../helpers/archive-builder.js';
 const now = new Date('2026-03-01T00:00:00Z');
 
 function captureOnly(backend: Backend, id: string, branch = 'main'): Promise<boolean> {
-  return putCaptureRecord(backend, { kind: 'capture', format: 1, capture_id: id, phase: 'manual', captured_at: now.toISOString(), tool_version: 't', branch, context: {}, run: null, artifacts: [] });
+  return putCaptureRecord(backend, {
+    kind: 'capture',
+    format: 1,
+    capture_id: id,
+    phase: 'manual',
+    captured_at: now.toISOString(),
+    tool_version: 't',
+    branch,
+    context: {},
+    run: null,
+    artifacts: [],
+  });
 }
 
 async function capture(backend: Backend, id: string, branch = 'main'): Promise<void> {
@@ -44,28 +64,32 @@ describe('merging branch heads', () => {
     expect(await head(b, 'feature')).toBe('0000000000002-bbbbbbbbbbbb');
   });
 
-  it('calls two heads neither side knew diverged even when the source captured later, and keeps the target\'s', async () => {
+  it("calls two heads neither side knew diverged even when the source captured later, and keeps the target's", async () => {
     const [a, b] = [new MemBackend(), new MemBackend()];
     await capture(a, '0000000000001-aaaaaaaaaaaa');
     await transferArchive(a, b);
     await capture(b, '0000000000003-bbbbbbbbbbbb');
     await capture(a, '0000000000004-aaaaaaaaaaaa');
-    expect((await transferArchive(a, b)).branches).toEqual([{ name: 'main', outcome: 'diverged', source: '0000000000004-aaaaaaaaaaaa', target: '0000000000003-bbbbbbbbbbbb' }]);
+    expect((await transferArchive(a, b)).branches).toEqual([
+      { name: 'main', outcome: 'diverged', source: '0000000000004-aaaaaaaaaaaa', target: '0000000000003-bbbbbbbbbbbb' },
+    ]);
     expect(await head(b)).toBe('0000000000003-bbbbbbbbbbbb');
   });
 
-  it('calls a source that knows the target\'s newer head behind, not advanced', async () => {
+  it("calls a source that knows the target's newer head behind, not advanced", async () => {
     const [a, b] = [new MemBackend(), new MemBackend()];
     await capture(a, '0000000000001-aaaaaaaaaaaa');
     await transferArchive(a, b);
     await capture(b, '0000000000002-bbbbbbbbbbbb');
     // The source holds the target's newer capture (copied by a pull cut short before its heads).
     await captureOnly(a, '0000000000002-bbbbbbbbbbbb');
-    expect((await transferArchive(a, b)).branches).toEqual([{ name: 'main', outcome: 'behind', source: '0000000000001-aaaaaaaaaaaa', target: '0000000000002-bbbbbbbbbbbb' }]);
+    expect((await transferArchive(a, b)).branches).toEqual([
+      { name: 'main', outcome: 'behind', source: '0000000000001-aaaaaaaaaaaa', target: '0000000000002-bbbbbbbbbbbb' },
+    ]);
     expect(await head(b)).toBe('0000000000002-bbbbbbbbbbbb');
   });
 
-  it('gives a branch created on storage without compare-and-swap the source\'s head', async () => {
+  it("gives a branch created on storage without compare-and-swap the source's head", async () => {
     const [a, b] = [new MemBackend(), new CreateOnlyMem()];
     await capture(a, '0000000000001-aaaaaaaaaaaa');
     expect((await transferArchive(a, b)).branches[0]).toMatchObject({ outcome: 'created' });
@@ -109,7 +133,9 @@ function vanishing(inner: Backend, gone: string[], reads = 0): Backend {
   }) as Backend;
 }
 
-async function journalEntries(backend: Backend): Promise<{ captures: string[]; artifact_records: { invocation_id: string; artifact: string; sha256: string }[] }[]> {
+async function journalEntries(
+  backend: Backend,
+): Promise<{ captures: string[]; artifact_records: { invocation_id: string; artifact: string; sha256: string }[] }[]> {
   const keys = (await backend.list('records/journal/')).map((k) => k.key);
   return Promise.all(keys.map(async (key) => JSON.parse((await backend.get(key))!.toString('utf8'))));
 }
@@ -119,12 +145,16 @@ describe('what a transfer copies and names', () => {
     const [a, b] = [new MemBackend(), new MemBackend()];
     await capture(a, '0000000000001-aaaaaaaaaaaa');
     await transferArchive(a, b, undefined, now);
-    expect(await journalEntries(b)).toEqual([{ kind: 'journal', format: 1, journal_id: expect.any(String), captures: ['0000000000001-aaaaaaaaaaaa'], artifact_records: [] }]);
+    expect(await journalEntries(b)).toEqual([
+      { kind: 'journal', format: 1, journal_id: expect.any(String), captures: ['0000000000001-aaaaaaaaaaaa'], artifact_records: [] },
+    ]);
     const [c, d] = [new MemBackend(), new MemBackend()];
     const records = await file(c, { invocationId: 'inv-1', artifacts: ['manifest'] });
     // No progress callback: a transfer reports progress only to one who asks.
     expect(await transferArchive(c, d)).toMatchObject({ artifactRecords: 1, captures: 1 });
-    expect((await journalEntries(d)).map((e) => e.artifact_records)).toEqual([[{ invocation_id: 'inv-1', artifact: 'manifest', sha256: records.manifest!.sha256 }]]);
+    expect((await journalEntries(d)).map((e) => e.artifact_records)).toEqual([
+      [{ invocation_id: 'inv-1', artifact: 'manifest', sha256: records.manifest!.sha256 }],
+    ]);
   });
 
   it('names captures and records in key order, however the source lists them or answers', async () => {
@@ -136,7 +166,9 @@ describe('what a transfer copies and names', () => {
     const [entry] = await journalEntries(b);
     const keysOf = async (prefix: string): Promise<string[]> => (await a.list(prefix)).map((k) => k.key).sort();
     expect(entry!.captures.map((id) => `records/captures/${id}.json`)).toEqual(await keysOf('records/captures/'));
-    expect(entry!.artifact_records.map((r) => `records/invocations/${r.invocation_id}/${r.artifact}-${r.sha256}.json`)).toEqual(await keysOf('records/invocations/'));
+    expect(entry!.artifact_records.map((r) => `records/invocations/${r.invocation_id}/${r.artifact}-${r.sha256}.json`)).toEqual(
+      await keysOf('records/invocations/'),
+    );
   });
 
   it('copies only records (.json), and not one that vanished from the source once listed', async () => {
@@ -145,13 +177,22 @@ describe('what a transfer copies and names', () => {
     await file(a, { invocationId: 'inv-2', capturedAt: '2026-01-02T05:00:00.000Z' });
     await a.putIfAbsent('records/invocations/inv-1/manifest-x.json.tmp', Buffer.from('{'));
     await a.putIfAbsent('records/captures/c.json.tmp', Buffer.from('{'));
-    const [capture1, capture2] = (await a.list('records/captures/')).map((k) => k.key).filter((k) => k.endsWith('.json')).sort();
+    const [capture1, capture2] = (await a.list('records/captures/'))
+      .map((k) => k.key)
+      .filter((k) => k.endsWith('.json'))
+      .sort();
     const manifest1 = `records/invocations/inv-1/manifest-${first.manifest!.sha256}.json`;
     const b = new MemBackend();
     const report = await transferArchive(vanishing(a, [capture1!, manifest1]), b, undefined, now);
     expect(report.artifactRecords).toBe(3);
-    const copied = (await b.list('records/')).map((k) => k.key).filter((k) => !k.startsWith('records/journal/')).sort();
-    const expected = (await a.list('records/')).map((k) => k.key).filter((k) => k.endsWith('.json') && k !== capture1 && k !== manifest1).sort();
+    const copied = (await b.list('records/'))
+      .map((k) => k.key)
+      .filter((k) => !k.startsWith('records/journal/'))
+      .sort();
+    const expected = (await a.list('records/'))
+      .map((k) => k.key)
+      .filter((k) => k.endsWith('.json') && k !== capture1 && k !== manifest1)
+      .sort();
     expect(copied).toEqual(expected);
     expect(copied).toContain(capture2);
   });
@@ -174,7 +215,8 @@ describe('forgets across a transfer', () => {
     await backend.putIfAbsent('FORMAT', Buffer.from('dbtattic-archive 1\n'));
     return backend;
   };
-  const invocations = async (backend: Backend): Promise<string[]> => [...new Set((await backend.list('records/invocations/')).map((k) => k.key.split('/')[2]!))].sort();
+  const invocations = async (backend: Backend): Promise<string[]> =>
+    [...new Set((await backend.list('records/invocations/')).map((k) => k.key.split('/')[2]!))].sort();
 
   it('makes on the target a forget the source made, and copies nothing of its invocations', async () => {
     const [a, b] = [await formatted(), await formatted()];

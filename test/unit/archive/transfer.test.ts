@@ -1,13 +1,33 @@
 import { describe, expect, it } from 'vitest';
 import { MemBackend } from '../../../src/archive/backends/mem.js';
-import { advanceBranch, createBranch, divergedBranches, putCaptureRecord, readBlob, readBranch, transferArchive, type Backend } from '../../../src/archive/index.js';
+import {
+  advanceBranch,
+  createBranch,
+  divergedBranches,
+  putCaptureRecord,
+  readBlob,
+  readBranch,
+  transferArchive,
+  type Backend,
+} from '../../../src/archive/index.js';
 import { openArchiveOn } from '../../../src/archive/open.js';
 import { file } from '../../helpers/archive-builder.js';
 
 const now = new Date('2026-03-01T00:00:00Z');
 
 async function capture(backend: Backend, id: string): Promise<void> {
-  await putCaptureRecord(backend, { kind: 'capture', format: 1, capture_id: id, phase: 'manual', captured_at: now.toISOString(), tool_version: 't', branch: 'main', context: {}, run: null, artifacts: [] });
+  await putCaptureRecord(backend, {
+    kind: 'capture',
+    format: 1,
+    capture_id: id,
+    phase: 'manual',
+    captured_at: now.toISOString(),
+    tool_version: 't',
+    branch: 'main',
+    context: {},
+    run: null,
+    artifacts: [],
+  });
   await advanceBranch(backend, 'main', id, null, now);
 }
 
@@ -38,7 +58,11 @@ describe('transferArchive', () => {
     const progress: [number, number][] = [];
     const report = await transferArchive(a, b, (done, total) => progress.push([done, total]), now);
     expect(report).toMatchObject({ artifactRecords: 2, captures: 1, objects: copied.filter((k) => /^(chunks|files)\//.test(k)).length });
-    expect(progress).toEqual([[1, 3], [2, 3], [3, 3]]);
+    expect(progress).toEqual([
+      [1, 3],
+      [2, 3],
+      [3, 3],
+    ]);
     for (const key of copied) expect((await b.get(key))?.equals((await a.get(key))!)).toBe(true);
     const journal = (await b.list('records/journal/')).map((k) => k.key);
     expect(journal).toHaveLength(1);
@@ -79,7 +103,9 @@ describe('transferArchive', () => {
     await capture(a, '0000000000003-aaaaaaaaaaaa');
     await capture(b, '0000000000004-bbbbbbbbbbbb');
     const diverged = await transferArchive(a, b);
-    expect(divergedBranches(diverged)).toEqual([{ name: 'main', outcome: 'diverged', source: '0000000000003-aaaaaaaaaaaa', target: '0000000000004-bbbbbbbbbbbb' }]);
+    expect(divergedBranches(diverged)).toEqual([
+      { name: 'main', outcome: 'diverged', source: '0000000000003-aaaaaaaaaaaa', target: '0000000000004-bbbbbbbbbbbb' },
+    ]);
   });
 });
 

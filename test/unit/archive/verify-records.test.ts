@@ -57,7 +57,9 @@ describe('verify and run_results summaries', () => {
   ])('reports a summary that differs from its results in %s', async (_, summary) => {
     const { backend, records } = await healthy();
     const key = await withSummary(backend, records, 'inv-2', summary);
-    expect((await verifyArchive(backend, undefined, summarize)).problems).toEqual([{ kind: 'bad-record', key, message: 'its summary does not match the run results it points at' }]);
+    expect((await verifyArchive(backend, undefined, summarize)).problems).toEqual([
+      { kind: 'bad-record', key, message: 'its summary does not match the run results it points at' },
+    ]);
     // Without the rule to derive summaries, verify does not judge them.
     expect((await verifyArchive(backend)).problems).toEqual([]);
   });
@@ -85,7 +87,11 @@ describe('verify and plan records', () => {
     expect((await verifyArchive(backend)).problems).toEqual([]);
     await putPlanRecord(backend, 'inv-9', '0000000000002-aaaaaaaaaaaa', plan('inv-9', '0000000000002-aaaaaaaaaaaa'));
     expect((await verifyArchive(backend)).problems).toEqual([
-      { kind: 'dangling-record', key: planRecordKey('inv-9', '0000000000002-aaaaaaaaaaaa'), message: 'is a plan for invocation inv-9, which has no artifact records' },
+      {
+        kind: 'dangling-record',
+        key: planRecordKey('inv-9', '0000000000002-aaaaaaaaaaaa'),
+        message: 'is a plan for invocation inv-9, which has no artifact records',
+      },
     ]);
   });
 
@@ -106,7 +112,16 @@ describe('verify and plan records', () => {
 
 describe('verify and output records', () => {
   const output = (fields: Partial<OutputRecord> & Pick<OutputRecord, 'output' | 'sha256'>): OutputRecord => ({
-    kind: 'output', format: 1, invocation_id: 'inv-1', size: 1, entries: 1, detail: {}, captured_at: '2026-01-01T00:00:00Z', capture_id: 'c', phase: 'manual', ...fields,
+    kind: 'output',
+    format: 1,
+    invocation_id: 'inv-1',
+    size: 1,
+    entries: 1,
+    detail: {},
+    captured_at: '2026-01-01T00:00:00Z',
+    capture_id: 'c',
+    phase: 'manual',
+    ...fields,
   });
   const fileKey = (id: string): string => `files/${id.slice(0, 2)}/${id.slice(2)}`;
 
@@ -136,7 +151,7 @@ describe('verify and output records', () => {
     ]);
   });
 
-  it("reports a SQL tree whose base tree is gone, naming the base", async () => {
+  it('reports a SQL tree whose base tree is gone, naming the base', async () => {
     const { backend } = await healthy();
     const sql = (text: string) => Buffer.from(text);
     const files = new Map<string, { id: string; size: number }>();
@@ -167,14 +182,32 @@ describe("verify and a capture record's entries", () => {
     const manifest = records.manifest!;
     const key = 'records/captures/0000000000009-bbbbbbbbbbbb.json';
     await putCaptureRecord(backend, {
-      kind: 'capture', format: 1, capture_id: '0000000000009-bbbbbbbbbbbb', phase: 'post', captured_at: '2026-01-02T04:00:00.000Z', tool_version: 't', branch: null, context: {}, run: null,
-      artifacts: [{ artifact: 'manifest', status, path: 'target/manifest.json', invocation_id: 'inv-7', sha256: manifest.sha256, size: manifest.size, stored_bytes: 1 }],
+      kind: 'capture',
+      format: 1,
+      capture_id: '0000000000009-bbbbbbbbbbbb',
+      phase: 'post',
+      captured_at: '2026-01-02T04:00:00.000Z',
+      tool_version: 't',
+      branch: null,
+      context: {},
+      run: null,
+      artifacts: [
+        { artifact: 'manifest', status, path: 'target/manifest.json', invocation_id: 'inv-7', sha256: manifest.sha256, size: manifest.size, stored_bytes: 1 },
+      ],
     } as Parameters<typeof putCaptureRecord>[1]);
     expect((await verifyArchive(backend)).problems).toEqual([
       { kind: 'dangling-record', key, message: `names records/invocations/inv-7/manifest-${manifest.sha256}.json, which is missing or damaged` },
     ]);
     // Once `forget` has removed inv-7, the entry is history, not damage.
-    await putForgetRecord(backend, { kind: 'forget', format: 1, forget_id: '0000000000010-cccccccccccc', forgotten_at: '2026-01-03T00:00:00.000Z', policy: 'test', invocations: ['inv-7'], captures: [] });
+    await putForgetRecord(backend, {
+      kind: 'forget',
+      format: 1,
+      forget_id: '0000000000010-cccccccccccc',
+      forgotten_at: '2026-01-03T00:00:00.000Z',
+      policy: 'test',
+      invocations: ['inv-7'],
+      captures: [],
+    });
     expect((await verifyArchive(backend)).problems).toEqual([]);
   });
 });
@@ -184,10 +217,36 @@ describe('verify and forget records and journal entries', () => {
     const { backend, records } = await healthy();
     const manifest = records.manifest!;
     await putCaptureRecord(backend, {
-      kind: 'capture', format: 1, capture_id: '0000000000009-bbbbbbbbbbbb', phase: 'post', captured_at: '2026-01-02T04:00:00.000Z', tool_version: 't', branch: null, context: {}, run: null,
-      artifacts: [{ artifact: 'manifest', status: 'captured', path: 'target/manifest.json', invocation_id: 'inv-7', sha256: manifest.sha256, size: manifest.size, stored_bytes: 1 }],
+      kind: 'capture',
+      format: 1,
+      capture_id: '0000000000009-bbbbbbbbbbbb',
+      phase: 'post',
+      captured_at: '2026-01-02T04:00:00.000Z',
+      tool_version: 't',
+      branch: null,
+      context: {},
+      run: null,
+      artifacts: [
+        {
+          artifact: 'manifest',
+          status: 'captured',
+          path: 'target/manifest.json',
+          invocation_id: 'inv-7',
+          sha256: manifest.sha256,
+          size: manifest.size,
+          stored_bytes: 1,
+        },
+      ],
     });
-    await putForgetRecord(backend, { kind: 'forget', format: 1, forget_id: '0000000000010-cccccccccccc', forgotten_at: '2026-01-03T00:00:00.000Z', policy: 'test', invocations: ['inv-7'], captures: [] });
+    await putForgetRecord(backend, {
+      kind: 'forget',
+      format: 1,
+      forget_id: '0000000000010-cccccccccccc',
+      forgotten_at: '2026-01-03T00:00:00.000Z',
+      policy: 'test',
+      invocations: ['inv-7'],
+      captures: [],
+    });
     expect((await verifyArchive(backend)).problems).toEqual([]);
     const forget = 'records/forgotten/0000000000010-cccccccccccc.json';
     const whole = (await backend.get(forget))!;
@@ -197,7 +256,11 @@ describe('verify and forget records and journal entries', () => {
     expect((await verifyArchive(backend)).problems).toEqual([
       { kind: 'bad-record', key: forget, message: expect.stringContaining('the invocations it forgot are not known as forgotten') },
       { kind: 'bad-record', key: 'records/journal/0000000000011-dddddddddddd.json', message: expect.stringContaining('a store kept up through the journal') },
-      { kind: 'dangling-record', key: 'records/captures/0000000000009-bbbbbbbbbbbb.json', message: expect.stringContaining(`(or forgotten by the unreadable ${forget})`) },
+      {
+        kind: 'dangling-record',
+        key: 'records/captures/0000000000009-bbbbbbbbbbbb.json',
+        message: expect.stringContaining(`(or forgotten by the unreadable ${forget})`),
+      },
     ]);
   });
 });

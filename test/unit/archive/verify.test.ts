@@ -34,7 +34,12 @@ describe('verifyArchive', () => {
     const { backend } = await healthy();
     const ticks: [number, number][] = [];
     const report = await verifyArchive(backend, (done, total) => ticks.push([done, total]));
-    expect(report).toEqual({ ok: true, checked: { chunks: 2, files: 2, artifactRecords: 2, captureRecords: 1 }, problems: [], damaged: { chunks: [], files: [] } });
+    expect(report).toEqual({
+      ok: true,
+      checked: { chunks: 2, files: 2, artifactRecords: 2, captureRecords: 1 },
+      problems: [],
+      damaged: { chunks: [], files: [] },
+    });
     expect(ticks.at(-1)).toEqual([4, 4]);
     expect(ticks).toHaveLength(4);
   });
@@ -65,11 +70,17 @@ describe('verifyArchive', () => {
     await replace(backend, chunk, await gzip(Buffer.from('other bytes')));
     const report = await verifyArchive(backend);
     expect(report.ok).toBe(false);
-    expect(report.problems.sort((a, b) => a.key.localeCompare(b.key))).toEqual([
-      { kind: 'corrupt-object', key: chunk, message: `chunk ${chunkId} does not match its hash.` },
-      { kind: 'corrupt-object', key: objectKey('files/', manifest.sha256), message: `names chunk ${chunkId}, which is missing or damaged` },
-      { kind: 'dangling-record', key: `records/invocations/inv-1/manifest-${manifest.sha256}.json`, message: `points at artifact ${manifest.sha256}, which is missing or damaged` },
-    ].sort((a, b) => a.key.localeCompare(b.key)));
+    expect(report.problems.sort((a, b) => a.key.localeCompare(b.key))).toEqual(
+      [
+        { kind: 'corrupt-object', key: chunk, message: `chunk ${chunkId} does not match its hash.` },
+        { kind: 'corrupt-object', key: objectKey('files/', manifest.sha256), message: `names chunk ${chunkId}, which is missing or damaged` },
+        {
+          kind: 'dangling-record',
+          key: `records/invocations/inv-1/manifest-${manifest.sha256}.json`,
+          message: `points at artifact ${manifest.sha256}, which is missing or damaged`,
+        },
+      ].sort((a, b) => a.key.localeCompare(b.key)),
+    );
   });
 
   it('reports a chunk that does not decompress, and files in chunks/ or files/ not named by a hash', async () => {
@@ -78,7 +89,9 @@ describe('verifyArchive', () => {
     await replace(backend, first!, Buffer.from('not gzip'));
     await backend.putIfAbsent('chunks/zz/stray', Buffer.from('x'));
     await backend.putIfAbsent('files/ab/short', Buffer.from('x'));
-    const problems = (await verifyArchive(backend)).problems.filter((p) => p.kind === 'corrupt-object' && !p.key.startsWith('files/') || p.key === 'files/ab/short');
+    const problems = (await verifyArchive(backend)).problems.filter(
+      (p) => (p.kind === 'corrupt-object' && !p.key.startsWith('files/')) || p.key === 'files/ab/short',
+    );
     expect(problems.sort((a, b) => a.key.localeCompare(b.key))).toEqual([
       { kind: 'corrupt-object', key: first, message: `chunk ${first!.replace('chunks/', '').replace('/', '')} cannot be decompressed.` },
       { kind: 'corrupt-object', key: 'chunks/zz/stray', message: 'a file in chunks/ that is not named by a hash' },
@@ -101,8 +114,10 @@ describe('verifyArchive', () => {
       const problems = (await verifyArchive(backend)).problems.filter((p) => p.key === key);
       expect(problems).toEqual([{ kind: 'corrupt-object', key, message }]);
     }
-    await replace(backend, key, await gzip(JSON.stringify({ ...index, chunks: [] , size: 0 })));
-    expect((await verifyArchive(backend)).problems.filter((p) => p.key === key)).toEqual([{ kind: 'corrupt-object', key, message: 'reassembles to bytes with a different hash' }]);
+    await replace(backend, key, await gzip(JSON.stringify({ ...index, chunks: [], size: 0 })));
+    expect((await verifyArchive(backend)).problems.filter((p) => p.key === key)).toEqual([
+      { kind: 'corrupt-object', key, message: 'reassembles to bytes with a different hash' },
+    ]);
   });
 
   it('lists every damaged or missing object by id, in order, named or not', async () => {
@@ -111,7 +126,9 @@ describe('verifyArchive', () => {
     // A chunk no file names, whose bytes are not its hash.
     await backend.putIfAbsent(objectKey('chunks/', strayChunk!), await gzip(Buffer.from('other bytes')));
     // A file index no record names, naming a chunk that is not there.
-    const index = JSON.parse(gunzipSync((await backend.get(objectKey('files/', records.manifest!.sha256)))!).toString('utf8')) as { chunks: [string, number][] };
+    const index = JSON.parse(gunzipSync((await backend.get(objectKey('files/', records.manifest!.sha256)))!).toString('utf8')) as {
+      chunks: [string, number][];
+    };
     await backend.putIfAbsent(objectKey('files/', strayFile!), await gzip(JSON.stringify({ ...index, chunks: [[missingChunk, 5]] })));
     // A record naming a file that is not there.
     await putArtifactRecord(backend, { ...records.manifest!, invocation_id: 'inv-2', sha256: missingFile! });
@@ -131,13 +148,20 @@ describe('verifyArchive', () => {
     captured.artifacts.push({ ...captured.artifacts[0], invocation_id: 'inv-9' });
     captured.artifacts.push({ ...captured.artifacts[0], status: 'absent', sha256: null });
     await replace(backend, capture, Buffer.from(JSON.stringify(captured)));
-    await backend.putIfAbsent('records/captures/broken.json', Buffer.from(JSON.stringify({ ...captured, artifacts: [{ ...captured.artifacts[0], sha256: null }] })));
+    await backend.putIfAbsent(
+      'records/captures/broken.json',
+      Buffer.from(JSON.stringify({ ...captured, artifacts: [{ ...captured.artifacts[0], sha256: null }] })),
+    );
     const report = await verifyArchive(backend);
     expect(report.problems.sort((a, b) => a.key.localeCompare(b.key) || a.message.localeCompare(b.message))).toEqual([
       { kind: 'dangling-record', key: capture, message: `names records/invocations/inv-9/manifest-${manifest.sha256}.json, which is missing or damaged` },
       { kind: 'bad-record', key: 'records/captures/broken.json', message: 'its manifest entry lacks an invocation or hash' },
       { kind: 'bad-record', key: moved, message: 'its content does not match its key' },
-      { kind: 'bad-record', key: 'records/invocations/inv-3/run_results-0.json', message: 'Record records/invocations/inv-3/run_results-0.json is unreadable: it is not valid JSON.' },
+      {
+        kind: 'bad-record',
+        key: 'records/invocations/inv-3/run_results-0.json',
+        message: 'Record records/invocations/inv-3/run_results-0.json is unreadable: it is not valid JSON.',
+      },
     ]);
     expect(report.checked).toEqual({ chunks: 2, files: 2, artifactRecords: 2, captureRecords: 2 });
   });
@@ -146,7 +170,12 @@ describe('verifyArchive', () => {
 describe('summarizeArchive', () => {
   it('counts invocations, records and objects, and sums logical and stored bytes', async () => {
     const { backend, records } = await healthy();
-    const second = await file(backend, { invocationId: 'inv-2', statuses: ['success', 'success'], artifacts: ['manifest'], capturedAt: '2026-01-02T05:00:00.000Z' });
+    const second = await file(backend, {
+      invocationId: 'inv-2',
+      statuses: ['success', 'success'],
+      artifacts: ['manifest'],
+      capturedAt: '2026-01-02T05:00:00.000Z',
+    });
     // Filed again by a later capture: one more capture record, the same artifact record, no more bytes.
     await file(backend, { invocationId: 'inv-2', statuses: ['success', 'success'], artifacts: ['manifest'], capturedAt: '2026-01-02T06:00:00.000Z' });
     const listed = async (prefix: string): Promise<number> => (await backend.list(prefix)).reduce((sum, k) => sum + k.size, 0);

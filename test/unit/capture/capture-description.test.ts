@@ -42,7 +42,10 @@ describe('the context of a capture', () => {
       await firstChunk;
       return { git: { branch: 'feature/x', sha: 'abc' } };
     };
-    const outcome = await captureTarget(watched(backend, () => chunkWritten()), { targetDir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: null, context });
+    const outcome = await captureTarget(
+      watched(backend, () => chunkWritten()),
+      { targetDir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: null, context },
+    );
     expect(outcome.record).toMatchObject({ branch: 'feature/x', context: { git: { branch: 'feature/x', sha: 'abc' } } });
     const [stored] = await readCaptureRecords(backend, await listCaptureRecordKeys(backend));
     expect(stored).toMatchObject({ capture_id: outcome.record!.capture_id, branch: 'feature/x' });
@@ -53,7 +56,9 @@ describe('the context of a capture', () => {
     const context = async (): Promise<Record<string, unknown>> => {
       throw new Error('git exploded');
     };
-    await expect(captureTarget(backend, { targetDir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', context })).rejects.toThrow('git exploded');
+    await expect(
+      captureTarget(backend, { targetDir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', context }),
+    ).rejects.toThrow('git exploded');
     expect(await listCaptureRecordKeys(backend)).toEqual([]);
   }, 30_000);
 });

@@ -55,7 +55,13 @@ describe('a disk that fills up during capture', () => {
     writeFileSync(manifestFile, JSON.stringify(manifest));
     const backend = new FillingBackend(200_000);
     await backend.putIfAbsent('FORMAT', Buffer.from(`${ARCHIVE_FORMAT}\n`));
-    const { record } = await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 't', branch: null });
+    const { record } = await captureTarget(backend, {
+      targetDir: target,
+      artifacts: ['manifest', 'run_results'],
+      phase: 'manual',
+      toolVersion: 't',
+      branch: null,
+    });
     const byArtifact = Object.fromEntries(record!.artifacts.map((a) => [a.artifact, a]));
     expect(byArtifact.manifest).toMatchObject({ status: 'error', error: expect.stringContaining('No space left') });
     expect(byArtifact.run_results).toMatchObject({ status: 'captured', invocation_id: id });
@@ -77,9 +83,21 @@ describe('a disk that fills up during capture', () => {
     const backend = new FillingBackend(12_000);
     await backend.putIfAbsent('FORMAT', Buffer.from(`${ARCHIVE_FORMAT}\n`));
     const outputs = { logDir: null, sql: true, logs: false, sqlCacheFile: null };
-    const { record } = await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 't', branch: null, outputs });
-    expect(record!.outputs).toEqual([expect.objectContaining({ output: 'sql', status: 'error', invocation_id: id, error: expect.stringContaining('No space left') })]);
-    expect(record!.artifacts.map((a) => [a.artifact, a.status])).toEqual([['manifest', 'captured'], ['run_results', 'captured']]);
+    const { record } = await captureTarget(backend, {
+      targetDir: target,
+      artifacts: ['manifest', 'run_results'],
+      phase: 'manual',
+      toolVersion: 't',
+      branch: null,
+      outputs,
+    });
+    expect(record!.outputs).toEqual([
+      expect.objectContaining({ output: 'sql', status: 'error', invocation_id: id, error: expect.stringContaining('No space left') }),
+    ]);
+    expect(record!.artifacts.map((a) => [a.artifact, a.status])).toEqual([
+      ['manifest', 'captured'],
+      ['run_results', 'captured'],
+    ]);
     for (const file of ['manifest.json', 'run_results.json']) {
       const bytes = path.join(target, file);
       expect(sha256Of(await readBlob(backend, sha256Of(bytes)))).toBe(sha256Of(bytes));

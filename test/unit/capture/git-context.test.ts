@@ -147,7 +147,15 @@ describe('readGitContext as of when dbt ran (asOf)', () => {
     await git(dir, 'checkout', '-q', '-b', 'feature');
     await writeFile(path.join(dir, 'models', 'orders.sql'), 'select 2 as id\n');
     await git(dir, 'commit', '-q', '-am', 'on feature');
-    expect(await readGitContext(dir, {}, { asOf: ranAt })).toEqual({ sha: mainSha, branch: 'main', branchSource: 'reflog', dirty: null, diffHash: null, remoteUrl: null, isRepository: true });
+    expect(await readGitContext(dir, {}, { asOf: ranAt })).toEqual({
+      sha: mainSha,
+      branch: 'main',
+      branchSource: 'reflog',
+      dirty: null,
+      diffHash: null,
+      remoteUrl: null,
+      isRepository: true,
+    });
   });
 
   it('reads the present when nothing moved HEAD since, or the reflog does not reach back to the run', async () => {
@@ -161,11 +169,9 @@ describe('readGitContext as of when dbt ran (asOf)', () => {
 });
 
 describe('rewind', () => {
-  const entries = parseEntries([
-    'c3\tHEAD@{300}\tcommit: on feature',
-    'b2\tHEAD@{200}\tcheckout: moving from main to feature',
-    'a1\tHEAD@{100}\tcommit (initial): first',
-  ].join('\n'));
+  const entries = parseEntries(
+    ['c3\tHEAD@{300}\tcommit: on feature', 'b2\tHEAD@{200}\tcheckout: moving from main to feature', 'a1\tHEAD@{100}\tcommit (initial): first'].join('\n'),
+  );
 
   it('takes the branch the first checkout after the run left, and the commit HEAD was on', () => {
     expect(rewind(entries, 150, 'feature')).toEqual({ moved: true, sha: 'a1', branch: 'main' });
@@ -175,7 +181,9 @@ describe('rewind', () => {
   });
 
   it('gives no branch for a run on a detached HEAD', () => {
-    const detached = parseEntries([`d4\tHEAD@{200}\tcheckout: moving from ${'f'.repeat(40)} to main`, `a1\tHEAD@{100}\tcheckout: moving from main to ${'f'.repeat(40)}`].join('\n'));
+    const detached = parseEntries(
+      [`d4\tHEAD@{200}\tcheckout: moving from ${'f'.repeat(40)} to main`, `a1\tHEAD@{100}\tcheckout: moving from main to ${'f'.repeat(40)}`].join('\n'),
+    );
     expect(rewind(detached, 150, 'main')).toEqual({ moved: true, sha: 'a1', branch: null });
   });
 });

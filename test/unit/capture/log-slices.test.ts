@@ -12,7 +12,10 @@ describe('sliceLog', () => {
     const a = `${banner(A) + text('Running with dbt=1.9.4') + text('Failure in model x\n  boom'.split('\n')[0]!)}  boom\n`;
     const b = banner(B) + text('Running with dbt=1.9.4');
     const slices = sliceLog(Buffer.from(a + b));
-    expect(slices.map((s) => [s.invocationId, s.bytes.toString(), s.format])).toEqual([[A, a, 'text'], [B, b, 'text']]);
+    expect(slices.map((s) => [s.invocationId, s.bytes.toString(), s.format])).toEqual([
+      [A, a, 'text'],
+      [B, b, 'text'],
+    ]);
   });
 
   it('files JSON lines by info.invocation_id, interleaved with text of another invocation', () => {

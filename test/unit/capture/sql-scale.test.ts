@@ -25,14 +25,24 @@ function writeBuild(target: string, invocationId: string, startedAt: Date, chang
     const rel = `models/group_${i % 100}/model_${i}.sql`;
     const sql = compiledSql(i, changed(i) ? 'eu' : 'us');
     const run = `\n  create table "warehouse"."main"."model_${i}__dbt_tmp" as (\n    ${sql}\n  );\n`;
-    for (const [kind, text] of [['compiled', sql], ['run', run]] as const) {
+    for (const [kind, text] of [
+      ['compiled', sql],
+      ['run', run],
+    ] as const) {
       const file = path.join(target, kind, 'scaled', rel);
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, text);
       bytes += Buffer.byteLength(text);
     }
   }
-  const metadata = { dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json', dbt_version: '1.9.4', generated_at: new Date().toISOString(), invocation_id: invocationId, invocation_started_at: startedAt.toISOString(), env: { DBTATTIC_FIXTURE: 'synthetic' } };
+  const metadata = {
+    dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+    dbt_version: '1.9.4',
+    generated_at: new Date().toISOString(),
+    invocation_id: invocationId,
+    invocation_started_at: startedAt.toISOString(),
+    env: { DBTATTIC_FIXTURE: 'synthetic' },
+  };
   writeFileSync(path.join(target, 'run_results.json'), JSON.stringify({ metadata, results: [], elapsed_time: 1, args: {} }));
   return bytes;
 }
@@ -46,8 +56,13 @@ describe(`SQL of a ${MODELS.toLocaleString('en')}-model project`, () => {
     const backend = new MemBackend();
     const capture = async () => {
       const { record } = await captureTarget(backend, {
-        targetDir: target, artifacts: ['run_results'], phase: 'manual', toolVersion: 'test', branch: null,
-        statCacheFile: path.join(dir, 'cache.json'), outputs: { sql: true, logs: false, logDir: null, sqlCacheFile: path.join(dir, 'sql-cache.json') },
+        targetDir: target,
+        artifacts: ['run_results'],
+        phase: 'manual',
+        toolVersion: 'test',
+        branch: null,
+        statCacheFile: path.join(dir, 'cache.json'),
+        outputs: { sql: true, logs: false, logDir: null, sqlCacheFile: path.join(dir, 'sql-cache.json') },
       });
       return record!.outputs!.find((o) => o.output === 'sql')!;
     };

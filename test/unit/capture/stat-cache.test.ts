@@ -15,7 +15,14 @@ function setup(): { target: string; manifest: string; cacheFile: string; capture
   utimesSync(manifest, ONE_HOUR_AGO, ONE_HOUR_AGO);
   const cacheFile = path.join(dir, 'cache.json');
   const capture = async (backend: MemBackend): Promise<string[]> => {
-    const { record } = await captureTarget(backend, { targetDir: dir, artifacts: ['manifest'], phase: 'manual', toolVersion: 't', branch: null, statCacheFile: cacheFile });
+    const { record } = await captureTarget(backend, {
+      targetDir: dir,
+      artifacts: ['manifest'],
+      phase: 'manual',
+      toolVersion: 't',
+      branch: null,
+      statCacheFile: cacheFile,
+    });
     return record!.artifacts.map((a) => `${a.status}:${a.invocation_id}`);
   };
   return { target: dir, manifest, cacheFile, capture };

@@ -10,7 +10,14 @@ describe('capture progress', () => {
     const target = writeSyntheticTarget({ invocationId: '9a0e4c52-1111-4222-8333-444455556666', padNodes: 3000 });
     const total = ['manifest.json', 'run_results.json'].reduce((sum, f) => sum + statSync(path.join(target, f)).size, 0);
     const seen: [number, number][] = [];
-    await captureTarget(new MemBackend(), { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 't', branch: null, onProgress: (done, all) => seen.push([done, all]) });
+    await captureTarget(new MemBackend(), {
+      targetDir: target,
+      artifacts: ['manifest', 'run_results'],
+      phase: 'manual',
+      toolVersion: 't',
+      branch: null,
+      onProgress: (done, all) => seen.push([done, all]),
+    });
     expect(seen.length).toBeGreaterThan(1);
     expect(seen.every(([, all]) => all === total)).toBe(true);
     expect(seen.map(([done]) => done)).toEqual([...seen.map(([done]) => done)].sort((a, b) => a - b));

@@ -33,7 +33,12 @@ describe('a table meeting a terminal', () => {
 
 describe('wrapped text', () => {
   it('breaks between words, and within a word only when it is wider than the line', () => {
-    expect(wrapText('relation "bookings_dbt.src_flights__airports" does not exist', 20)).toEqual(['relation', '"bookings_dbt.src_fl', 'ights__airports"', 'does not exist']);
+    expect(wrapText('relation "bookings_dbt.src_flights__airports" does not exist', 20)).toEqual([
+      'relation',
+      '"bookings_dbt.src_fl',
+      'ights__airports"',
+      'does not exist',
+    ]);
   });
 
   it("keeps its own line breaks and a unit's spaces, and never splits a colour", () => {

@@ -41,8 +41,14 @@ describe('resolveConfig', () => {
     const dir = project({ 'dbt_project.yml': 'name: shop\ntarget-path: build\n' });
     const sub = path.join(dir, 'sub');
     mkdirSync(sub);
-    expect(resolveConfig({ flags: { targetPath: 'x' }, env: { DBT_TARGET_PATH: 'y' }, cwd: sub }).targetDir).toEqual({ value: path.join(dir, 'x'), source: 'flag' });
-    expect(resolveConfig({ flags: {}, env: { DBT_TARGET_PATH: 'y' }, cwd: dir }).targetDir).toEqual({ value: path.join(dir, 'y'), source: 'env:DBT_TARGET_PATH' });
+    expect(resolveConfig({ flags: { targetPath: 'x' }, env: { DBT_TARGET_PATH: 'y' }, cwd: sub }).targetDir).toEqual({
+      value: path.join(dir, 'x'),
+      source: 'flag',
+    });
+    expect(resolveConfig({ flags: {}, env: { DBT_TARGET_PATH: 'y' }, cwd: dir }).targetDir).toEqual({
+      value: path.join(dir, 'y'),
+      source: 'env:DBT_TARGET_PATH',
+    });
     expect(resolveConfig({ flags: {}, env: {}, cwd: dir }).targetDir).toEqual({ value: path.join(dir, 'build'), source: 'dbt_project.yml' });
   });
 
@@ -63,7 +69,10 @@ describe('resolveConfig', () => {
 
   it('switches SQL and log capture off from dbtattic.yml, and refuses a malformed capture:', () => {
     const dir = project({ 'dbtattic.yml': 'capture:\n  sql: false\n' });
-    expect(resolveConfig({ flags: {}, env: {}, cwd: dir }).capture).toEqual({ sql: { value: false, source: 'dbtattic.yml' }, logs: { value: true, source: 'default' } });
+    expect(resolveConfig({ flags: {}, env: {}, cwd: dir }).capture).toEqual({
+      sql: { value: false, source: 'dbtattic.yml' },
+      logs: { value: true, source: 'default' },
+    });
     for (const bad of ['capture: false\n', 'capture:\n  sql: "no"\n', 'capture:\n  compiled: false\n']) {
       expect(() => resolveConfig({ flags: {}, env: {}, cwd: project({ 'dbtattic.yml': bad }) }), bad).toThrow(/'capture' in dbtattic.yml/);
     }
@@ -79,9 +88,16 @@ describe('resolveConfig', () => {
 
   it('refuses a key dbtattic.yml does not know, naming the nearest valid one', () => {
     const typo = project({ 'dbtattic.yml': 'store: .attic\nbranh: main\n' });
-    expect(() => resolveConfig({ flags: {}, env: {}, cwd: typo })).toThrow(expect.objectContaining({ code: 'config', message: expect.stringMatching(/'branh' in dbtattic\.yml is not a dbtattic setting; did you mean 'branch'\?/) }));
+    expect(() => resolveConfig({ flags: {}, env: {}, cwd: typo })).toThrow(
+      expect.objectContaining({
+        code: 'config',
+        message: expect.stringMatching(/'branh' in dbtattic\.yml is not a dbtattic setting; did you mean 'branch'\?/),
+      }),
+    );
     const unlike = project({ 'dbtattic.yml': 'warehouse: x\n' });
-    expect(() => resolveConfig({ flags: {}, env: {}, cwd: unlike })).toThrow(expect.objectContaining({ code: 'config', message: expect.not.stringContaining('did you mean') }));
+    expect(() => resolveConfig({ flags: {}, env: {}, cwd: unlike })).toThrow(
+      expect.objectContaining({ code: 'config', message: expect.not.stringContaining('did you mean') }),
+    );
   });
 
   it('refuses a setting of the wrong type, rather than take it as not set', () => {
@@ -95,7 +111,9 @@ describe('resolveConfig', () => {
       ['dbt_project.yml', 'name: shop\nvars:\n  dbtattic:\n    store: 5\n', 'store'],
     ] as const) {
       const cwd = project({ [file]: text });
-      expect(() => resolveConfig({ flags: {}, env: {}, cwd }), text).toThrow(expect.objectContaining({ code: 'config', message: expect.stringContaining(`'${key}' in `) }));
+      expect(() => resolveConfig({ flags: {}, env: {}, cwd }), text).toThrow(
+        expect.objectContaining({ code: 'config', message: expect.stringContaining(`'${key}' in `) }),
+      );
     }
   });
 

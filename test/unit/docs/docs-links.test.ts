@@ -10,15 +10,25 @@ import { describe, expect, it } from 'vitest';
  * and docs/store.md's lists are what the schema's descriptions say.
  */
 const ROOT = path.join(import.meta.dirname, '../../..');
-const DOCS = ['README.md', 'ARCHITECTURE.md', 'CONTRIBUTING.md', 'vscode/README.md', ...readdirSync(path.join(ROOT, 'docs')).filter((n) => n.endsWith('.md')).map((n) => `docs/${n}`)];
+const DOCS = [
+  'README.md',
+  'ARCHITECTURE.md',
+  'CONTRIBUTING.md',
+  'vscode/README.md',
+  ...readdirSync(path.join(ROOT, 'docs'))
+    .filter((n) => n.endsWith('.md'))
+    .map((n) => `docs/${n}`),
+];
 
 /** Lines outside fenced code blocks, where a `#` opens a heading rather than a shell comment. */
 function prose(file: string): string[] {
   let fenced = false;
-  return readFileSync(path.join(ROOT, file), 'utf8').split('\n').filter((line) => {
-    if (line.startsWith('```')) fenced = !fenced;
-    return !fenced && !line.startsWith('```');
-  });
+  return readFileSync(path.join(ROOT, file), 'utf8')
+    .split('\n')
+    .filter((line) => {
+      if (line.startsWith('```')) fenced = !fenced;
+      return !fenced && !line.startsWith('```');
+    });
 }
 
 function headings(file: string): string[] {
@@ -27,7 +37,10 @@ function headings(file: string): string[] {
 
 /** GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens. */
 function anchorOf(heading: string): string {
-  return heading.toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replaceAll(' ', '-');
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N} _-]/gu, '')
+    .replaceAll(' ', '-');
 }
 
 describe('the docs', () => {
@@ -38,8 +51,11 @@ describe('the docs', () => {
     expect(readme).toContain('npm ci && npm test && npm run test:dbt   # the tests');
   });
 
-  it("keep every section of README before the split, as a heading in README or the docs", () => {
-    const before = readFileSync(path.join(import.meta.dirname, 'readme-headings-before-45.txt'), 'utf8').split('\n').filter(Boolean).map((line) => line.replace(/^#+ /, ''));
+  it('keep every section of README before the split, as a heading in README or the docs', () => {
+    const before = readFileSync(path.join(import.meta.dirname, 'readme-headings-before-45.txt'), 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.replace(/^#+ /, ''));
     const now = new Set(DOCS.flatMap(headings));
     expect(before.filter((heading) => !now.has(heading))).toEqual([]);
   });

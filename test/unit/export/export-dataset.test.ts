@@ -17,7 +17,9 @@ const KEY = (column: string): string => `('0x' || left(${column}, 15))::BIGINT`;
 
 const dirs = (): string[] => {
   const seq = path.join(CORPUS_DIR, 'learn-dbt-nigel-snowflake-1.0-to-1.3', 'target-seq');
-  return readdirSync(seq).sort().map((d) => path.join(seq, d));
+  return readdirSync(seq)
+    .sort()
+    .map((d) => path.join(seq, d));
 };
 
 describe.skipIf(!hasCorpus)('exportDataset', () => {
@@ -99,7 +101,9 @@ describe.skipIf(!hasCorpus)('exportDataset', () => {
   it('moves an invocation to the partition its project is now named by, leaving no copy behind', async () => {
     const dir = path.join(root, 'renamed');
     await exportDataset(store.db, backendFor(dir), { project: null, forgotten: new Set() });
-    const [{ project_name: name }] = (await store.query('SELECT project_name FROM invocation WHERE project_name IS NOT NULL LIMIT 1')) as [{ project_name: string }];
+    const [{ project_name: name }] = (await store.query('SELECT project_name FROM invocation WHERE project_name IS NOT NULL LIMIT 1')) as [
+      { project_name: string },
+    ];
     const moved = await exportDataset(store.db, backendFor(dir), { project: `${name}-0123abcd`, forgotten: new Set() });
     expect(moved.deleted).toBe(moved.written);
     const rows = await store.query(`SELECT count(*) AS n FROM ${parquet(dir, 'run_result')}`);
@@ -116,7 +120,11 @@ describe.skipIf(!hasCorpus)('exportDataset: runs that name no project', () => {
   let root: string;
   beforeAll(async () => {
     const seq = path.join(CORPUS_DIR, 'rembo-dbt-prod', 'target-seq');
-    store = await buildCorpusStore(readdirSync(seq).sort().map((d) => path.join(seq, d)));
+    store = await buildCorpusStore(
+      readdirSync(seq)
+        .sort()
+        .map((d) => path.join(seq, d)),
+    );
     root = mkdtempSync(path.join(os.tmpdir(), 'attic-export-'));
   }, 120_000);
   afterAll(() => {
@@ -129,7 +137,9 @@ describe.skipIf(!hasCorpus)('exportDataset: runs that name no project', () => {
     expect(Number(nameless[0]!.n)).toBeGreaterThan(0);
     const report = await exportDataset(store.db, backendFor(root), { project: null, forgotten: new Set() });
     expect(report.projects).toEqual(['dbt_prod']);
-    const got = await store.query(`SELECT DISTINCT project, invocation_id FROM read_parquet('${root}/invocation/**/*.parquet', hive_partitioning = true) ORDER BY ALL`);
+    const got = await store.query(
+      `SELECT DISTINCT project, invocation_id FROM read_parquet('${root}/invocation/**/*.parquet', hive_partitioning = true) ORDER BY ALL`,
+    );
     expect(got).toEqual((await store.query('SELECT invocation_id FROM invocation ORDER BY ALL')).map((r) => ({ project: 'dbt_prod', ...r })));
   });
 });

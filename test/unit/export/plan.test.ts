@@ -16,7 +16,12 @@ describe('planExport', () => {
   });
 
   it("never deletes another exporter's invocation it does not hold, and deletes a forgotten one's", () => {
-    const plan = planExport({ needed: [file('a', '1'.repeat(16))], invocations: new Set(['a', 'f']), forgotten: new Set(['f', 'g']), listed: [file('x', '9'.repeat(16)), file('g', '8'.repeat(16))] });
+    const plan = planExport({
+      needed: [file('a', '1'.repeat(16))],
+      invocations: new Set(['a', 'f']),
+      forgotten: new Set(['f', 'g']),
+      listed: [file('x', '9'.repeat(16)), file('g', '8'.repeat(16))],
+    });
     expect(plan.delete).toEqual([file('g', '8'.repeat(16))]);
   });
 
@@ -28,7 +33,12 @@ describe('planExport', () => {
 
 describe('projectKey', () => {
   it('is one value for one repository however it was cloned', () => {
-    const forms = ['git@github.com:Acme/analytics.git', 'https://github.com/acme/analytics', 'ssh://git@github.com/Acme/analytics.git', 'https://user:token@github.com/Acme/analytics.git/'];
+    const forms = [
+      'git@github.com:Acme/analytics.git',
+      'https://github.com/acme/analytics',
+      'ssh://git@github.com/Acme/analytics.git',
+      'https://user:token@github.com/Acme/analytics.git/',
+    ];
     expect(new Set(forms.map(normalizedRemote))).toEqual(new Set(['github.com/acme/analytics']));
     expect(new Set(forms.map((r) => projectKey(null, 'analytics', r))).size).toBe(1);
   });
@@ -59,7 +69,9 @@ describe('digestScope', () => {
   it('digests from an invocation whose row changed, or that has two files of a table, or a file in another partition', () => {
     expect(scope([...listedAll.filter((f) => !(f.invocationId === 'b' && f.table === 'invocation')), inv('b', 'c'.repeat(16))])).toEqual(new Set(['b', 'c']));
     expect(scope([...listedAll, file('b', 'd'.repeat(16))])).toEqual(new Set(['b', 'c']));
-    expect(scope([...listedAll.filter((f) => !(f.invocationId === 'c' && f.table === 'run_result')), file('c', 'b'.repeat(16), 'old-name')])).toEqual(new Set(['c']));
+    expect(scope([...listedAll.filter((f) => !(f.invocationId === 'c' && f.table === 'run_result')), file('c', 'b'.repeat(16), 'old-name')])).toEqual(
+      new Set(['c']),
+    );
   });
 
   it('digests everything on a first export, and while a forgotten invocation has files', () => {

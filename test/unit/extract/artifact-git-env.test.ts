@@ -38,7 +38,14 @@ describe('readArtifactGitEnv', () => {
 describe('applyArtifactGitEnv', () => {
   it('lets stamped values win; another commit makes the local dirty state unknown', () => {
     const stamped = readArtifactGitEnv({ GIT_SHA: OTHER, DBTATTIC_GIT_BRANCH: 'release' });
-    expect(applyArtifactGitEnv(captured, stamped)).toEqual({ ...captured, sha: OTHER, dirty: null, diffHash: null, branch: 'release', branchSource: 'artifact' });
+    expect(applyArtifactGitEnv(captured, stamped)).toEqual({
+      ...captured,
+      sha: OTHER,
+      dirty: null,
+      diffHash: null,
+      branch: 'release',
+      branchSource: 'artifact',
+    });
   });
 
   it('keeps the full captured sha and dirty state when the stamped sha is a prefix of it', () => {

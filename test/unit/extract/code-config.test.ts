@@ -20,7 +20,7 @@ describe('readCodeConfigKeys', () => {
   });
 
   it('finds nothing without a call, and survives an unclosed one', () => {
-    expect(keys("select config from t where x = '{{ config.get(\"a\") }}'")).toEqual([]);
+    expect(keys('select config from t where x = \'{{ config.get("a") }}\'')).toEqual([]);
     expect(keys("{{ config(materialized='table'")).toEqual(['materialized']);
   });
 });

@@ -9,7 +9,16 @@ import { bytes, syntheticMetadata } from './synthetic.js';
  * One naming of dbt's commands, the one its users type. Expected names are written by hand from
  * what each artifact's args say (which, and rpc_method through dbt-rpc).
  */
-const TYPED: Record<string, string> = { generate: 'docs generate', 'docs.generate': 'docs generate', build: 'build', run: 'run', test: 'test', seed: 'seed', snapshot: 'snapshot', compile: 'compile' };
+const TYPED: Record<string, string> = {
+  generate: 'docs generate',
+  'docs.generate': 'docs generate',
+  build: 'build',
+  run: 'run',
+  test: 'test',
+  seed: 'seed',
+  snapshot: 'snapshot',
+  compile: 'compile',
+};
 
 describe.skipIf(!hasCorpus)('the command of every run_results in the corpus', () => {
   const files = corpusArtifacts().filter((f) => f.endsWith('run_results.json'));
@@ -30,11 +39,18 @@ describe.skipIf(!hasCorpus)('the command of every run_results in the corpus', ()
   });
 });
 
-describe.skipIf(!hasCorpus)('an invocation of dbt 1.x or before that wrote a catalog.json (only docs generate does; Fusion\'s compile does too)', () => {
-  const withCatalog = corpusArtifacts().filter((f) => f.endsWith('run_results.json')).filter((file) => {
-    const catalog = path.join(path.dirname(file), 'catalog.json');
-    return existsSync(catalog) && typeof invocationIdOf(file) === 'string' && invocationIdOf(catalog) === invocationIdOf(file) && !dbtVersionOf(file).startsWith('2.');
-  });
+describe.skipIf(!hasCorpus)("an invocation of dbt 1.x or before that wrote a catalog.json (only docs generate does; Fusion's compile does too)", () => {
+  const withCatalog = corpusArtifacts()
+    .filter((f) => f.endsWith('run_results.json'))
+    .filter((file) => {
+      const catalog = path.join(path.dirname(file), 'catalog.json');
+      return (
+        existsSync(catalog) &&
+        typeof invocationIdOf(file) === 'string' &&
+        invocationIdOf(catalog) === invocationIdOf(file) &&
+        !dbtVersionOf(file).startsWith('2.')
+      );
+    });
 
   it('is a docs generate from its run_results alone, whatever which says (rpc, run)', () => {
     const whiches = new Set(withCatalog.map((file) => (JSON.parse(readFileSync(file, 'utf8')) as { args: { which: string } }).args.which));
@@ -69,6 +85,11 @@ describe('command names', () => {
     const results = extractRunResults(bytes({ metadata: syntheticMetadata('run-results', 4), results: [], elapsed_time: 1, args: { which: 'rpc' } }));
     const catalog = extractCatalog(bytes({ metadata: syntheticMetadata('catalog', 1), nodes: {}, sources: {}, errors: null }));
     expect(results.invocation.command).toBe('rpc');
-    expect(mergeInvocationFacts([{ from: 'run_results', facts: results.invocation }, { from: 'catalog', facts: catalog.invocation }]).command).toBe('docs generate');
+    expect(
+      mergeInvocationFacts([
+        { from: 'run_results', facts: results.invocation },
+        { from: 'catalog', facts: catalog.invocation },
+      ]).command,
+    ).toBe('docs generate');
   });
 });

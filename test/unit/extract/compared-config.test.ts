@@ -20,7 +20,9 @@ describe('config as compared', () => {
   });
 
   it('reads grants and unique_key as sets of their entries, and hooks as lists', () => {
-    expect(comparedConfig({ grants: { select: ['a', 'a'] }, unique_key: ['id', 'd', 'id', 'd'] })).toBe(comparedConfig({ grants: { select: ['a'] }, unique_key: ['id', 'd'] }));
+    expect(comparedConfig({ grants: { select: ['a', 'a'] }, unique_key: ['id', 'd', 'id', 'd'] })).toBe(
+      comparedConfig({ grants: { select: ['a'] }, unique_key: ['id', 'd'] }),
+    );
     expect(comparedConfig({ unique_key: ['id', 'd'] })).not.toBe(comparedConfig({ unique_key: ['id'] }));
     expect(comparedConfig({ 'post-hook': ['x', 'x'] })).not.toBe(comparedConfig({ 'post-hook': ['x'] }));
   });
@@ -28,9 +30,15 @@ describe('config as compared', () => {
 
 describe('declared columns as compared', () => {
   const column = { name: 'id', description: 'the key', data_type: 'int' };
-  it("leaves out doc_blocks, the config mirror, and meta and tags copied from the node", () => {
-    const core = comparedColumns({ id: { ...column, meta: { owner: 'a' }, tags: ['crm'], config: { meta: { owner: 'a' }, tags: ['crm'] }, doc_blocks: ['doc.p.id'] } }, { meta: {}, tags: [] });
-    const fusion = comparedColumns({ id: { ...column, meta: { owner: 'a', team: 't' }, tags: ['crm', 'node_tag'], config: {} } }, { meta: { team: 't' }, tags: ['node_tag'] });
+  it('leaves out doc_blocks, the config mirror, and meta and tags copied from the node', () => {
+    const core = comparedColumns(
+      { id: { ...column, meta: { owner: 'a' }, tags: ['crm'], config: { meta: { owner: 'a' }, tags: ['crm'] }, doc_blocks: ['doc.p.id'] } },
+      { meta: {}, tags: [] },
+    );
+    const fusion = comparedColumns(
+      { id: { ...column, meta: { owner: 'a', team: 't' }, tags: ['crm', 'node_tag'], config: {} } },
+      { meta: { team: 't' }, tags: ['node_tag'] },
+    );
     expect(fusion).toBe(core);
   });
 
@@ -43,12 +51,26 @@ describe('declared columns as compared', () => {
 });
 
 describe('a seed whose materialization one engine leaves out', () => {
-  const seed = (config: Record<string, unknown>): Record<string, unknown> => ({ resource_type: 'seed', unique_id: 'seed.p.s', name: 's', checksum: { name: 'sha256', checksum: 'c' }, config, unrendered_config: {} });
-  const manifest = (node: Record<string, unknown>): Buffer => bytes({ metadata: syntheticMetadata('manifest', 12), nodes: { 'seed.p.s': node, 'model.synthetic_project.m': syntheticModel('m') }, sources: {}, macros: {} });
+  const seed = (config: Record<string, unknown>): Record<string, unknown> => ({
+    resource_type: 'seed',
+    unique_id: 'seed.p.s',
+    name: 's',
+    checksum: { name: 'sha256', checksum: 'c' },
+    config,
+    unrendered_config: {},
+  });
+  const manifest = (node: Record<string, unknown>): Buffer =>
+    bytes({
+      metadata: syntheticMetadata('manifest', 12),
+      nodes: { 'seed.p.s': node, 'model.synthetic_project.m': syntheticModel('m') },
+      sources: {},
+      macros: {},
+    });
 
   it('has the seed materialization either way, in the store and in the fingerprint', () => {
     const [written, left] = [seed({ materialized: 'seed' }), seed({})];
-    const rows = (node: Record<string, unknown>) => [...extractManifest(manifest(node)).entries()].flatMap((e) => (e.kind === 'node' && e.version.unique_id === 'seed.p.s' ? [e.version] : []))[0]!;
+    const rows = (node: Record<string, unknown>) =>
+      [...extractManifest(manifest(node)).entries()].flatMap((e) => (e.kind === 'node' && e.version.unique_id === 'seed.p.s' ? [e.version] : []))[0]!;
     expect(rows(left).materialization).toBe('seed');
     expect(rows(written).materialization).toBe('seed');
     const context = createFingerprintContext({ metadata: {}, macros: {} });
@@ -59,7 +81,12 @@ describe('a seed whose materialization one engine leaves out', () => {
 
 describe('a hook (an operation) as two engines write it', () => {
   const context = createFingerprintContext({ metadata: {}, macros: {} });
-  const hook = (extra: Record<string, unknown>): Record<string, unknown> => ({ resource_type: 'operation', unique_id: 'operation.p.p-on-run-start-0', raw_code: 'create table if not exists audit (x int)', ...extra });
+  const hook = (extra: Record<string, unknown>): Record<string, unknown> => ({
+    resource_type: 'operation',
+    unique_id: 'operation.p.p-on-run-start-0',
+    raw_code: 'create table if not exists audit (x int)',
+    ...extra,
+  });
 
   it('has one fingerprint whatever config and schema the manifest gives it, and another for other SQL', () => {
     const core = describeFingerprint(hook({ config: { materialized: 'view' }, unrendered_config: {}, schema: 'main' }), context);

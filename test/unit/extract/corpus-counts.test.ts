@@ -41,8 +41,16 @@ function expectUnique(keys: string[], what: string): void {
 }
 
 const NODE_SECTIONS: Record<string, string | null> = {
-  nodes: null, sources: 'source', exposures: 'exposure', metrics: 'metric', semantic_models: 'semantic_model',
-  saved_queries: 'saved_query', unit_tests: 'unit_test', groups: 'group', functions: 'function', docs: 'doc',
+  nodes: null,
+  sources: 'source',
+  exposures: 'exposure',
+  metrics: 'metric',
+  semantic_models: 'semantic_model',
+  saved_queries: 'saved_query',
+  unit_tests: 'unit_test',
+  groups: 'group',
+  functions: 'function',
+  docs: 'doc',
 };
 
 /** dbt 1.2–1.3 wrote a null into some tests' depends_on.macros: it names nothing, so it is no edge. */
@@ -73,8 +81,14 @@ function checkManifest(buf: Buffer, json: Json): void {
   expect(nodes.length - enabled.length).toBe(expected.disabled);
   expect(entries.length - nodes.length).toBe(expected.macros);
   expect(enabled.reduce((sum, e) => sum + e.dependsOn.length, 0)).toBe(expected.edges);
-  expectUnique(nodes.map((e) => e.invocation.node_version_id), 'node_invocation');
-  expectUnique(nodes.flatMap((e) => e.dependsOn.map((d) => `${d.unique_id} ${d.depends_on_id} ${d.kind}`)), 'node_depends_on');
+  expectUnique(
+    nodes.map((e) => e.invocation.node_version_id),
+    'node_invocation',
+  );
+  expectUnique(
+    nodes.flatMap((e) => e.dependsOn.map((d) => `${d.unique_id} ${d.depends_on_id} ${d.kind}`)),
+    'node_depends_on',
+  );
   const metadata = obj(json.metadata);
   if (metadata.project_name) expect(extract.invocation.project_name).toBe(metadata.project_name);
   expect(extract.invocation.adapter_type).toBe(metadata.adapter_type ?? null);
@@ -93,11 +107,19 @@ function checkRunResults(buf: Buffer, json: Json): void {
   expect(extract.results.length).toBe(arr(json.results).length);
   expect(extract.invocation.result_count).toBe(arr(json.results).length);
   checkStatuses(extract.results, json);
-  expectUnique(extract.results.map((r) => r.unique_id), 'run_result');
+  expectUnique(
+    extract.results.map((r) => r.unique_id),
+    'run_result',
+  );
   // Commands are named as dbt's users type them; runs through a job server by the method they ran.
   const args = obj(json.args);
   const which = typeof args.rpc_method === 'string' ? args.rpc_method : args.which;
-  const typed: Record<string, string> = { generate: 'docs generate', 'docs.generate': 'docs generate', freshness: 'source freshness', 'source-freshness': 'source freshness' };
+  const typed: Record<string, string> = {
+    generate: 'docs generate',
+    'docs.generate': 'docs generate',
+    freshness: 'source freshness',
+    'source-freshness': 'source freshness',
+  };
   if (typeof which === 'string' && which !== 'rpc') expect(extract.invocation.command).toBe(typed[which] ?? which);
 }
 
@@ -105,7 +127,10 @@ function checkSources(buf: Buffer, json: Json): void {
   const extract = extractSources(buf, options);
   expect(extract.freshness.length).toBe(arr(json.results).length);
   checkStatuses(extract.freshness, json);
-  expectUnique(extract.freshness.map((r) => r.unique_id), 'source_freshness');
+  expectUnique(
+    extract.freshness.map((r) => r.unique_id),
+    'source_freshness',
+  );
 }
 
 function checkCatalog(buf: Buffer, json: Json): void {
@@ -114,8 +139,14 @@ function checkCatalog(buf: Buffer, json: Json): void {
   expect(entries.length).toBe(relations.length);
   const columns = entries.flatMap((e) => e.columns);
   expect(columns.length).toBe(relations.reduce((sum, r) => sum + Object.keys(obj(r.columns)).length, 0));
-  expectUnique(entries.map((e) => e.table.unique_id), 'catalog_table');
-  expectUnique(columns.map((c) => `${c.unique_id} ${c.column_name}`), 'catalog_column');
+  expectUnique(
+    entries.map((e) => e.table.unique_id),
+    'catalog_table',
+  );
+  expectUnique(
+    columns.map((c) => `${c.unique_id} ${c.column_name}`),
+    'catalog_column',
+  );
 }
 
 function checkSemanticManifest(buf: Buffer, json: Json): void {
@@ -128,7 +159,10 @@ function checkSemanticManifest(buf: Buffer, json: Json): void {
   };
   const counted = tally(rows.map((r) => r.kind));
   for (const [kind, count] of Object.entries(expected)) expect(counted[kind] ?? 0, kind).toBe(count);
-  expectUnique(rows.map((r) => `${r.kind} ${r.name}`), 'semantic_definition');
+  expectUnique(
+    rows.map((r) => `${r.kind} ${r.name}`),
+    'semantic_definition',
+  );
 }
 
 const CHECKS: Record<ArtifactType, (buf: Buffer, json: Json) => void> = {

@@ -26,10 +26,7 @@ function distinctSql(): [string, SqlDialect][] {
   const seen = new Map<string, SqlDialect>();
   for (const { manifest } of manifests) {
     const dialect = dialectFor(manifest.metadata?.adapter_type);
-    const texts = [
-      ...Object.values(manifest.nodes ?? {}).map(sqlOf),
-      ...Object.values(manifest.macros ?? {}).map((macro) => macro.macro_sql),
-    ];
+    const texts = [...Object.values(manifest.nodes ?? {}).map(sqlOf), ...Object.values(manifest.macros ?? {}).map((macro) => macro.macro_sql)];
     for (const text of texts) if (typeof text === 'string') seen.set(`${dialect.adapter}\u0000${text}`, dialect);
   }
   return [...seen].map(([key, dialect]) => [key.slice(key.indexOf('\u0000') + 1), dialect]);

@@ -14,9 +14,11 @@ describe('mergeInvocationFacts', () => {
   });
 
   it('refuses facts of different invocations', () => {
-    expect(() => mergeInvocationFacts([
-      { from: 'manifest', facts: emptyFacts('a') },
-      { from: 'catalog', facts: emptyFacts('b') },
-    ])).toThrow(/cannot merge/);
+    expect(() =>
+      mergeInvocationFacts([
+        { from: 'manifest', facts: emptyFacts('a') },
+        { from: 'catalog', facts: emptyFacts('b') },
+      ]),
+    ).toThrow(/cannot merge/);
   });
 });

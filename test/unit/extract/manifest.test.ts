@@ -50,11 +50,23 @@ function syntheticV12(): Record<string, unknown> {
       },
     },
     macros: {
-      'macro.synthetic_project.cents': { unique_id: 'macro.synthetic_project.cents', name: 'cents', macro_sql: '{% macro cents(x) %}{{ x }}*100{% endmacro %}', depends_on: { macros: [] } },
+      'macro.synthetic_project.cents': {
+        unique_id: 'macro.synthetic_project.cents',
+        name: 'cents',
+        macro_sql: '{% macro cents(x) %}{{ x }}*100{% endmacro %}',
+        depends_on: { macros: [] },
+      },
     },
     docs: {},
     exposures: {
-      'exposure.synthetic_project.dash': { unique_id: 'exposure.synthetic_project.dash', name: 'dash', type: 'dashboard', owner: { email: 'a@example.com' }, maturity: 'high', depends_on: { nodes: ['model.synthetic_project.orders'] } },
+      'exposure.synthetic_project.dash': {
+        unique_id: 'exposure.synthetic_project.dash',
+        name: 'dash',
+        type: 'dashboard',
+        owner: { email: 'a@example.com' },
+        maturity: 'high',
+        depends_on: { nodes: ['model.synthetic_project.orders'] },
+      },
     },
     metrics: {},
     groups: {},
@@ -62,7 +74,9 @@ function syntheticV12(): Record<string, unknown> {
     saved_queries: {},
     unit_tests: {},
     disabled: {
-      'model.synthetic_project.old': [syntheticModel('old', { config: { enabled: false }, depends_on: { nodes: ['model.synthetic_project.orders'], macros: [] } })],
+      'model.synthetic_project.old': [
+        syntheticModel('old', { config: { enabled: false }, depends_on: { nodes: ['model.synthetic_project.orders'], macros: [] } }),
+      ],
     },
     parent_map: {},
     child_map: {},
@@ -110,13 +124,23 @@ describe('extractManifest (v12, synthetic)', () => {
       attributes: '{"constraints":[]}',
     });
     expect(model).not.toHaveProperty('compiled_code');
-    expect(byId.get('model.synthetic_project.orders')!.invocation).toMatchObject({ relation_name: '"db"."analytics"."orders"', compiled_code_id: sha256('select 1 as orders_id') });
-    expect(byId.get('model.synthetic_project.orders')!.compiledCode).toEqual({ compiled_code_id: sha256('select 1 as orders_id'), code: 'select 1 as orders_id' });
+    expect(byId.get('model.synthetic_project.orders')!.invocation).toMatchObject({
+      relation_name: '"db"."analytics"."orders"',
+      compiled_code_id: sha256('select 1 as orders_id'),
+    });
+    expect(byId.get('model.synthetic_project.orders')!.compiledCode).toEqual({
+      compiled_code_id: sha256('select 1 as orders_id'),
+      code: 'select 1 as orders_id',
+    });
   });
 
   it('keeps what only a resource type has in attributes', () => {
     const test = JSON.parse(byId.get('test.synthetic_project.not_null_orders_id.abc')!.version.attributes ?? 'null');
-    expect(test).toEqual({ test_metadata: { name: 'not_null', kwargs: { column_name: 'id' }, namespace: null }, column_name: 'id', attached_node: 'model.synthetic_project.orders' });
+    expect(test).toEqual({
+      test_metadata: { name: 'not_null', kwargs: { column_name: 'id' }, namespace: null },
+      column_name: 'id',
+      attached_node: 'model.synthetic_project.orders',
+    });
     const source = byId.get('source.synthetic_project.raw.orders')!.version;
     expect(source.identifier).toBe('raw_orders');
     expect(JSON.parse(source.attributes ?? 'null')).toMatchObject({ source_name: 'raw', loader: 'synthetic', loaded_at_field: '_loaded_at' });
@@ -138,7 +162,14 @@ describe('extractManifest (v12, synthetic)', () => {
 
   it('links each node version to the invocation', () => {
     const model = byId.get('model.synthetic_project.orders')!;
-    expect(model.invocation).toEqual({ invocation_id: 'synthetic-invocation', unique_id: model.version.unique_id, node_version_id: model.version.node_version_id, fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/), relation_name: '"db"."analytics"."orders"', compiled_code_id: sha256('select 1 as orders_id') });
+    expect(model.invocation).toEqual({
+      invocation_id: 'synthetic-invocation',
+      unique_id: model.version.unique_id,
+      node_version_id: model.version.node_version_id,
+      fingerprint: expect.stringMatching(/^[0-9a-f]{64}$/),
+      relation_name: '"db"."analytics"."orders"',
+      compiled_code_id: sha256('select 1 as orders_id'),
+    });
   });
 });
 
@@ -163,7 +194,13 @@ describe('extractManifest (old shapes, synthetic)', () => {
   const v3 = {
     metadata: syntheticMetadata('manifest', 3, { project_id: md5('old_project'), adapter_type: 'postgres' }),
     nodes: {
-      'model.old_project.a': { resource_type: 'model', unique_id: 'model.old_project.a', raw_sql: 'select 1', compiled_sql: 'select 1 -- compiled', config: { materialized: 'table' } },
+      'model.old_project.a': {
+        resource_type: 'model',
+        unique_id: 'model.old_project.a',
+        raw_sql: 'select 1',
+        compiled_sql: 'select 1 -- compiled',
+        config: { materialized: 'table' },
+      },
       'seed.old_project.s': { resource_type: 'seed', unique_id: 'seed.old_project.s', raw_sql: '', config: {} },
     },
     macros: { 'macro.dbt.x': { unique_id: 'macro.dbt.x', macro_sql: '' } },

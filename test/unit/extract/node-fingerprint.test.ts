@@ -1,12 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createFingerprintContext, type FingerprintManifest } from '../../../src/extract/fingerprint-context.js';
-import {
-  describeFingerprint,
-  fingerprintNode,
-  fingerprintProject,
-  type FingerprintInput,
-} from '../../../src/extract/node-fingerprint.js';
+import { describeFingerprint, fingerprintNode, fingerprintProject, type FingerprintInput } from '../../../src/extract/node-fingerprint.js';
 
 // Small made-up nodes and macros, shaped like manifest entries: each test changes one field.
 const macros = {
@@ -89,7 +84,10 @@ describe('fingerprintNode: macros', () => {
   });
 
   it('lists the closure, survives recursion and notes macros the manifest lacks', () => {
-    const loop = { 'macro.p.a': { macro_sql: 'a', depends_on: { macros: ['macro.p.b'] } }, 'macro.p.b': { macro_sql: 'b', depends_on: { macros: ['macro.p.a', 'macro.p.gone'] } } };
+    const loop = {
+      'macro.p.a': { macro_sql: 'a', depends_on: { macros: ['macro.p.b'] } },
+      'macro.p.b': { macro_sql: 'b', depends_on: { macros: ['macro.p.a', 'macro.p.gone'] } },
+    };
     const context = createFingerprintContext({ macros: loop });
     const parts = describeFingerprint(model({ raw_code: 'select {{ a() }}', depends_on: { macros: ['macro.p.a'] } }), context);
     expect(parts.macros.map(([id, hash]) => [id, hash === null])).toEqual([
@@ -168,8 +166,7 @@ describe('fingerprintNode: contract, tests, seeds', () => {
   });
 
   it('takes a seed from its file checksum, or from its path when dbt stored no hash', () => {
-    const seed = (name: string, checksum: string) =>
-      fingerprintWith({ resource_type: 'seed', raw_code: '', checksum: { name, checksum } });
+    const seed = (name: string, checksum: string) => fingerprintWith({ resource_type: 'seed', raw_code: '', checksum: { name, checksum } });
     expect(seed('sha256', 'aa')).not.toBe(seed('sha256', 'bb'));
     expect(seed('path', 'seeds/big.csv')).toBe(seed('path', 'seeds/big.csv'));
     expect(seed('path', 'seeds/big.csv')).not.toBe(seed('sha256', 'seeds/big.csv'));
@@ -185,7 +182,10 @@ describe('fingerprintNode: contract, tests, seeds', () => {
 });
 
 describe('fingerprintNode: what a dbt release writes on its own', () => {
-  const on = (adapter: string) => (node: FingerprintInput): string => fingerprintNode(node, createFingerprintContext({ metadata: { adapter_type: adapter }, macros }));
+  const on =
+    (adapter: string) =>
+    (node: FingerprintInput): string =>
+      fingerprintNode(node, createFingerprintContext({ metadata: { adapter_type: adapter }, macros }));
   const quoting = (value: unknown): FingerprintInput => model({ config: { ...model().config, quoting: value } });
 
   it.each([
@@ -206,7 +206,11 @@ describe('fingerprintNode: what a dbt release writes on its own', () => {
     const contracted = (constraint: Record<string, unknown>): FingerprintInput =>
       model({ contract: { enforced: true }, columns: { id: { name: 'id', data_type: 'int' } }, constraints: [constraint] });
     const base = on('postgres')(contracted({ type: 'primary_key', columns: ['id'] }));
-    expect(on('postgres')(contracted({ type: 'primary_key', columns: ['id'], warn_unenforced: false, warn_unsupported: true, name: null, to: null, to_columns: [] }))).toBe(base);
+    expect(
+      on('postgres')(
+        contracted({ type: 'primary_key', columns: ['id'], warn_unenforced: false, warn_unsupported: true, name: null, to: null, to_columns: [] }),
+      ),
+    ).toBe(base);
     expect(on('postgres')(contracted({ type: 'unique', columns: ['id'] }))).not.toBe(base);
   });
 });
@@ -221,7 +225,10 @@ describe('fingerprintProject', () => {
   it('does not depend on order', () => {
     expect(fingerprintProject([...pairs].reverse())).toBe(fingerprintProject(pairs));
     // Ids and fingerprints sorting in opposite orders: the order is by id first.
-    const crossed: [string, string][] = [['model.p.a', 'f9'], ['model.p.b', 'f1']];
+    const crossed: [string, string][] = [
+      ['model.p.a', 'f9'],
+      ['model.p.b', 'f1'],
+    ];
     expect(fingerprintProject([...crossed].reverse())).toBe(fingerprintProject(crossed));
     expect(fingerprintProject(crossed)).toBe(sha(JSON.stringify(crossed)));
     expect(fingerprintProject(new Map(pairs))).toBe(fingerprintProject(pairs));
@@ -244,9 +251,16 @@ describe('describeFingerprint', () => {
   it('hashes SQL by its normal form, python by its text, a seed by its checksum', () => {
     expect(describeFingerprint(model({ raw_code: 'SELECT  1 -- x' }), context).code).toEqual({ kind: 'sql', hash: sha('select 1') });
     expect(describeFingerprint({ raw_code: null, raw_sql: null }, context).code).toEqual({ kind: 'sql', hash: sha('') });
-    expect(describeFingerprint(model({ language: 'python', raw_code: 'a = 1  \r\rb = 2\t\v\r\n\n' }), context).code).toEqual({ kind: 'python', hash: sha('a = 1\n\nb = 2') });
+    expect(describeFingerprint(model({ language: 'python', raw_code: 'a = 1  \r\rb = 2\t\v\r\n\n' }), context).code).toEqual({
+      kind: 'python',
+      hash: sha('a = 1\n\nb = 2'),
+    });
     expect(describeFingerprint({ resource_type: 'seed', checksum: { name: 'SHA256', checksum: 'abc' } }, context).code).toEqual({ kind: 'seed', hash: 'abc' });
-    expect(describeFingerprint({ resource_type: 'seed', checksum: { name: 'PATH', checksum: 'seeds/big.csv' } }, context).code).toEqual({ kind: 'seed', hash: 'seeds/big.csv', note: 'file over 1 MiB: dbt stored its path, not its hash' });
+    expect(describeFingerprint({ resource_type: 'seed', checksum: { name: 'PATH', checksum: 'seeds/big.csv' } }, context).code).toEqual({
+      kind: 'seed',
+      hash: 'seeds/big.csv',
+      note: 'file over 1 MiB: dbt stored its path, not its hash',
+    });
     expect(describeFingerprint({ resource_type: 'seed', checksum: null }, context).code).toEqual({ kind: 'seed', hash: null });
     expect(describeFingerprint({ resource_type: 'seed', checksum: { name: null, checksum: null } }, context).code).toEqual({ kind: 'seed', hash: null });
   });
@@ -257,13 +271,23 @@ describe('describeFingerprint', () => {
       a: { data_type: 'text' },
       junk: 5,
     } as unknown as FingerprintInput['columns'];
-    const expected = { alias_types: true, columns: [['b', 'int', [{ type: 'not_null' }]], [null, 'text', []]], constraints: [] };
+    const expected = {
+      alias_types: true,
+      columns: [
+        ['b', 'int', [{ type: 'not_null' }]],
+        [null, 'text', []],
+      ],
+      constraints: [],
+    };
     expect(describeFingerprint(model({ contract: { enforced: true }, columns }), context).contract).toEqual(expected);
     const viaConfig = model({ columns, config: { ...model().config, contract: { enforced: true } } });
     expect(describeFingerprint(viaConfig, context).contract).toEqual(expected);
     expect(describeFingerprint(model({ columns, config: { ...model().config, contract: { enforced: false } } }), context).contract).toBeNull();
     expect(describeFingerprint(model({ columns, config: { ...model().config, contract: 'yes' } }), context).contract).toBeNull();
-    const aliasOff = describeFingerprint(model({ contract: { enforced: true, alias_types: false }, columns: {}, constraints: [{ type: 'primary_key', columns: ['b'] }] }), context);
+    const aliasOff = describeFingerprint(
+      model({ contract: { enforced: true, alias_types: false }, columns: {}, constraints: [{ type: 'primary_key', columns: ['b'] }] }),
+      context,
+    );
     expect(aliasOff.contract).toEqual({ alias_types: false, columns: [], constraints: [{ type: 'primary_key', columns: ['b'] }] });
   });
 

@@ -48,7 +48,8 @@ function rowsOf(type: ArtifactType, buf: Buffer): Rows {
         // What the store writes under the node_invocation and node_depends_on views (src/store/ingest/artifact-rows.ts).
         if (entry.kind === 'node') {
           members.push({ ...entry.invocation, macros: entry.dependsOn.filter((d) => d.kind === 'macro').map((d) => d.depends_on_id) });
-          for (const edge of entry.dependsOn) if (edge.kind === 'node') add(rows, 'node_version_edge', { node_version_id: entry.invocation.node_version_id, depends_on_id: edge.depends_on_id });
+          for (const edge of entry.dependsOn)
+            if (edge.kind === 'node') add(rows, 'node_version_edge', { node_version_id: entry.invocation.node_version_id, depends_on_id: edge.depends_on_id });
         }
         // Content-addressed: one row per distinct text, as the store's writer keeps it.
         if (entry.kind === 'node' && entry.compiledCode && !seenCode.has(entry.compiledCode.compiled_code_id)) {
@@ -129,7 +130,9 @@ describe('rows fit schema/001-tables.sql', () => {
   beforeAll(async () => {
     const instance = await DuckDBInstance.create(':memory:');
     connection = await instance.connect();
-    for (const file of readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.sql')).sort()) {
+    for (const file of readdirSync(SCHEMA_DIR)
+      .filter((f) => f.endsWith('.sql'))
+      .sort()) {
       await connection.run(readFileSync(path.join(SCHEMA_DIR, file), 'utf8'));
     }
     const reader = await connection.runAndReadAll(
@@ -140,7 +143,8 @@ describe('rows fit schema/001-tables.sql', () => {
       list.push({ name: String(name), type: String(type) });
       columns.set(String(table), list);
     }
-    for (const [view] of (await connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_type = 'VIEW'")).getRows()) views.add(String(view));
+    for (const [view] of (await connection.runAndReadAll("SELECT table_name FROM information_schema.tables WHERE table_type = 'VIEW'")).getRows())
+      views.add(String(view));
   });
 
   afterAll(() => connection?.closeSync());
@@ -166,11 +170,27 @@ describe('rows fit schema/001-tables.sql', () => {
   }
 
   it('declares the tables extract fills and the node view', () => {
-    expect([...columns.keys()]).toEqual(expect.arrayContaining([
-      'artifact_capture', 'catalog_column', 'catalog_table', 'invocation', 'macro_invocation', 'macro_version',
-      'node_depends_on', 'node_invocation', 'node_version', 'run_result', 'semantic_definition', 'source_freshness', 'node',
-      'node_block', 'invocation_node_block', 'node_version_edge', 'macro_set',
-    ]));
+    expect([...columns.keys()]).toEqual(
+      expect.arrayContaining([
+        'artifact_capture',
+        'catalog_column',
+        'catalog_table',
+        'invocation',
+        'macro_invocation',
+        'macro_version',
+        'node_depends_on',
+        'node_invocation',
+        'node_version',
+        'run_result',
+        'semantic_definition',
+        'source_freshness',
+        'node',
+        'node_block',
+        'invocation_node_block',
+        'node_version_edge',
+        'macro_set',
+      ]),
+    );
   });
 
   it.skipIf(!hasCorpus)('takes the rows of a real artifact of each type and schema version', async () => {

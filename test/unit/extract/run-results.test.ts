@@ -12,13 +12,32 @@ describe('extractRunResults (v6, synthetic)', () => {
     bytes({
       metadata: syntheticMetadata('run-results', 6),
       results: [
-        { unique_id: 'model.p.a', status: 'success', timing, thread_id: 'Thread-1', execution_time: 4.5, message: 'SELECT 3', failures: null, adapter_response: { _message: 'SELECT 3', rows_affected: 3 }, compiled_code: 'select …' },
+        {
+          unique_id: 'model.p.a',
+          status: 'success',
+          timing,
+          thread_id: 'Thread-1',
+          execution_time: 4.5,
+          message: 'SELECT 3',
+          failures: null,
+          adapter_response: { _message: 'SELECT 3', rows_affected: 3 },
+          compiled_code: 'select …',
+        },
         { unique_id: 'test.p.t', status: 'fail', timing: [], execution_time: 0.1, message: 'Got 2 results', failures: 2, adapter_response: {} },
         { unique_id: 'model.p.b', status: 'partial success', timing: [], batch_results: { successful: [['2030-01-01', '2030-01-02']], failed: [] } },
         { unique_id: 'model.p.c', status: 'no-op', timing: [] },
       ],
       elapsed_time: 10,
-      args: { which: 'build', select: ['tag:nightly'], exclude: [], selector: null, full_refresh: true, target: 'prod', vars: {}, invocation_command: 'dbt build -s tag:nightly --full-refresh' },
+      args: {
+        which: 'build',
+        select: ['tag:nightly'],
+        exclude: [],
+        selector: null,
+        full_refresh: true,
+        target: 'prod',
+        vars: {},
+        invocation_command: 'dbt build -s tag:nightly --full-refresh',
+      },
     }),
   );
 
@@ -63,7 +82,14 @@ describe('extractRunResults (v6, synthetic)', () => {
 
 describe('extractRunResults (old shapes, synthetic)', () => {
   it('reads a v1 test failure count from message', () => {
-    const extract = extractRunResults(bytes({ metadata: syntheticMetadata('run-results', 1), results: [{ unique_id: 'test.p.t', status: 'fail', message: 4, timing: [] }], args: { which: 'test' }, elapsed_time: 1 }));
+    const extract = extractRunResults(
+      bytes({
+        metadata: syntheticMetadata('run-results', 1),
+        results: [{ unique_id: 'test.p.t', status: 'fail', message: 4, timing: [] }],
+        args: { which: 'test' },
+        elapsed_time: 1,
+      }),
+    );
     expect(extract.results[0]).toMatchObject({ status: 'fail', failures: 4, message: '4' });
   });
 
@@ -89,7 +115,13 @@ describe('extractRunResults (old shapes, synthetic)', () => {
   });
 
   it('lower-cases Fusion statuses', () => {
-    const extract = extractRunResults(bytes({ metadata: syntheticMetadata('run-results', 6), results: [{ unique_id: 'model.p.a', status: 'Success', timing: [] }], args: { command: 'build' } }));
+    const extract = extractRunResults(
+      bytes({
+        metadata: syntheticMetadata('run-results', 6),
+        results: [{ unique_id: 'model.p.a', status: 'Success', timing: [] }],
+        args: { command: 'build' },
+      }),
+    );
     expect(extract.results[0]!.status).toBe('success');
     expect(extract.invocation.command).toBe('build');
   });

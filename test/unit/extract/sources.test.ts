@@ -50,8 +50,20 @@ describe('extractSources (synthetic)', () => {
     const extract = extractSources(
       bytes({
         results: [
-          { node: { unique_id: 'source.p.raw.a', resource_type: 'source', freshness: { error_after: { count: 1, period: 'day' } } }, status: 'error', error: 'Database Error', timing: [] },
-          { node: { unique_id: 'source.p.raw.b', resource_type: 'source' }, status: 'pass', error: null, age: 60, max_loaded_at: '2020-01-01T00:00:00', timing: [] },
+          {
+            node: { unique_id: 'source.p.raw.a', resource_type: 'source', freshness: { error_after: { count: 1, period: 'day' } } },
+            status: 'error',
+            error: 'Database Error',
+            timing: [],
+          },
+          {
+            node: { unique_id: 'source.p.raw.b', resource_type: 'source' },
+            status: 'pass',
+            error: null,
+            age: 60,
+            max_loaded_at: '2020-01-01T00:00:00',
+            timing: [],
+          },
         ],
         generated_at: '2020-01-01T00:01:00Z',
       }),

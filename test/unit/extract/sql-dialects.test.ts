@@ -28,7 +28,17 @@ interface Rules {
   hints: boolean;
 }
 
-const NONE: Rules = { nested: false, slash: false, hash: false, backslash: false, dollar: false, taggedDollar: false, triple: false, brackets: false, hints: false };
+const NONE: Rules = {
+  nested: false,
+  slash: false,
+  hash: false,
+  backslash: false,
+  dollar: false,
+  taggedDollar: false,
+  triple: false,
+  brackets: false,
+  hints: false,
+};
 
 const RULES: Record<AdapterType, Rules> = {
   postgres: { ...NONE, nested: true, dollar: true, taggedDollar: true },

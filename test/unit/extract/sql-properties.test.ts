@@ -56,12 +56,10 @@ describe('normalizeSql on generated SQL', () => {
   });
 
   it('never ignores a changed literal or name', () => {
-    const changed = fc
-      .tuple(tokensArb, fc.nat(), fc.oneof(nameArb, literalArb))
-      .filter(([tokens, at, replacement]) => {
-        const old = tokens[at % tokens.length]!;
-        return old.kind === replacement.kind && old.text.toLowerCase() !== replacement.text.toLowerCase();
-      });
+    const changed = fc.tuple(tokensArb, fc.nat(), fc.oneof(nameArb, literalArb)).filter(([tokens, at, replacement]) => {
+      const old = tokens[at % tokens.length]!;
+      return old.kind === replacement.kind && old.text.toLowerCase() !== replacement.text.toLowerCase();
+    });
     fc.assert(
       fc.property(changed, separatorsArb, adapterArb, ([tokens, at, replacement], separators, adapter) => {
         const edited = tokens.map((t, i) => (i === at % tokens.length ? replacement : t));
@@ -74,7 +72,14 @@ describe('normalizeSql on generated SQL', () => {
   it('never ignores a change of case inside a literal', () => {
     fc.assert(
       fc.property(fc.stringMatching(/^[a-z]{1,8}$/), separatorsArb, adapterArb, (body, separators, adapter) => {
-        const sql = (text: string): string => join([{ kind: 'name', text: 'select' }, { kind: 'literal', text: `'${text}'` }], separators);
+        const sql = (text: string): string =>
+          join(
+            [
+              { kind: 'name', text: 'select' },
+              { kind: 'literal', text: `'${text}'` },
+            ],
+            separators,
+          );
         expect(normal(sql(body.toUpperCase()), adapter)).not.toBe(normal(sql(body), adapter));
       }),
       { numRuns: 100 },

@@ -14,11 +14,7 @@ const same: Case[] = [
   ['dollar quoting', "$fn$ a ' b $fn$ /* c */", "$fn$ a ' b $fn$"],
   ['jinja comment holding a quote', "{# select * from x -- ' #}\nselect 1", 'select 1'],
   ['jinja comment holding jinja', "{# {{ ref('x') }} {% if %} #}select 1", 'select 1'],
-  [
-    'statement whitespace control',
-    "{%- if var('x') -%} select 1 {%- endif -%}",
-    "{% if var('x') %} select 1 {% endif %}",
-  ],
+  ['statement whitespace control', "{%- if var('x') -%} select 1 {%- endif -%}", "{% if var('x') %} select 1 {% endif %}"],
   ['expression whitespace control', "select * from {{- ref('a') -}}", "select * from {{ ref('a') }}"],
   ['spaces inside jinja', "select * from {{ref( 'a' )}}", "select * from {{ ref('a') }}"],
   ['keyword case', 'SELECT a FROM t WHERE x IS NOT NULL', 'select a from t where x is not null'],

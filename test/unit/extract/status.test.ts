@@ -69,8 +69,6 @@ describe('normaliseLegacyResult (dbt before 0.19)', () => {
 
 describe('countStatuses', () => {
   it('counts by status with sorted keys, null as unknown', () => {
-    expect(countStatuses([{ status: 'success' }, { status: 'error' }, { status: 'success' }, { status: null }])).toBe(
-      '{"error":1,"success":2,"unknown":1}',
-    );
+    expect(countStatuses([{ status: 'success' }, { status: 'error' }, { status: 'success' }, { status: null }])).toBe('{"error":1,"success":2,"unknown":1}');
   });
 });

@@ -129,7 +129,9 @@ describe.skipIf(!hasCorpus)('fake dbt replaying real target/ dirs', () => {
 });
 
 function readdirFirstWith(dir: string, name: string): string {
-  const found = readdirSync(dir).sort().find((sub) => existsSync(path.join(dir, sub, name)));
+  const found = readdirSync(dir)
+    .sort()
+    .find((sub) => existsSync(path.join(dir, sub, name)));
   if (found === undefined) throw new Error(`no ${name} under ${dir}`);
   return found;
 }

@@ -6,13 +6,16 @@ import { MAX_JSON_DEPTH, objectMembers, scanDocument, sectionMembers } from '../
  * ingest does not walk a 50 MB manifest's nodes a second time. What it keeps must be what a walk
  * of the same range finds, keys included, and limits must hold as before.
  */
-const nodeText = (i: number): string => JSON.stringify({ unique_id: `model.p.m${i}`, raw_code: `select ${i} -- ${'x'.repeat(2000)}`, depends_on: { nodes: [] } });
+const nodeText = (i: number): string =>
+  JSON.stringify({ unique_id: `model.p.m${i}`, raw_code: `select ${i} -- ${'x'.repeat(2000)}`, depends_on: { nodes: [] } });
 
 /** Over the 1 MiB under which bytes are not worth keeping (json/bytes-memo.ts). */
 function largeManifest(extraKeys: string[] = []): Buffer {
   const nodes = Array.from({ length: 600 }, (_, i) => `${JSON.stringify(`model.p.m${i}`)}: ${nodeText(i)}`);
   for (const key of extraKeys) nodes.push(`${JSON.stringify(key)}: {"unique_id": ${JSON.stringify(key)}}`);
-  return Buffer.from(`{"metadata": {"dbt_schema_version": "https://schemas.getdbt.com/dbt/manifest/v12.json"}, "nodes": {${nodes.join(', ')}}, "macros": {}, "parent_map": {"a": ["b"]}, "semantic_models": null, "exposures" : { "e" : 1 } }`);
+  return Buffer.from(
+    `{"metadata": {"dbt_schema_version": "https://schemas.getdbt.com/dbt/manifest/v12.json"}, "nodes": {${nodes.join(', ')}}, "macros": {}, "parent_map": {"a": ["b"]}, "semantic_models": null, "exposures" : { "e" : 1 } }`,
+  );
 }
 
 describe('the members of top-level sections, kept by the whole-document scan', () => {
@@ -35,7 +38,11 @@ describe('the members of top-level sections, kept by the whole-document scan', (
     const keys = ['model.p.quote"d', 'model.p.back\\slash', 'model.p.é', 'model.p.\u2028', 'model.p.tab\t'];
     const buf = largeManifest(keys);
     const nodes = scanDocument(buf).find((s) => s.key === 'nodes')!;
-    expect(sectionMembers(buf, nodes)!.slice(600).map((m) => m.key)).toEqual(keys);
+    expect(
+      sectionMembers(buf, nodes)!
+        .slice(600)
+        .map((m) => m.key),
+    ).toEqual(keys);
   });
 
   it('are not kept for a range that is not a top-level section, or for a small document', () => {

@@ -4,14 +4,27 @@ import type { Check, NodeVerdict } from '../../../src/plan/index.js';
 import type { PlanFacts } from '../../../src/store/index.js';
 
 /** Hand-made verdicts (no store): which builds the freshness notice counts, and when a finished build is named. */
-const unchecked = (source: string, old = 'built 2026-01-01T00:00:00.000Z'): Check => ({ check: `source ${source}`, old, new: 'no freshness check since the build', ok: false, reason: 'freshness unknown' });
+const unchecked = (source: string, old = 'built 2026-01-01T00:00:00.000Z'): Check => ({
+  check: `source ${source}`,
+  old,
+  new: 'no freshness check since the build',
+  ok: false,
+  reason: 'freshness unknown',
+});
 const upstream = (id: string): Check => ({ check: `upstream ${id}`, old: null, new: 'build (freshness unknown)', ok: false, reason: 'upstream will build' });
 const failing = (reason: Check['reason'], check = 'fingerprint'): Check => ({ check, old: 'a', new: 'b', ok: false, reason });
 const verdict = (id: string, checks: Check[]): NodeVerdict => ({
-  unique_id: id, name: id, resource_type: 'model', selector: id, verdict: checks.some((c) => !c.ok && c.reason) ? 'build' : 'reuse',
-  reason: checks.find((c) => !c.ok && c.reason)?.reason ?? 'unchanged', from_branch: null, last_build: null, checks,
+  unique_id: id,
+  name: id,
+  resource_type: 'model',
+  selector: id,
+  verdict: checks.some((c) => !c.ok && c.reason) ? 'build' : 'reuse',
+  reason: checks.find((c) => !c.ok && c.reason)?.reason ?? 'unchanged',
+  from_branch: null,
+  last_build: null,
+  checks,
 });
-const facts = (ownRun: PlanFacts['ownRun'] = null): PlanFacts => ({ invocationId: 'inv-1', ownRun } as PlanFacts);
+const facts = (ownRun: PlanFacts['ownRun'] = null): PlanFacts => ({ invocationId: 'inv-1', ownRun }) as PlanFacts;
 
 describe('planNotices', () => {
   it('counts nodes held only by unchecked sources, and those held only by them, once', () => {

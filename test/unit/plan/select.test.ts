@@ -4,8 +4,21 @@ import { applySelection, parseSelectors } from '../../../src/plan/select.js';
 import type { CurrentNode } from '../../../src/store/index.js';
 
 const node = (id: string, parents: string[] = [], extra: Partial<CurrentNode> = {}): CurrentNode => ({
-  uniqueId: id, resourceType: id.split('.')[0]!, name: id.split('.').at(-1)!, packageName: 'p', path: `models/${id.split('.').at(-1)}.sql`, tags: [], fqn: ['p', id.split('.').at(-1)!],
-  materialization: 'table', fingerprint: null, checksum: null, configKey: null, buildAfter: null, parents, tableKey: null, ...extra,
+  uniqueId: id,
+  resourceType: id.split('.')[0]!,
+  name: id.split('.').at(-1)!,
+  packageName: 'p',
+  path: `models/${id.split('.').at(-1)}.sql`,
+  tags: [],
+  fqn: ['p', id.split('.').at(-1)!],
+  materialization: 'table',
+  fingerprint: null,
+  checksum: null,
+  configKey: null,
+  buildAfter: null,
+  parents,
+  tableKey: null,
+  ...extra,
 });
 // a → b → c → d, and a test on b; a source named like a model.
 const lineage = lineageOf([

@@ -5,7 +5,18 @@ describe('codeDiff', () => {
   it('shows a replaced line as removed then added, with three lines of context and the rest summarised', () => {
     const before = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'].join('\n');
     const after = ['a', 'b', 'c', 'd', 'E', 'f', 'g', 'h', 'i'].join('\n');
-    expect(codeDiff(before, after)).toEqual([['@', '1 unchanged line'], [' ', 'b'], [' ', 'c'], [' ', 'd'], ['-', 'e'], ['+', 'E'], [' ', 'f'], [' ', 'g'], [' ', 'h'], ['@', '1 unchanged line']]);
+    expect(codeDiff(before, after)).toEqual([
+      ['@', '1 unchanged line'],
+      [' ', 'b'],
+      [' ', 'c'],
+      [' ', 'd'],
+      ['-', 'e'],
+      ['+', 'E'],
+      [' ', 'f'],
+      [' ', 'g'],
+      [' ', 'h'],
+      ['@', '1 unchanged line'],
+    ]);
   });
 
   it('is null when the code is the same, and shows a new node as added lines', () => {

@@ -23,9 +23,19 @@ const HOSTILE = [
   '**bold** _em_ ~~strike~~ \\ backslash',
 ];
 const changes = (ids: string[]): Changes => ({
-  from: 'aaaaaaaa-1', to: 'bbbbbbbb-2', same_code: false, git: { from: null, to: null, range: null }, catalog: { from: null, to: null, changed: null },
-  manifests: { from: 'aaaaaaaa-1', to: 'bbbbbbbb-2' }, nodes: ids.map((unique_id) => ({ unique_id, resource_type: 'model', change: 'code', aspects: ['raw_code'] })),
-  node_counts: { code: ids.length }, macros: [], macro_counts: {}, statuses: [], runtimes: [], unknown: {},
+  from: 'aaaaaaaa-1',
+  to: 'bbbbbbbb-2',
+  same_code: false,
+  git: { from: null, to: null, range: null },
+  catalog: { from: null, to: null, changed: null },
+  manifests: { from: 'aaaaaaaa-1', to: 'bbbbbbbb-2' },
+  nodes: ids.map((unique_id) => ({ unique_id, resource_type: 'model', change: 'code', aspects: ['raw_code'] })),
+  node_counts: { code: ids.length },
+  macros: [],
+  macro_counts: {},
+  statuses: [],
+  runtimes: [],
+  unknown: {},
 });
 
 describe('the markdown summary, rendered, with hostile names and messages', () => {
@@ -66,5 +76,9 @@ describe('the markdown summary, rendered, with hostile names and messages', () =
 });
 
 function decode(html: string): string {
-  return html.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  return html
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 }

@@ -4,14 +4,34 @@ import type { Changes } from '../../../src/store/index.js';
 
 /** The pull-request summary never says "none" for node changes it cannot know. */
 const changes = (over: Partial<Changes>): Changes => ({
-  from: 'aaaaaaaa-1', to: 'bbbbbbbb-2', same_code: null, git: { from: null, to: null, range: null }, catalog: { from: null, to: null, changed: null },
-  manifests: { from: 'aaaaaaaa-1', to: 'bbbbbbbb-2' }, nodes: [], node_counts: {}, macros: [], macro_counts: {}, statuses: [], runtimes: [], unknown: {}, ...over,
+  from: 'aaaaaaaa-1',
+  to: 'bbbbbbbb-2',
+  same_code: null,
+  git: { from: null, to: null, range: null },
+  catalog: { from: null, to: null, changed: null },
+  manifests: { from: 'aaaaaaaa-1', to: 'bbbbbbbb-2' },
+  nodes: [],
+  node_counts: {},
+  macros: [],
+  macro_counts: {},
+  statuses: [],
+  runtimes: [],
+  unknown: {},
+  ...over,
 });
-const summary = (c: Changes): string => markdownSummary({ changes: c, short: (id) => id.slice(0, 8), ran: null, downstream: new Map(), failures: [], regressions: [], plan: null });
+const summary = (c: Changes): string =>
+  markdownSummary({ changes: c, short: (id) => id.slice(0, 8), ran: null, downstream: new Map(), failures: [], regressions: [], plan: null });
 
 describe('markdownSummary', () => {
   it('says the node changes are unknown, with the reason, when a side has no manifest', () => {
-    const text = summary(changes({ nodes: null, macros: null, manifests: { from: 'aaaaaaaa-1', to: null }, unknown: { nodes: 'bbbbbbbb has no manifest: its manifest was never archived (only catalog archived)' } }));
+    const text = summary(
+      changes({
+        nodes: null,
+        macros: null,
+        manifests: { from: 'aaaaaaaa-1', to: null },
+        unknown: { nodes: 'bbbbbbbb has no manifest: its manifest was never archived (only catalog archived)' },
+      }),
+    );
     expect(text).toContain('**Nodes changed**: unknown (bbbbbbbb has no manifest: its manifest was never archived (only catalog archived)).');
     expect(text).not.toContain('**Nodes changed**: none.');
   });
@@ -22,12 +42,20 @@ describe('markdownSummary', () => {
 });
 
 describe('markdownSummary within a comment', () => {
-  const many = (n: number): Changes => changes({
-    nodes: Array.from({ length: n }, (_, i) => ({ unique_id: `model.big_project.a_rather_long_model_name_${String(i).padStart(5, '0')}`, change: 'code' })),
-    node_counts: { code: n },
-  });
-  const downstream = (n: number): Map<string, string[]> => new Map(Array.from({ length: n }, (_, i) => [`model.big_project.a_rather_long_model_name_${String(i).padStart(5, '0')}`, [`model.big_project.below_${i}`]]));
-  const render = (n: number, options = {}): string => markdownSummary({ changes: many(n), short: (id) => id.slice(0, 8), ran: { success: n }, downstream: downstream(n), failures: [], regressions: [], plan: null }, options);
+  const many = (n: number): Changes =>
+    changes({
+      nodes: Array.from({ length: n }, (_, i) => ({ unique_id: `model.big_project.a_rather_long_model_name_${String(i).padStart(5, '0')}`, change: 'code' })),
+      node_counts: { code: n },
+    });
+  const downstream = (n: number): Map<string, string[]> =>
+    new Map(
+      Array.from({ length: n }, (_, i) => [`model.big_project.a_rather_long_model_name_${String(i).padStart(5, '0')}`, [`model.big_project.below_${i}`]]),
+    );
+  const render = (n: number, options = {}): string =>
+    markdownSummary(
+      { changes: many(n), short: (id) => id.slice(0, 8), ran: { success: n }, downstream: downstream(n), failures: [], regressions: [], plan: null },
+      options,
+    );
 
   it("lists every node when they fit, and cuts the lists to GitHub's 65,536 characters with a link when they do not", () => {
     expect(render(50)).not.toContain('Lists cut');

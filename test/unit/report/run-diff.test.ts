@@ -3,7 +3,19 @@ import type { ReportRun } from '../../../src/report/data.js';
 import { runDiffs, type RunFacts } from '../../../src/report/run-diff.js';
 
 function facts(id: string, seq: number, hasManifest: boolean): RunFacts {
-  const run: ReportRun = { id, at: null, command: 'build', target: 'dev', branch: 'main', sha: null, elapsed_s: null, outcome: 'ok', counts: {}, failed: 0, exit: 0 };
+  const run: ReportRun = {
+    id,
+    at: null,
+    command: 'build',
+    target: 'dev',
+    branch: 'main',
+    sha: null,
+    elapsed_s: null,
+    outcome: 'ok',
+    counts: {},
+    failed: 0,
+    exit: 0,
+  };
   return { run, seq, hasManifest };
 }
 
@@ -11,7 +23,11 @@ function facts(id: string, seq: number, hasManifest: boolean): RunFacts {
 describe('run diffs in the report', () => {
   it('says node changes are unknown for a run that archived no manifest, and compares the next one with the last run that had one', () => {
     const runs = [facts('a', 1, true), facts('b', 2, false), facts('c', 3, true)];
-    const diffs = runDiffs(runs, [], [{ unique_id: 'model.p.x', seqs: [1, 2, 3], statuses: ['success', 'error', 'success'], ms: [1, 1, 1], rows_affected: [null, null, null] }]);
+    const diffs = runDiffs(
+      runs,
+      [],
+      [{ unique_id: 'model.p.x', seqs: [1, 2, 3], statuses: ['success', 'error', 'success'], ms: [1, 1, 1], rows_affected: [null, null, null] }],
+    );
     expect(diffs.get('a')).toBeUndefined();
     expect(diffs.get('b')?.nodes_unknown).toMatch(/no manifest/);
     expect(diffs.get('b')?.statuses).toEqual([{ id: 'model.p.x', from: 'success', to: 'error' }]);

@@ -11,9 +11,20 @@ import { buildCorpusStore } from '../../helpers/corpus-store.js';
  * On the corpus runs where dbt timed some nodes and not others, the bars, the wall clock and
  * the critical path are checked against run_results' own timing arrays.
  */
-interface Timing { name: string; started_at?: string | null; completed_at?: string | null }
-interface Result { unique_id: string; execution_time: number; timing?: Timing[] }
-interface RunResults { metadata: { invocation_id: string }; results: Result[] }
+interface Timing {
+  name: string;
+  started_at?: string | null;
+  completed_at?: string | null;
+}
+interface Result {
+  unique_id: string;
+  execution_time: number;
+  timing?: Timing[];
+}
+interface RunResults {
+  metadata: { invocation_id: string };
+  results: Result[];
+}
 
 const read = (dir: string): RunResults => JSON.parse(readFileSync(path.join(dir, 'run_results.json'), 'utf8')) as RunResults;
 
@@ -33,17 +44,22 @@ function untimedRuns(): string[] {
 function executeSpan(result: Result): [number, number] | null {
   const execute = result.timing?.find((t) => t.name === 'execute');
   if (!execute?.started_at || !execute.completed_at) return null;
-  return [Date.parse(execute.started_at.endsWith('Z') ? execute.started_at : `${execute.started_at}Z`), Date.parse(execute.completed_at.endsWith('Z') ? execute.completed_at : `${execute.completed_at}Z`)];
+  return [
+    Date.parse(execute.started_at.endsWith('Z') ? execute.started_at : `${execute.started_at}Z`),
+    Date.parse(execute.completed_at.endsWith('Z') ? execute.completed_at : `${execute.completed_at}Z`),
+  ];
 }
 
 describe('a run timeline of nodes with and without timing', () => {
   it.each(corpusCases(untimedRuns, 'skipped: no corpus'))('%s: the critical path is made of bars and fits in the wall clock', async (dir) => {
     if (dir.startsWith('skipped')) return;
     const doc = read(dir);
-    const spans = new Map(doc.results.flatMap((r) => {
-      const span = executeSpan(r);
-      return span ? [[r.unique_id, span] as const] : [];
-    }));
+    const spans = new Map(
+      doc.results.flatMap((r) => {
+        const span = executeSpan(r);
+        return span ? [[r.unique_id, span] as const] : [];
+      }),
+    );
     const untimed = doc.results.filter((r) => !spans.has(r.unique_id)).map((r) => r.unique_id);
     expect(untimed.length).toBeGreaterThan(0);
     const wall = (Math.max(...[...spans.values()].map((s) => s[1])) - Math.min(...[...spans.values()].map((s) => s[0]))) / 1000;

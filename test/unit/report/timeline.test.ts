@@ -3,9 +3,20 @@ import { criticalPath, peakConcurrency, runTimeline, type TimedNode } from '../.
 
 /** Four nodes on two threads: a → b → d and a → c → d, where c is the slow branch. */
 const at = (s: number): number => Date.UTC(2026, 0, 1) + s * 1000;
-const node = (unique_id: string, thread: string, start: number, end: number): TimedNode => ({ unique_id, status: 'success', thread, start: at(start), end: at(end) });
+const node = (unique_id: string, thread: string, start: number, end: number): TimedNode => ({
+  unique_id,
+  status: 'success',
+  thread,
+  start: at(start),
+  end: at(end),
+});
 const NODES = [node('a', 'T1', 0, 2), node('b', 'T1', 2, 3), node('c', 'T2', 2, 7), node('d', 'T1', 7, 8)];
-const EDGES: [string, string][] = [['b', 'a'], ['c', 'a'], ['d', 'b'], ['d', 'c']];
+const EDGES: [string, string][] = [
+  ['b', 'a'],
+  ['c', 'a'],
+  ['d', 'b'],
+  ['d', 'c'],
+];
 
 describe('runTimeline', () => {
   it('the critical path follows the slowest chain of dependencies and sums its durations', () => {

@@ -19,14 +19,27 @@ const KEEP_LAST_1 = { ...EMPTY_POLICY, last: 1 };
 async function twoBuilds(): Promise<Backend> {
   const backend = await openArchiveOn(new MemBackend(), true);
   for (const [i, invocationId] of [OLD, NEW].entries()) {
-    await file(backend, { invocationId, command: 'build', target: 'prod', branch: 'main', capturedAt: `2026-02-0${i + 1}T00:00:00.000Z`, generatedAt: `2026-02-0${i + 1}T00:00:00.000000Z` });
+    await file(backend, {
+      invocationId,
+      command: 'build',
+      target: 'prod',
+      branch: 'main',
+      capturedAt: `2026-02-0${i + 1}T00:00:00.000Z`,
+      generatedAt: `2026-02-0${i + 1}T00:00:00.000000Z`,
+    });
   }
   return backend;
 }
 
 const ids = async (backend: Backend): Promise<string[]> => (await listArchivedInvocations(backend)).map((i) => i.invocationId).sort();
 const settledWithin = <T>(promise: Promise<T>, ms: number): Promise<boolean> =>
-  Promise.race([promise.then(() => true, () => true), new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms))]);
+  Promise.race([
+    promise.then(
+      () => true,
+      () => true,
+    ),
+    new Promise<boolean>((resolve) => setTimeout(() => resolve(false), ms)),
+  ]);
 
 describe('branch create and forget, in each order', () => {
   it('a forget at work first: branch create waits for it, then finds its base forgotten and says so', async () => {
@@ -65,11 +78,13 @@ describe('branch create and forget, in each order', () => {
     // What the race did: a forget whose decision was made before the branch existed.
     await applyForget(backend, [OLD], 'keep last 1', now);
     const problems = (await verifyArchive(backend)).problems;
-    expect(problems).toEqual([{
-      kind: 'bad-ref',
-      key: 'refs/branches/feat',
-      message: `branch 'feat' starts from invocation ${OLD}, which was forgotten: 'state --branch feat' and 'inspect @feat' find nothing there; 'dbtattic branch delete feat' removes the branch`,
-    }]);
+    expect(problems).toEqual([
+      {
+        kind: 'bad-ref',
+        key: 'refs/branches/feat',
+        message: `branch 'feat' starts from invocation ${OLD}, which was forgotten: 'state --branch feat' and 'inspect @feat' find nothing there; 'dbtattic branch delete feat' removes the branch`,
+      },
+    ]);
   });
 
   it('leaves no key of either side behind', async () => {

@@ -23,8 +23,17 @@ async function fileSql(backend: FsBackend, invocationId: string, files: Record<s
   const doc = planSqlTree(listing, base);
   const put = await putSqlTree(backend, doc);
   const record: OutputRecord = {
-    kind: 'output', format: 1, output: 'sql', invocation_id: invocationId, sha256: put.id, size: put.size, entries: listing.size, detail: {},
-    captured_at: '2026-01-01T00:00:00Z', capture_id: '0000000000000-000000000000', phase: 'post',
+    kind: 'output',
+    format: 1,
+    output: 'sql',
+    invocation_id: invocationId,
+    sha256: put.id,
+    size: put.size,
+    entries: listing.size,
+    detail: {},
+    captured_at: '2026-01-01T00:00:00Z',
+    capture_id: '0000000000000-000000000000',
+    phase: 'post',
   };
   await putOutputRecord(backend, record);
   return { id: put.id, depth: doc.depth, files: listing };

@@ -36,7 +36,10 @@ describe('keep policy (restic meanings)', () => {
   });
 
   it('within one period the newest run is the one kept, whatever order the runs come in', () => {
-    const runs = [{ id: 'late', ranAtMs: Date.UTC(2025, 0, 1, 22) }, { id: 'early', ranAtMs: Date.UTC(2025, 0, 1, 1) }];
+    const runs = [
+      { id: 'late', ranAtMs: Date.UTC(2025, 0, 1, 22) },
+      { id: 'early', ranAtMs: Date.UTC(2025, 0, 1, 1) },
+    ];
     expect([...applyPolicy(runs, { ...EMPTY_POLICY, daily: 1 }).keys()]).toEqual(['late']);
   });
 });

@@ -11,7 +11,13 @@ describe('createBranchFrom', () => {
     const backend = newArchive();
     await file(backend, { invocationId: 'good-run', branch: 'main' });
     const branch = await createBranchFrom(backend, 'feature', 'good', false, NOW);
-    expect(branch).toEqual({ name: 'feature', head_capture_id: null, head_invocation_id: 'good-run', base: { invocation_id: 'good-run', branch: 'main' }, created_at: NOW.toISOString() });
+    expect(branch).toEqual({
+      name: 'feature',
+      head_capture_id: null,
+      head_invocation_id: 'good-run',
+      base: { invocation_id: 'good-run', branch: 'main' },
+      created_at: NOW.toISOString(),
+    });
     expect(await readBranch(backend, 'feature')).toEqual(branch);
   });
 
@@ -20,9 +26,33 @@ describe('createBranchFrom', () => {
     await file(backend, { invocationId: 'aaa-first', branch: 'main', generatedAt: '2026-01-02T09:00:00Z', statuses: ['error'] });
     const other = await file(backend, { invocationId: 'zzz-other', artifacts: ['manifest'], capturedAt: '2026-01-02T03:00:00.000Z' });
     const second = await file(backend, { invocationId: 'bbb-second', branch: 'dev', capturedAt: '2026-01-02T05:00:00.000Z' });
-    const entry = (record: ArtifactRecord, status: string) => ({ artifact: record.artifact, status, path: 'target/x.json', invocation_id: record.invocation_id, sha256: record.sha256, size: record.size, stored_bytes: 0 });
+    const entry = (record: ArtifactRecord, status: string) => ({
+      artifact: record.artifact,
+      status,
+      path: 'target/x.json',
+      invocation_id: record.invocation_id,
+      sha256: record.sha256,
+      size: record.size,
+      stored_bytes: 0,
+    });
     const capture = async (id: string, branch: string, artifacts: object[]) =>
-      backend.putIfAbsent(`records/captures/${id}.json`, Buffer.from(JSON.stringify({ kind: 'capture', format: 1, capture_id: id, phase: 'post', captured_at: '2026-01-02T04:00:00.000Z', tool_version: 'test', branch, context: {}, run: null, artifacts })));
+      backend.putIfAbsent(
+        `records/captures/${id}.json`,
+        Buffer.from(
+          JSON.stringify({
+            kind: 'capture',
+            format: 1,
+            capture_id: id,
+            phase: 'post',
+            captured_at: '2026-01-02T04:00:00.000Z',
+            tool_version: 'test',
+            branch,
+            context: {},
+            run: null,
+            artifacts,
+          }),
+        ),
+      );
     // An earlier capture that found the results already filed, then the one that filed them beside another invocation's manifest.
     await capture('0000000000001-000000000000', 'main', [entry(second.run_results!, 'unchanged')]);
     await capture('0000000000002-000000000000', 'release', [entry(other.manifest!, 'captured'), entry(second.run_results!, 'captured')]);

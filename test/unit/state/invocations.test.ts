@@ -36,7 +36,9 @@ describe('listArchivedInvocations', () => {
     const { manifest } = await file(backend, { invocationId: 'parse', generatedAt: '2024-06-03T11:30:00Z', artifacts: ['manifest'] });
     await putArtifactRecord(backend, { ...manifest!, artifact: 'semantic_manifest', generated_at: null, captured_at: '2026-12-05T05:52:00.000Z' });
     const listed = await listArchivedInvocations(backend);
-    expect(listed.map((inv) => [inv.invocationId, inv.generatedAt, Object.keys(inv.artifacts).sort().join()])).toEqual([['parse', '2024-06-03T11:30:00Z', 'manifest,semantic_manifest']]);
+    expect(listed.map((inv) => [inv.invocationId, inv.generatedAt, Object.keys(inv.artifacts).sort().join()])).toEqual([
+      ['parse', '2024-06-03T11:30:00Z', 'manifest,semantic_manifest'],
+    ]);
   });
 
   it('compares times with and without a trailing Z alike, and breaks ties by id', async () => {
@@ -51,7 +53,8 @@ describe('listArchivedInvocations', () => {
 
   it.each([true, false])('keeps the newest record of each artifact (newest filed first: %s)', async (newestFirst) => {
     const backend = newArchive();
-    const fileLate = () => file(backend, { invocationId: 'inv', generatedAt: '2026-01-02T10:30:00Z', statuses: ['success', 'success'], capturedAt: '2026-01-02T10:31:00.000Z' });
+    const fileLate = () =>
+      file(backend, { invocationId: 'inv', generatedAt: '2026-01-02T10:30:00Z', statuses: ['success', 'success'], capturedAt: '2026-01-02T10:31:00.000Z' });
     const fileEarly = () => file(backend, { invocationId: 'inv', generatedAt: '2026-01-02T10:00:00Z', capturedAt: '2026-01-02T10:40:00.000Z' });
     const late = newestFirst ? await fileLate() : (await fileEarly(), await fileLate());
     if (newestFirst) await fileEarly();

@@ -12,7 +12,10 @@ async function chosen(backend: ReturnType<typeof newArchive>, query: Parameters<
 }
 
 async function refusal(promise: Promise<unknown>): Promise<{ code: string; message: string }> {
-  const error = await promise.then(() => null, (e: unknown) => e);
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
   if (!isAtticError(error)) throw new Error(`expected an AtticError, got ${String(error)}`);
   return { code: error.code, message: error.message };
 }
@@ -51,7 +54,8 @@ describe('chooseState --last-success', () => {
     await file(backend, { invocationId: 'failed', generatedAt: at(1), statuses: ['fail'], branch: 'main' });
     expect(await refusal(chooseState(backend, { target: 'prod', branch: 'main' }))).toEqual({
       code: 'not-found',
-      message: "No successful invocation in the archive (command build|run, target prod, branch main). Capture a successful 'dbt build' first, or widen the search with --command.",
+      message:
+        "No successful invocation in the archive (command build|run, target prod, branch main). Capture a successful 'dbt build' first, or widen the search with --command.",
     });
     expect((await refusal(chooseState(backend, {}))).message).toContain('(command build|run)');
   });
@@ -77,7 +81,7 @@ describe('chooseState on a branch', () => {
     expect((await refusal(chooseState(backend, { branch: 'main' }))).code).toBe('not-found');
   });
 
-  it("falls back to the run a branch was created from while it has no success of its own", async () => {
+  it('falls back to the run a branch was created from while it has no success of its own', async () => {
     const backend = newArchive();
     await file(backend, { invocationId: 'base-run', generatedAt: at(1), branch: 'main' });
     await file(backend, { invocationId: 'newer-main', generatedAt: at(2), branch: 'main' });
@@ -113,9 +117,12 @@ describe('chooseState --invocation', () => {
     // An id history lists is told what it lacks, not sent back to history (issue 44 item 10).
     expect(await refusal(chooseState(backend, { invocation: 'abe' }))).toEqual({
       code: 'not-found',
-      message: "Invocation abe-333 has no manifest of its own (it archived run_results.json only), and dbt's --state needs one. Name a run that has one, or use --last-success.",
+      message:
+        "Invocation abe-333 has no manifest of its own (it archived run_results.json only), and dbt's --state needs one. Name a run that has one, or use --last-success.",
     });
-    expect((await refusal(chooseState(backend, { invocation: 'zzz' }))).message).toBe("No invocation with a manifest matches 'zzz'. List them with 'dbtattic history'.");
+    expect((await refusal(chooseState(backend, { invocation: 'zzz' }))).message).toBe(
+      "No invocation with a manifest matches 'zzz'. List them with 'dbtattic history'.",
+    );
   });
 
   it('gives no summary for an invocation without run results', async () => {

@@ -51,7 +51,12 @@ class CountingBackend extends MemBackend {
 }
 
 describe('writeStateDir, written again', () => {
-  async function setUp(): Promise<{ backend: CountingBackend; inv: Awaited<ReturnType<typeof listArchivedInvocations>>[number]; dir: string; manifest: string }> {
+  async function setUp(): Promise<{
+    backend: CountingBackend;
+    inv: Awaited<ReturnType<typeof listArchivedInvocations>>[number];
+    dir: string;
+    manifest: string;
+  }> {
     const backend = new CountingBackend();
     await file(backend, { invocationId: 'inv', artifacts: ['manifest'] });
     const [inv] = await listArchivedInvocations(backend);
@@ -102,7 +107,9 @@ describe('checkStateDir', () => {
     await expect(checkStateDir(path.join(root, 'marked'))).resolves.toBeUndefined();
     mkdirSync(path.join(root, 'mine'));
     writeFileSync(path.join(root, 'mine', 'notes.txt'), 'keep');
-    await expect(checkStateDir(path.join(root, 'mine'))).rejects.toThrow(`${path.join(root, 'mine')} already holds files and is not a state directory dbtattic made`);
+    await expect(checkStateDir(path.join(root, 'mine'))).rejects.toThrow(
+      `${path.join(root, 'mine')} already holds files and is not a state directory dbtattic made`,
+    );
     writeFileSync(path.join(root, 'a-file'), '');
     await expect(checkStateDir(path.join(root, 'a-file'))).rejects.toThrow('is a file, not a directory');
   });

@@ -23,7 +23,8 @@ describe('the authoritative record of an invocation artifact', () => {
     const newer = writeSyntheticTarget({ invocationId, generatedAt: '2024-05-01T10:00:25.5Z', statuses: ['success', 'success'] }, path.join(root, 'newer'));
     const older = writeSyntheticTarget({ invocationId, generatedAt: '2024-05-01T10:00:25Z', statuses: ['success'] }, path.join(root, 'older'));
     const backend = await openArchive(path.join(root, 'archive'), { create: true });
-    const capture = (targetDir: string, at: string) => captureTarget(backend, { targetDir, artifacts: ['manifest'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(at) });
+    const capture = (targetDir: string, at: string) =>
+      captureTarget(backend, { targetDir, artifacts: ['manifest'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(at) });
     await capture(newer, '2024-05-01T10:01:00Z');
     await capture(older, '2024-05-01T10:02:00Z');
 
@@ -34,7 +35,9 @@ describe('the authoritative record of an invocation artifact', () => {
     await syncStore(backend, file, 'wait');
     const db = await openDatabase(file, 'read');
     try {
-      const nodes = (await db.connection.runAndReadAll('SELECT count(*)::INTEGER FROM node_invocation WHERE invocation_id = $1', [invocationId])).getRows()[0]?.[0];
+      const nodes = (
+        await db.connection.runAndReadAll('SELECT count(*)::INTEGER FROM node_invocation WHERE invocation_id = $1', [invocationId])
+      ).getRows()[0]?.[0];
       expect(nodes).toBe(2);
     } finally {
       db.close();

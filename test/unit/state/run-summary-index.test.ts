@@ -61,12 +61,18 @@ function sequences(): string[] {
 
 function stepsOf(seq: string): string[] {
   const dir = path.join(CORPUS_DIR, seq);
-  return readdirSync(dir).sort().map((name) => path.join(dir, name)).filter((step) => statSync(step).isDirectory());
+  return readdirSync(dir)
+    .sort()
+    .map((name) => path.join(dir, name))
+    .filter((step) => statSync(step).isDirectory());
 }
 
 /** Results by status as read here from the JSON (dbt 0.19+: flat results with a status). */
 function countsOf(runResults: string): { total: number; by_status: Record<string, number> } | null {
-  const doc = JSON.parse(readFileSync(runResults, 'utf8')) as { metadata?: { dbt_schema_version?: string }; results: { unique_id?: string; status?: string }[] };
+  const doc = JSON.parse(readFileSync(runResults, 'utf8')) as {
+    metadata?: { dbt_schema_version?: string };
+    results: { unique_id?: string; status?: string }[];
+  };
   if (!doc.metadata?.dbt_schema_version) return null;
   const results = doc.results.filter((r) => typeof r.unique_id === 'string');
   const byStatus: Record<string, number> = {};
@@ -74,14 +80,26 @@ function countsOf(runResults: string): { total: number; by_status: Record<string
   return { total: results.length, by_status: byStatus };
 }
 
-const QUERIES: StateQuery[] = [{}, { commands: ['build', 'run', 'test', 'seed', 'snapshot', 'compile', 'docs generate'] }, { target: 'prod' }, { branch: 'main' }];
+const QUERIES: StateQuery[] = [
+  {},
+  { commands: ['build', 'run', 'test', 'seed', 'snapshot', 'compile', 'docs generate'] },
+  { target: 'prod' },
+  { branch: 'main' },
+];
 
 describe('state judges runs by the summaries in their records', () => {
   it.each(corpusCases(sequences, '(corpus absent)'))('%s: the same choice as reading every run_results, with none read', async (seq) => {
     if (seq === '(corpus absent)') return;
     const archive = new MemBackend();
     for (const [i, step] of stepsOf(seq).entries()) {
-      await captureTarget(archive, { targetDir: step, artifacts: [...ARTIFACT_TYPES], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.UTC(2026, 0, 5, 12, i)) });
+      await captureTarget(archive, {
+        targetDir: step,
+        artifacts: [...ARTIFACT_TYPES],
+        phase: 'manual',
+        toolVersion: 'test',
+        branch: 'main',
+        now: new Date(Date.UTC(2026, 0, 5, 12, i)),
+      });
     }
     const summarised = (await listArtifactRecords(archive)).filter((r) => r.artifact === 'run_results');
     expect(summarised.length).toBeGreaterThan(0);
@@ -121,7 +139,14 @@ describe('verify checks each summary against its run results', () => {
     onTestFinished(() => rmSync(target, { recursive: true, force: true }));
     const archive = new MemBackend();
     await archive.putIfAbsent('FORMAT', Buffer.from(`${ARCHIVE_FORMAT}\n`));
-    await captureTarget(archive, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'pre', toolVersion: 'test', branch: 'main', now: new Date() });
+    await captureTarget(archive, {
+      targetDir: target,
+      artifacts: ['manifest', 'run_results'],
+      phase: 'pre',
+      toolVersion: 'test',
+      branch: 'main',
+      now: new Date(),
+    });
     const [record] = (await listArtifactRecords(archive)).filter((r) => r.artifact === 'run_results');
     expect(record!.summary).toMatchObject({ total: 2, by_status: { success: 1, error: 1 } });
     expect((await verifyArchive(archive, undefined, summarizeRunResults)).problems).toEqual([]);

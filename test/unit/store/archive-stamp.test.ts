@@ -47,8 +47,18 @@ async function setUp(): Promise<{ root: string; archive: string; backend: Backen
   const archive = path.join(root, 'archive');
   const backend = await openArchive(archive, { create: true });
   const capture = async (id: string, minute: number): Promise<void> => {
-    const target = writeSyntheticTarget({ invocationId: id, generatedAt: new Date(Date.UTC(2026, 0, 5, 11, minute)).toISOString() }, path.join(root, `target-${minute}`));
-    await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.UTC(2026, 0, 5, 12, minute)) });
+    const target = writeSyntheticTarget(
+      { invocationId: id, generatedAt: new Date(Date.UTC(2026, 0, 5, 11, minute)).toISOString() },
+      path.join(root, `target-${minute}`),
+    );
+    await captureTarget(backend, {
+      targetDir: target,
+      artifacts: ['manifest', 'run_results'],
+      phase: 'manual',
+      toolVersion: 'test',
+      branch: 'main',
+      now: new Date(Date.UTC(2026, 0, 5, 12, minute)),
+    });
   };
   return { root, archive, backend, store: path.join(root, 'store.duckdb'), capture };
 }

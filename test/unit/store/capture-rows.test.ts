@@ -22,10 +22,27 @@ function captureOf(i: number): CaptureRecord {
     tool_version: '0.1.0',
     branch: i % 3 === 0 ? null : 'main',
     context: { git: { sha: null }, run: i },
-    run: i % 2 === 0 ? null : { argv: ['dbt', 'build'], started_at: '2026-12-02T00:00:00.000Z', ended_at: '2026-12-02T00:01:00.000Z', exit_code: i % 5 === 0 ? 1 : 0, signal: null },
+    run:
+      i % 2 === 0
+        ? null
+        : {
+            argv: ['dbt', 'build'],
+            started_at: '2026-12-02T00:00:00.000Z',
+            ended_at: '2026-12-02T00:01:00.000Z',
+            exit_code: i % 5 === 0 ? 1 : 0,
+            signal: null,
+          },
     artifacts: ARTIFACT_TYPES.map((artifact, k) =>
       k < 2
-        ? { artifact, status: 'captured', path: `/p/target/${artifact}.json`, invocation_id: invocation, sha256: `${String(i).padStart(4, '0')}${'a'.repeat(60)}`, size: 1000 + i, stored_bytes: 100 + k }
+        ? {
+            artifact,
+            status: 'captured',
+            path: `/p/target/${artifact}.json`,
+            invocation_id: invocation,
+            sha256: `${String(i).padStart(4, '0')}${'a'.repeat(60)}`,
+            size: 1000 + i,
+            stored_bytes: 100 + k,
+          }
         : { artifact, status: 'absent', path: `/p/target/${artifact}.json`, invocation_id: null, sha256: null, size: null, stored_bytes: 0 },
     ),
   };
@@ -68,7 +85,11 @@ describe('the rows of capture records', () => {
       expect(read?.run?.argv ?? null).toEqual(record.run?.argv ?? null);
       expect(read?.artifacts.map((a) => [a.artifact, a.status, a.sha256])).toEqual(record.artifacts.map((a) => [a.artifact, a.status, a.sha256]));
     }
-    const sizes = (await db.connection.runAndReadAll("SELECT size_bytes, stored_bytes FROM capture_artifact WHERE capture_id = $1 AND artifact_type = 'run_results'", [captures[9]!.capture_id])).getRows()[0];
+    const sizes = (
+      await db.connection.runAndReadAll("SELECT size_bytes, stored_bytes FROM capture_artifact WHERE capture_id = $1 AND artifact_type = 'run_results'", [
+        captures[9]!.capture_id,
+      ])
+    ).getRows()[0];
     expect(sizes?.map(Number)).toEqual([1010, 101]);
   });
 

@@ -16,12 +16,15 @@ let files = 0;
 /** A CommonJS file that uses what `require` hands a module: exports, require, module, its own names. */
 function commonJsFile(body = ''): string {
   const file = path.join(root, `lib-${files++}.cjs`);
-  writeFileSync(file, `const path = require('node:path');
+  writeFileSync(
+    file,
+    `const path = require('node:path');
 exports.double = (n) => n * 2;
 exports.where = () => [__filename, __dirname];
 exports.self = this === module.exports;
 module.exports.base = path.basename(__filename);
-${body}`);
+${body}`,
+  );
   return file;
 }
 

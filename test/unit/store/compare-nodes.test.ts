@@ -20,7 +20,13 @@ type Manifest = Record<string, Record<string, { config?: { enabled?: boolean } }
 /** Every enabled entry of a manifest but macros: what the store keeps as nodes. */
 function enabledNodes(manifest: Manifest): string[] {
   const sections = ['nodes', 'sources', 'exposures', 'metrics', 'semantic_models', 'saved_queries', 'unit_tests', 'groups', 'docs', 'functions'];
-  return sections.flatMap((s) => Object.entries(manifest[s] ?? {}).filter(([, n]) => n.config?.enabled !== false).map(([id]) => id)).sort();
+  return sections
+    .flatMap((s) =>
+      Object.entries(manifest[s] ?? {})
+        .filter(([, n]) => n.config?.enabled !== false)
+        .map(([id]) => id),
+    )
+    .sort();
 }
 
 it('names every node the other adapter quotes otherwise a relation change, when nothing else differs', async () => {
@@ -30,9 +36,15 @@ it('names every node the other adapter quotes otherwise a relation change, when 
   const rows = await fx.withEdits(async () => {
     const params = [first.invocation_id, again];
     // Snowflake quotes no part of a relation by default, DuckDB (the fixture's adapter) all three.
-    await fx.db.connection.run(`INSERT INTO invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id, 'snowflake' AS adapter_type,
-      generated_at + INTERVAL 1 HOUR AS generated_at) FROM invocation WHERE invocation_id = $1`, params);
-    await fx.db.connection.run('INSERT INTO macro_invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id) FROM macro_invocation WHERE invocation_id = $1', params);
+    await fx.db.connection.run(
+      `INSERT INTO invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id, 'snowflake' AS adapter_type,
+      generated_at + INTERVAL 1 HOUR AS generated_at) FROM invocation WHERE invocation_id = $1`,
+      params,
+    );
+    await fx.db.connection.run(
+      'INSERT INTO macro_invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id) FROM macro_invocation WHERE invocation_id = $1',
+      params,
+    );
     await copyNodeRows(fx.db.connection, first.invocation_id, again);
     return compareNodes(fx.db.connection, first.invocation_id, again);
   });

@@ -23,7 +23,11 @@ interface RpcRun {
 function rpcRuns(): RpcRun[] {
   return corpusTargetDirs().flatMap((dir) => {
     try {
-      const doc = JSON.parse(readFileSync(path.join(dir, 'run_results.json'), 'utf8')) as { args?: { which?: string }; metadata: { invocation_id: string }; results: unknown[] };
+      const doc = JSON.parse(readFileSync(path.join(dir, 'run_results.json'), 'utf8')) as {
+        args?: { which?: string };
+        metadata: { invocation_id: string };
+        results: unknown[];
+      };
       return doc.args?.which === 'rpc' ? [{ dir, invocationId: doc.metadata.invocation_id, results: doc.results.length }] : [];
     } catch {
       return [];
@@ -45,15 +49,18 @@ describe.skipIf(!hasCorpus)('docs generate through dbt-rpc', () => {
   it('is named docs generate and is no build', async () => {
     expect(runs.length).toBeGreaterThanOrEqual(5);
     for (const run of runs) {
-      expect(await query('SELECT command, builds FROM v_invocation_sequence WHERE invocation_id = $1', [run.invocationId]), run.dir)
-        .toEqual([{ command: 'docs generate', builds: false }]);
+      expect(await query('SELECT command, builds FROM v_invocation_sequence WHERE invocation_id = $1', [run.invocationId]), run.dir).toEqual([
+        { command: 'docs generate', builds: false },
+      ]);
     }
   });
 
   it('gives no execution to the runtime and test views', async () => {
     const ids = runs.map((r) => r.invocationId);
     const inRuns = `(${ids.map((_, i) => `$${i + 1}`).join(', ')})`;
-    expect(await query(`SELECT count(*) AS n FROM run_result WHERE invocation_id IN ${inRuns}`, ids)).toEqual([{ n: runs.reduce((sum, r) => sum + r.results, 0) }]);
+    expect(await query(`SELECT count(*) AS n FROM run_result WHERE invocation_id IN ${inRuns}`, ids)).toEqual([
+      { n: runs.reduce((sum, r) => sum + r.results, 0) },
+    ]);
     expect(await query(`SELECT count(*) AS n FROM v_run_history WHERE completed AND invocation_id IN ${inRuns}`, ids)).toEqual([{ n: 0 }]);
     expect(await query('SELECT count(*) AS n FROM v_node_runtime')).toEqual([{ n: 0 }]);
     expect(await query('SELECT count(*) AS n FROM v_test_history')).toEqual([{ n: 0 }]);

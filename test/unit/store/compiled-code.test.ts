@@ -23,7 +23,12 @@ const SQL = { dev: 'select 1 as id from dev_schema.src', prod: 'select 1 as id f
 function writeTarget(dir: string, invocationId: string, generatedAt: string, compiled: string | null, withResults: boolean): string {
   mkdirSync(dir, { recursive: true });
   const manifest = JSON.parse(syntheticManifest({ invocationId, generatedAt })) as { nodes: Record<string, Record<string, unknown>> };
-  if (compiled !== null) Object.assign(manifest.nodes[MODEL]!, { compiled: true, compiled_code: compiled, relation_name: `"db"."${compiled.includes('dev') ? 'dev' : 'prod'}_schema"."m0"` });
+  if (compiled !== null)
+    Object.assign(manifest.nodes[MODEL]!, {
+      compiled: true,
+      compiled_code: compiled,
+      relation_name: `"db"."${compiled.includes('dev') ? 'dev' : 'prod'}_schema"."m0"`,
+    });
   writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest));
   if (withResults) writeFileSync(path.join(dir, 'run_results.json'), syntheticRunResults({ invocationId, generatedAt, command: 'build' }));
   return dir;
@@ -52,16 +57,22 @@ describe('compiled code in the store', () => {
   });
   afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-  it("shows each invocation its own compiled SQL and relation, and none where it compiled none", async () => {
+  it('shows each invocation its own compiled SQL and relation, and none where it compiled none', async () => {
     const db = await openDatabase(incremental, 'read');
     try {
-      const rows = plainResult(await db.connection.runAndReadAll('SELECT invocation_id, compiled_code, relation_name FROM node WHERE unique_id = $1 ORDER BY invocation_id', [MODEL])).rows;
+      const rows = plainResult(
+        await db.connection.runAndReadAll('SELECT invocation_id, compiled_code, relation_name FROM node WHERE unique_id = $1 ORDER BY invocation_id', [MODEL]),
+      ).rows;
       expect(rows).toEqual([
         { invocation_id: ids.dev, compiled_code: SQL.dev, relation_name: '"db"."dev_schema"."m0"' },
         { invocation_id: ids.prod, compiled_code: SQL.prod, relation_name: '"db"."prod_schema"."m0"' },
         { invocation_id: ids.parse, compiled_code: null, relation_name: null },
       ]);
-      expect(new Set(plainResult(await db.connection.runAndReadAll('SELECT node_version_id FROM node WHERE unique_id = $1', [MODEL])).rows.map((r) => r.node_version_id)).size).toBe(1);
+      expect(
+        new Set(
+          plainResult(await db.connection.runAndReadAll('SELECT node_version_id FROM node WHERE unique_id = $1', [MODEL])).rows.map((r) => r.node_version_id),
+        ).size,
+      ).toBe(1);
     } finally {
       db.close();
     }

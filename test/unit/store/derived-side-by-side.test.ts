@@ -43,7 +43,12 @@ function invocation(i: number): SyntheticInvocation {
 async function pendingOf(file: string, id: string): Promise<number> {
   const db = await openDatabase(file, 'read');
   try {
-    const rows = (await db.connection.runAndReadAll('SELECT (SELECT count(*) FROM run_result_pending WHERE invocation_id = $1), (SELECT count(*) FROM run_history WHERE invocation_id = $1), (SELECT count(*) FROM node_change WHERE to_invocation = $1)', [id])).getRows()[0]!;
+    const rows = (
+      await db.connection.runAndReadAll(
+        'SELECT (SELECT count(*) FROM run_result_pending WHERE invocation_id = $1), (SELECT count(*) FROM run_history WHERE invocation_id = $1), (SELECT count(*) FROM node_change WHERE to_invocation = $1)',
+        [id],
+      )
+    ).getRows()[0]!;
     expect(Number(rows[1]), 'run history of an invocation whose node changes failed').toBe(0);
     expect(Number(rows[2]), 'node changes to it').toBe(0);
     return Number(rows[0]);
@@ -62,7 +67,14 @@ describe('tables derived at ingest, node changes beside the histories', () => {
     mkdirSync(dir);
     writeFileSync(path.join(dir, 'manifest.json'), syntheticManifest(invocation(i)));
     writeFileSync(path.join(dir, 'run_results.json'), syntheticRunResults(invocation(i)));
-    await captureTarget(backend, { targetDir: dir, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.parse('2024-07-10T00:00:00Z') + i * 60_000) });
+    await captureTarget(backend, {
+      targetDir: dir,
+      artifacts: ['manifest', 'run_results'],
+      phase: 'manual',
+      toolVersion: 'test',
+      branch: 'main',
+      now: new Date(Date.parse('2024-07-10T00:00:00Z') + i * 60_000),
+    });
   }
 
   beforeAll(async () => {

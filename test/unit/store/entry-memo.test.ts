@@ -46,12 +46,20 @@ describe('node entries taken from the memo', () => {
       if (!manifest) continue;
       const expected = expectedRows(manifest);
       const rows = await fx.query('SELECT unique_id, relation_name, compiled_code_id FROM node_invocation WHERE invocation_id = $1', [step.invocation_id]);
-      const edges = await fx.query("SELECT unique_id, kind || ' ' || depends_on_id AS edge FROM node_depends_on WHERE invocation_id = $1", [step.invocation_id]);
+      const edges = await fx.query("SELECT unique_id, kind || ' ' || depends_on_id AS edge FROM node_depends_on WHERE invocation_id = $1", [
+        step.invocation_id,
+      ]);
       for (const row of rows) {
         const want = expected.get(String(row.unique_id));
         if (!want) continue; // exposures, docs...: outside what this test reads
-        expect({ relation_name: row.relation_name, compiled_code_id: row.compiled_code_id }, String(row.unique_id)).toEqual({ relation_name: want.relation_name, compiled_code_id: want.compiled_code_id });
-        const got = edges.filter((e) => e.unique_id === row.unique_id).map((e) => String(e.edge)).sort();
+        expect({ relation_name: row.relation_name, compiled_code_id: row.compiled_code_id }, String(row.unique_id)).toEqual({
+          relation_name: want.relation_name,
+          compiled_code_id: want.compiled_code_id,
+        });
+        const got = edges
+          .filter((e) => e.unique_id === row.unique_id)
+          .map((e) => String(e.edge))
+          .sort();
         expect(got, `edges of ${String(row.unique_id)}`).toEqual(want.edges);
         checked++;
       }
@@ -60,7 +68,11 @@ describe('node entries taken from the memo', () => {
   });
 
   it('holds only rows that a fresh reading of an entry with that digest gives', async () => {
-    const memo = new Map((await fx.query('SELECT * REPLACE (depends_on_nodes::VARCHAR AS depends_on_nodes, depends_on_macros::VARCHAR AS depends_on_macros) FROM node_entry')).map((r) => [String(r.entry_digest), r]));
+    const memo = new Map(
+      (await fx.query('SELECT * REPLACE (depends_on_nodes::VARCHAR AS depends_on_nodes, depends_on_macros::VARCHAR AS depends_on_macros) FROM node_entry')).map(
+        (r) => [String(r.entry_digest), r],
+      ),
+    );
     let seen = 0;
     let taken = 0;
     for (const step of fx.steps) {

@@ -31,7 +31,9 @@ describe('fingerprints carried over at ingest', () => {
       const manifest = fx.written(step, 'manifest.json');
       if (!manifest) continue;
       const fresh = freshFingerprints(manifest);
-      const rows = await fx.query('SELECT unique_id, fingerprint FROM node_invocation WHERE invocation_id = $1 AND fingerprint IS NOT NULL', [step.invocation_id]);
+      const rows = await fx.query('SELECT unique_id, fingerprint FROM node_invocation WHERE invocation_id = $1 AND fingerprint IS NOT NULL', [
+        step.invocation_id,
+      ]);
       expect(new Map(rows.map((r) => [String(r.unique_id), r.fingerprint]))).toEqual(fresh);
       compared += rows.length;
       if (previous && [...fresh].some(([id, fp]) => previous!.has(id) && previous!.get(id) !== fp)) differFromStep.add(step.step);

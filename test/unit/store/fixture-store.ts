@@ -34,7 +34,8 @@ export interface FixtureStore {
 
 const READS = /^\s*(SELECT|WITH|FROM|DESCRIBE|SUMMARIZE)\b/i;
 /** What ingest derives (store/derived/derived-tables.ts), the views over it, and run_result, which takes in run_result_pending. */
-const READS_DERIVED = /\b(v_\w+|change_macro|manifest_invocation|node_change|node_runtime|run_history|test_history|test_run_state|runtime_merged|run_result)\b/i;
+const READS_DERIVED =
+  /\b(v_\w+|change_macro|manifest_invocation|node_change|node_runtime|run_history|test_history|test_run_state|runtime_merged|run_result)\b/i;
 const START = Date.parse('2024-06-03T12:00:00Z');
 
 /** The fixture history captured and synced once per test run (test/helpers/built-once.ts): sequence/, archive/, store.duckdb. */
@@ -45,7 +46,14 @@ function fixtureTemplate(): Promise<string> {
     const backend = await openArchive(path.join(root, 'archive'), { create: true });
     for (const step of steps) {
       const targetDir = path.join(seqDir, step.dir, 'target');
-      await captureTarget(backend, { targetDir, artifacts: ARTIFACT_TYPES, phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(START + step.step * 60_000) });
+      await captureTarget(backend, {
+        targetDir,
+        artifacts: ARTIFACT_TYPES,
+        phase: 'manual',
+        toolVersion: 'test',
+        branch: 'main',
+        now: new Date(START + step.step * 60_000),
+      });
     }
     await syncStore(backend, path.join(root, 'store.duckdb'), 'wait');
   });

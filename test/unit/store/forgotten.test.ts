@@ -54,10 +54,21 @@ describe('the store after forget and prune', () => {
     // m2 comes back in a new run: its versions are written again, once each (no primary key
     // keeps them unique: the version writer does, schema/001-tables.sql).
     const back = new Date(start + 90 * 3_600_000).toISOString();
-    await file(backend, { invocationId: 'main-090-0000000', target: 'prod', statuses: ['success', 'success', 'success'], generatedAt: back, capturedAt: back, branch: 'main' });
+    await file(backend, {
+      invocationId: 'main-090-0000000',
+      target: 'prod',
+      statuses: ['success', 'success', 'success'],
+      generatedAt: back,
+      capturedAt: back,
+      branch: 'main',
+    });
     await syncStore(backend, store, 'wait');
     expect(await countOf(store, "SELECT count(*) FROM node_version WHERE unique_id = 'model.synthetic.m2'")).toBeGreaterThan(0);
-    for (const [table, id] of [['node_version', 'node_version_id'], ['compiled_code', 'compiled_code_id'], ['macro_version', 'macro_version_id']]) {
+    for (const [table, id] of [
+      ['node_version', 'node_version_id'],
+      ['compiled_code', 'compiled_code_id'],
+      ['macro_version', 'macro_version_id'],
+    ]) {
       expect(await countOf(store, `SELECT count(*) - count(DISTINCT ${id}) FROM ${table}`), table).toBe(0);
     }
   }, 300_000);

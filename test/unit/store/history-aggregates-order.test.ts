@@ -41,7 +41,12 @@ const filing = (letter: string, hour: number, captured: number, more: Partial<Fi
 const A = filing('a', 10, 15, { modelCode: { 1: 'select 1 as id' }, times: [1.5, 2], tests: tests([0, 'pass'], [1, 'pass']) });
 const B = filing('b', 11, 16, { modelCode: { 1: 'select 2 as id' }, times: [3.25, 0.5], tests: tests([0, 'fail'], [1, 'fail']) });
 const C = filing('c', 12, 19, { modelCode: { 1: 'select 2 as id' }, times: [2.5, 4.125], tests: tests([0, 'pass'], [1, 'pass']) });
-const D = filing('d', 13, 18, { modelCode: { 1: 'select 3 as id' }, times: [0.75, 9], statuses: ['success', 'error'], tests: tests([0, 'skipped'], [1, 'error']) });
+const D = filing('d', 13, 18, {
+  modelCode: { 1: 'select 3 as id' },
+  times: [0.75, 9],
+  statuses: ['success', 'error'],
+  tests: tests([0, 'skipped'], [1, 'error']),
+});
 const E = filing('e', 14, 17, { modelCode: { 1: 'select 3 as id' }, tests: tests([1], [1]), artifacts: ['manifest'] });
 
 const RAN = new Set(['pass', 'warn', 'fail', 'error', 'runtime error']);
@@ -67,7 +72,11 @@ function expectedRows(present: readonly Filing[]): Record<string, unknown>[] {
   const rows = [];
   for (const name of ['t0', 't1']) {
     const id = syntheticTestId(name);
-    const runs = history.flatMap((f) => resultsOf(f).filter((r) => r.unique_id === id).map((r) => ({ f, status: r.status })));
+    const runs = history.flatMap((f) =>
+      resultsOf(f)
+        .filter((r) => r.unique_id === id)
+        .map((r) => ({ f, status: r.status })),
+    );
     const ran = runs.filter((r) => RAN.has(r.status));
     const byDefinitions = new Map<string, Set<boolean>>();
     for (const r of ran.slice(-10)) {
@@ -107,12 +116,19 @@ function quantile(sorted: number[], q: number): number {
 /** v_node_runtime's rules, from the results in the runs' JSON (times rounded, as compared). */
 function expectedRuntime(present: readonly Filing[]): Record<string, unknown>[] {
   const history = [...present].sort((x, y) => x.generatedAt!.localeCompare(y.generatedAt!));
-  const completed = history.flatMap((f) => resultsOf(f).filter((r) => COMPLETED.has(r.status)).map((r) => ({ f, ...r })));
+  const completed = history.flatMap((f) =>
+    resultsOf(f)
+      .filter((r) => COMPLETED.has(r.status))
+      .map((r) => ({ f, ...r })),
+  );
   const ids = [...new Set(completed.map((r) => r.unique_id))].sort();
   return ids.map((id) => {
     const runs = completed.filter((r) => r.unique_id === id);
     const last = runs.at(-1)!;
-    const baseline = runs.slice(-11, -1).map((r) => r.execution_time).sort((a, b) => a - b);
+    const baseline = runs
+      .slice(-11, -1)
+      .map((r) => r.execution_time)
+      .sort((a, b) => a - b);
     const sorted = runs.map((r) => r.execution_time).sort((a, b) => a - b);
     return {
       unique_id: id,
@@ -207,7 +223,10 @@ describe('test history and node runtime derived at ingest', () => {
   it('derives them again when a run counted is forgotten, as a rebuild does', async () => {
     await forget(B);
     const expected = expectedRows([A, C, D, E]);
-    expect(expected.map((r) => [r.fails, r.flaky])).toEqual([[0, false], [0, false]]);
+    expect(expected.map((r) => [r.fails, r.flaky])).toEqual([
+      [0, false],
+      [0, false],
+    ]);
     expect(await viewRows()).toEqual(expected);
     await expectRuntime([A, C, D, E]);
     await expectRebuildEqual();
@@ -260,7 +279,11 @@ describe('node runtime over more runs than its baseline holds', () => {
 
   // 14 runs, each synced as it comes: the last 11 times move on, the median and p95 cover all 14.
   const runs = Array.from({ length: 14 }, (_, i) =>
-    filing(String.fromCharCode(0x61 + i), i, i + 1, { invocationId: `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`, times: [((i * 7) % 11) + 0.5, 20 - i], tests: [] }),
+    filing(String.fromCharCode(0x61 + i), i, i + 1, {
+      invocationId: `${String(i).padStart(8, '0')}-0000-4000-8000-000000000000`,
+      times: [((i * 7) % 11) + 0.5, 20 - i],
+      tests: [],
+    }),
   );
 
   it('keeps the last 11 times for the baseline as runs are added, as its rules and a rebuild say', async () => {
@@ -274,7 +297,10 @@ describe('node runtime over more runs than its baseline holds', () => {
     const db = await openDatabase(incremental, 'read');
     try {
       const rows = plainResult(await db.connection.runAndReadAll(RUNTIME)).rows;
-      expect(rows.map((r) => [r.runs, r.baseline_runs])).toEqual([[14, 10], [14, 10]]);
+      expect(rows.map((r) => [r.runs, r.baseline_runs])).toEqual([
+        [14, 10],
+        [14, 10],
+      ]);
       expect(rows).toEqual(expectedRuntime(runs));
     } finally {
       db.close();

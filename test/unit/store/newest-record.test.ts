@@ -40,7 +40,14 @@ async function fileInOrder(first: string, second: string, syncBetween: boolean):
   const backend = await openArchive(path.join(root, 'archive'), { create: true });
   const storeFile = path.join(root, 'store.duckdb');
   for (const [i, dir] of [first, second].entries()) {
-    await captureTarget(backend, { targetDir: dir, artifacts: ['manifest'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.UTC(2026, 0, 5, 12, i)) });
+    await captureTarget(backend, {
+      targetDir: dir,
+      artifacts: ['manifest'],
+      phase: 'manual',
+      toolVersion: 'test',
+      branch: 'main',
+      now: new Date(Date.UTC(2026, 0, 5, 12, i)),
+    });
     if (syncBetween) await syncStore(backend, storeFile, 'wait');
   }
   if (!syncBetween) await syncStore(backend, storeFile, 'wait');

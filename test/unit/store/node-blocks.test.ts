@@ -66,7 +66,10 @@ describe('planNodeBlocks', () => {
   });
 
   it('names one macro set for the same macros in any order, listed once each', () => {
-    const withSets = planNodeBlocks([{ ...before[0]!, macros: ['macro.p.a', 'macro.p.b', 'macro.p.a'] }, { ...before[1]!, macros: ['macro.p.b', 'macro.p.a'] }]);
+    const withSets = planNodeBlocks([
+      { ...before[0]!, macros: ['macro.p.a', 'macro.p.b', 'macro.p.a'] },
+      { ...before[1]!, macros: ['macro.p.b', 'macro.p.a'] },
+    ]);
     expect(withSets.macroSets).toEqual([{ macroSetId: expect.any(String), macros: ['macro.p.a', 'macro.p.b'] }]);
     expect(new Set(withSets.blocks.flatMap((b) => b.rows.map((r) => r.macro_set_id)))).toEqual(new Set([withSets.macroSets[0]!.macroSetId]));
   });
@@ -78,7 +81,10 @@ describe('a run that edits one node', () => {
   const NODES = 300;
 
   /** A manifest of NODES models, each depending on the one before and calling two macros; `edited` gets other code. */
-  function writeTarget(invocationId: string, edited: string | null): { dir: string; manifest: { nodes: Record<string, { depends_on: { nodes: string[]; macros: string[] } }> } } {
+  function writeTarget(
+    invocationId: string,
+    edited: string | null,
+  ): { dir: string; manifest: { nodes: Record<string, { depends_on: { nodes: string[]; macros: string[] } }> } } {
     const manifest = JSON.parse(syntheticManifest({ invocationId, statuses: Array.from({ length: NODES }, () => 'success') })) as {
       nodes: Record<string, { raw_code: string; depends_on: { nodes: string[]; macros: string[] } }>;
     };
@@ -106,7 +112,14 @@ describe('a run that edits one node', () => {
     };
     const captureRun = async (id: string, edited: string | null, minute: number) => {
       const target = writeTarget(id, edited);
-      await captureTarget(backend, { targetDir: target.dir, artifacts: ['manifest'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.UTC(2026, 0, 5, 12, minute)) });
+      await captureTarget(backend, {
+        targetDir: target.dir,
+        artifacts: ['manifest'],
+        phase: 'manual',
+        toolVersion: 'test',
+        branch: 'main',
+        now: new Date(Date.UTC(2026, 0, 5, 12, minute)),
+      });
       expect(await syncStore(backend, storeFile, 'wait')).toMatchObject({ status: 'synced', problems: [] });
       return target.manifest;
     };

@@ -19,7 +19,12 @@ import { dumpStore, expectSameRows } from '../../helpers/store-dump.js';
  */
 type Manifest = { metadata: { invocation_id: string }; nodes: Record<string, { raw_code: string }> };
 
-const IDS = { A: 'aaaaaaaa-0000-4000-8000-00000000000a', B: 'bbbbbbbb-0000-4000-8000-00000000000b', C: 'cccccccc-0000-4000-8000-00000000000c', D: 'dddddddd-0000-4000-8000-00000000000d' } as const;
+const IDS = {
+  A: 'aaaaaaaa-0000-4000-8000-00000000000a',
+  B: 'bbbbbbbb-0000-4000-8000-00000000000b',
+  C: 'cccccccc-0000-4000-8000-00000000000c',
+  D: 'dddddddd-0000-4000-8000-00000000000d',
+} as const;
 type Name = keyof typeof IDS;
 const AT: Record<Name, string> = { A: '2024-06-01T10:00:00Z', B: '2024-06-01T11:00:00Z', C: '2024-06-01T12:00:00Z', D: '2024-06-01T13:00:00Z' };
 
@@ -27,7 +32,12 @@ function manifestOf(name: Name): Manifest {
   const doc = JSON.parse(syntheticManifest({ invocationId: IDS[name], generatedAt: AT[name], statuses: ['success', 'success', 'success'] })) as Manifest;
   if (name !== 'A') doc.nodes['model.synthetic.m1']!.raw_code = 'select 1 as id where true';
   if (name === 'D') {
-    doc.nodes['model.synthetic.m3'] = { ...doc.nodes['model.synthetic.m2']!, unique_id: 'model.synthetic.m3', name: 'm3', raw_code: 'select 3 as id' } as Manifest['nodes'][string];
+    doc.nodes['model.synthetic.m3'] = {
+      ...doc.nodes['model.synthetic.m2']!,
+      unique_id: 'model.synthetic.m3',
+      name: 'm3',
+      raw_code: 'select 3 as id',
+    } as Manifest['nodes'][string];
     delete doc.nodes['model.synthetic.m2'];
   }
   return doc;
@@ -59,8 +69,19 @@ describe('node changes derived at ingest', () => {
     const dir = path.join(root, `t${++n}`);
     mkdirSync(dir);
     writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifestOf(name)));
-    if (withResults) writeFileSync(path.join(dir, 'run_results.json'), syntheticRunResults({ invocationId: IDS[name], generatedAt: AT[name], statuses: ['success', 'success', 'success'] }));
-    await captureTarget(backend, { targetDir: dir, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(Date.parse('2024-06-02T00:00:00Z') + n * 60_000) });
+    if (withResults)
+      writeFileSync(
+        path.join(dir, 'run_results.json'),
+        syntheticRunResults({ invocationId: IDS[name], generatedAt: AT[name], statuses: ['success', 'success', 'success'] }),
+      );
+    await captureTarget(backend, {
+      targetDir: dir,
+      artifacts: ['manifest', 'run_results'],
+      phase: 'manual',
+      toolVersion: 'test',
+      branch: 'main',
+      now: new Date(Date.parse('2024-06-02T00:00:00Z') + n * 60_000),
+    });
     expect(await syncStore(backend, incremental, 'wait')).toMatchObject({ status: 'synced', problems: [] });
   }
 
@@ -97,7 +118,9 @@ describe('node changes derived at ingest', () => {
   it('answers v_node_changes from it, with the names of the nodes', async () => {
     const db = await openDatabase(incremental, 'read');
     try {
-      const rows = plainResult(await db.connection.runAndReadAll('SELECT unique_id, name, from_invocation, to_invocation FROM v_node_changes ORDER BY to_seq, unique_id')).rows;
+      const rows = plainResult(
+        await db.connection.runAndReadAll('SELECT unique_id, name, from_invocation, to_invocation FROM v_node_changes ORDER BY to_seq, unique_id'),
+      ).rows;
       const expected = expectedChanges((['A', 'B', 'C', 'D'] as const).map(manifestOf));
       expect(rows).toEqual(expected.map(({ change: _, ...r }) => ({ ...r, name: r.unique_id.split('.')[2] })));
     } finally {

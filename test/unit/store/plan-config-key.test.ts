@@ -38,7 +38,8 @@ describe('the config key plan tells config changes by', () => {
     store?.close();
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
-  const keyOf = async (id: string): Promise<string | null> => (await readPlanFacts(store.db.connection, { invocationId: id, deferTo: null })).nodes.find((n) => n.uniqueId === 'model.synthetic.m0')!.configKey;
+  const keyOf = async (id: string): Promise<string | null> =>
+    (await readPlanFacts(store.db.connection, { invocationId: id, deferTo: null })).nodes.find((n) => n.uniqueId === 'model.synthetic.m0')!.configKey;
 
   it('is the same for the same config written another way', async () => {
     expect(await keyOf(IDS[1]!)).toBe(await keyOf(IDS[0]!));

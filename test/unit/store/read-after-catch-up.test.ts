@@ -44,7 +44,14 @@ describe('a writer that takes the store between the catch-up and the read', () =
     const backend = await openArchive(archive, { create: true });
     const id = '5eadaf7e-0000-4000-8000-000000000001';
     const target = writeSyntheticTarget({ invocationId: id }, path.join(root, 'target'));
-    await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date() });
+    await captureTarget(backend, {
+      targetDir: target,
+      artifacts: ['manifest', 'run_results'],
+      phase: 'manual',
+      toolVersion: 'test',
+      branch: 'main',
+      now: new Date(),
+    });
     const config = { archiveLocation: archive, databaseFile: path.join(root, 'store.duckdb'), remote: null, offline: false } as unknown as AtticConfig;
 
     let catchUps = 0;
@@ -55,7 +62,9 @@ describe('a writer that takes the store between the catch-up and the read', () =
     };
 
     const started = Date.now();
-    const ids = await withCurrentStore(config, async (db) => (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation')).getRows().map(([v]) => String(v)));
+    const ids = await withCurrentStore(config, async (db) =>
+      (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation')).getRows().map(([v]) => String(v)),
+    );
     expect(ids).toEqual([id]);
     expect(catchUps).toBeGreaterThan(1); // it tried again once the writer was gone
     expect(Date.now() - started).toBeLessThan(10_000);

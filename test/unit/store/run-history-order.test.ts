@@ -22,8 +22,19 @@ type Manifest = { metadata: { invocation_id: string; generated_at: string }; nod
 
 const at = (hour: number): string => `2024-06-01T${String(hour).padStart(2, '0')}:00:00Z`;
 const A: Filing = { invocationId: 'aaaaaaaa-0000-4000-8000-00000000000a', generatedAt: at(10), capturedAt: at(20), statuses: ['success', 'success'] };
-const B: Filing = { invocationId: 'bbbbbbbb-0000-4000-8000-00000000000b', generatedAt: at(11), capturedAt: at(22), statuses: ['success', 'success', 'success'] };
-const C: Filing = { invocationId: 'cccccccc-0000-4000-8000-00000000000c', generatedAt: at(12), capturedAt: at(21), statuses: ['success', 'success', 'success'], artifacts: ['run_results'] };
+const B: Filing = {
+  invocationId: 'bbbbbbbb-0000-4000-8000-00000000000b',
+  generatedAt: at(11),
+  capturedAt: at(22),
+  statuses: ['success', 'success', 'success'],
+};
+const C: Filing = {
+  invocationId: 'cccccccc-0000-4000-8000-00000000000c',
+  generatedAt: at(12),
+  capturedAt: at(21),
+  statuses: ['success', 'success', 'success'],
+  artifacts: ['run_results'],
+};
 
 const manifestOf = (filing: Filing): Manifest => JSON.parse(syntheticManifest(filing)) as Manifest;
 
@@ -33,7 +44,10 @@ function expectedNames(runs: readonly Filing[], manifests: readonly Manifest[]):
   for (const run of runs) {
     for (let i = 0; i < run.statuses!.length; i++) {
       const uniqueId = `model.synthetic.m${i}`;
-      const defining = manifests.filter((m) => m.metadata.generated_at <= run.generatedAt! && m.nodes[uniqueId]).sort((x, y) => x.metadata.generated_at.localeCompare(y.metadata.generated_at)).at(-1);
+      const defining = manifests
+        .filter((m) => m.metadata.generated_at <= run.generatedAt! && m.nodes[uniqueId])
+        .sort((x, y) => x.metadata.generated_at.localeCompare(y.metadata.generated_at))
+        .at(-1);
       rows.push({ invocation_id: run.invocationId, unique_id: uniqueId, name: defining?.nodes[uniqueId]?.name ?? null });
     }
   }
@@ -90,7 +104,9 @@ describe('run history derived at ingest', () => {
     try {
       await db.connection.run(`INSERT INTO run_result_pending SELECT * FROM run_result WHERE invocation_id = '${A.invocationId}'`);
       await db.connection.run(`DELETE FROM run_history WHERE invocation_id = '${A.invocationId}'`);
-      const rows = plainResult(await db.connection.runAndReadAll('SELECT count(*) AS results, (SELECT count(*) FROM run_result_pending) AS pending FROM run_result')).rows;
+      const rows = plainResult(
+        await db.connection.runAndReadAll('SELECT count(*) AS results, (SELECT count(*) FROM run_result_pending) AS pending FROM run_result'),
+      ).rows;
       expect(rows).toEqual([{ results: A.statuses!.length + B.statuses!.length + C.statuses!.length, pending: A.statuses!.length }]);
     } finally {
       db.close();

@@ -21,18 +21,25 @@ describe('descriptions in the schema', () => {
   it('leave the SQL the schema version is taken from as it was without them', () => {
     for (const name of readdirSync(SCHEMA_DIR).filter((n) => n.endsWith('.sql'))) {
       const sql = readFileSync(path.join(SCHEMA_DIR, name), 'utf8');
-      const undescribed = sql.split('\n').filter((line) => !line.startsWith('COMMENT ON ')).join('\n');
+      const undescribed = sql
+        .split('\n')
+        .filter((line) => !line.startsWith('COMMENT ON '))
+        .join('\n');
       expect(withoutDescriptions(sqlAsRead(sql)), name).toBe(sqlAsRead(undescribed));
     }
   });
 
   it('take out statements one after another, at the start, middle and end, and nothing quoted', () => {
-    const sql = sqlAsRead("COMMENT ON TABLE a IS 'x'; CREATE TABLE a (b INT); COMMENT ON TABLE a IS 'it''s; here';\nCOMMENT ON COLUMN a.b IS 'y';\nSELECT 'COMMENT ON TABLE a IS ''z'';'; COMMENT ON VIEW v IS 'w';");
+    const sql = sqlAsRead(
+      "COMMENT ON TABLE a IS 'x'; CREATE TABLE a (b INT); COMMENT ON TABLE a IS 'it''s; here';\nCOMMENT ON COLUMN a.b IS 'y';\nSELECT 'COMMENT ON TABLE a IS ''z'';'; COMMENT ON VIEW v IS 'w';",
+    );
     expect(withoutDescriptions(sql)).toBe("CREATE TABLE a (b INT); SELECT 'COMMENT ON TABLE a IS ''z'';';");
   });
 
   it('describe every table and view of the store', () => {
-    const sql = loadSchemaSql().files.map((f) => f.sql).join('\n');
+    const sql = loadSchemaSql()
+      .files.map((f) => f.sql)
+      .join('\n');
     const created = [...sql.matchAll(/^CREATE (?:OR REPLACE )?(TABLE|VIEW)(?: IF NOT EXISTS)? (\w+)/gm)].map((m) => `${m[1]} ${m[2]}`);
     const described = loadSchemaSql().descriptions.statements.map((s) => /^COMMENT ON (\w+ \w+) IS/.exec(s)?.[1]);
     expect(created.filter((relation) => !described.includes(relation))).toEqual([]);

@@ -29,13 +29,27 @@ async function archiveWithOneRun(): Promise<{ root: string; backend: Awaited<Ret
   roots.push(root);
   const backend = await openArchive(path.join(root, 'archive'), { create: true });
   const target = writeSyntheticTarget({ invocationId: INVOCATION, generatedAt: '2026-01-05T11:00:00Z' }, path.join(root, 'target'));
-  await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date('2026-01-05T12:00:00Z') });
+  await captureTarget(backend, {
+    targetDir: target,
+    artifacts: ['manifest', 'run_results'],
+    phase: 'manual',
+    toolVersion: 'test',
+    branch: 'main',
+    now: new Date('2026-01-05T12:00:00Z'),
+  });
   return { root, backend };
 }
 
 async function captureRun(root: string, backend: Awaited<ReturnType<typeof openArchive>>, invocationId: string, day: string): Promise<void> {
   const target = writeSyntheticTarget({ invocationId, generatedAt: `${day}T11:00:00Z` }, path.join(root, `target-${invocationId}`));
-  await captureTarget(backend, { targetDir: target, artifacts: ['manifest', 'run_results'], phase: 'manual', toolVersion: 'test', branch: 'main', now: new Date(`${day}T12:00:00Z`) });
+  await captureTarget(backend, {
+    targetDir: target,
+    artifacts: ['manifest', 'run_results'],
+    phase: 'manual',
+    toolVersion: 'test',
+    branch: 'main',
+    now: new Date(`${day}T12:00:00Z`),
+  });
 }
 
 async function metaValue(file: string, key: string): Promise<string | undefined> {
@@ -75,14 +89,15 @@ function readInChildProcess(file: string): { started: Promise<void>; done: Promi
     lines.push(...parts);
     onLine?.();
   });
-  const nextLine = (index: number) => new Promise<string>((resolve, reject) => {
-    const check = () => {
-      if (lines.length > index) resolve(lines[index]!);
-    };
-    onLine = check;
-    child.once('exit', (code) => reject(new Error(`reader exited with ${code}`)));
-    check();
-  });
+  const nextLine = (index: number) =>
+    new Promise<string>((resolve, reject) => {
+      const check = () => {
+        if (lines.length > index) resolve(lines[index]!);
+      };
+      onLine = check;
+      child.once('exit', (code) => reject(new Error(`reader exited with ${code}`)));
+      check();
+    });
   const started = nextLine(0).then(() => undefined);
   let done: Promise<string> | null = null;
   return {
@@ -101,7 +116,8 @@ function readInChildProcess(file: string): { started: Promise<void>; done: Promi
 async function storageVersionOf(file: string): Promise<{ version: string | undefined; invocations: string[] }> {
   const db = await openDatabase(file, 'read');
   try {
-    const tags = (await db.connection.runAndReadAll('SELECT tags FROM duckdb_databases() WHERE database_name = current_database()')).getRowObjectsJson()[0]?.tags as { key: string; value: string }[];
+    const tags = (await db.connection.runAndReadAll('SELECT tags FROM duckdb_databases() WHERE database_name = current_database()')).getRowObjectsJson()[0]
+      ?.tags as { key: string; value: string }[];
     const invocations = (await db.connection.runAndReadAll('SELECT invocation_id FROM invocation')).getRows().map(([id]) => String(id));
     return { version: tags.find((t) => t.key === 'storage_version')?.value, invocations };
   } finally {
@@ -143,7 +159,9 @@ describe('the store file format', () => {
       await applySchema(db.connection);
       // Free blocks as ingest leaves them: data checkpointed, then most of it dropped; the
       // results invocation by invocation, as ingest appends them.
-      await db.connection.run("INSERT INTO run_history (invocation_id, unique_id, defined_here, execution_time) SELECT 'inv-' || lpad((i // 9973)::VARCHAR, 4, '0'), 'node-' || (i % 9973), true, i FROM range(3000000) t(i)");
+      await db.connection.run(
+        "INSERT INTO run_history (invocation_id, unique_id, defined_here, execution_time) SELECT 'inv-' || lpad((i // 9973)::VARCHAR, 4, '0'), 'node-' || (i % 9973), true, i FROM range(3000000) t(i)",
+      );
       await db.connection.run('CHECKPOINT');
       await db.connection.run('DELETE FROM run_history WHERE execution_time >= 30000');
       await db.connection.run('CREATE VIEW last_runs AS SELECT * FROM run_history WHERE execution_time > 29990');
@@ -158,10 +176,18 @@ describe('the store file format', () => {
     try {
       const size = (await copy.connection.runAndReadAll('PRAGMA database_size')).getRowObjectsJson()[0]!;
       expect(size.free_blocks).toBe('0');
-      const rows = (await copy.connection.runAndReadAll('SELECT count(*), sum(execution_time), count(DISTINCT unique_id), (SELECT count(*) FROM last_runs) FROM run_history')).getRows()[0]!.map(Number);
+      const rows = (
+        await copy.connection.runAndReadAll(
+          'SELECT count(*), sum(execution_time), count(DISTINCT unique_id), (SELECT count(*) FROM last_runs) FROM run_history',
+        )
+      )
+        .getRows()[0]!
+        .map(Number);
       expect(rows).toEqual([30000, (29999 * 30000) / 2, 9973, 9]);
       // In the order stored (rowid), not as asked: node by node, each node's runs in order.
-      const stored = (await copy.connection.runAndReadAll('SELECT unique_id, invocation_id FROM run_history ORDER BY rowid')).getRows().map(([u, i]) => `${u} ${i}`);
+      const stored = (await copy.connection.runAndReadAll('SELECT unique_id, invocation_id FROM run_history ORDER BY rowid'))
+        .getRows()
+        .map(([u, i]) => `${u} ${i}`);
       expect(stored).toEqual([...stored].sort());
       expect(stored[0]).toBe('node-0 inv-0000');
       expect(stored[1]).toBe('node-0 inv-0001');

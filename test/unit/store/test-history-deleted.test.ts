@@ -14,7 +14,12 @@ import { buildCorpusStore, type CorpusStore } from '../../helpers/corpus-store.j
  */
 const dirs = (): string[] => {
   const renamed = path.join(CORPUS_DIR, 'learn-dbt-nigel-snowflake-1.0-to-1.3', 'target-seq');
-  return [path.join(CORPUS_DIR, 'aec-hannah-bq-1.0.3', 'target-seq', '01_2022-03-01_18f38be0'), ...readdirSync(renamed).sort().map((d) => path.join(renamed, d))];
+  return [
+    path.join(CORPUS_DIR, 'aec-hannah-bq-1.0.3', 'target-seq', '01_2022-03-01_18f38be0'),
+    ...readdirSync(renamed)
+      .sort()
+      .map((d) => path.join(renamed, d)),
+  ];
 };
 
 describe.skipIf(!hasCorpus)('v_test_history.deleted', () => {
@@ -25,7 +30,16 @@ describe.skipIf(!hasCorpus)('v_test_history.deleted', () => {
   afterAll(() => store?.close());
 
   it('is true exactly for the tests the newest manifest of their branch and target does not hold', async () => {
-    const newest = enabledNodes(readJson(path.join(dirs().filter((d) => existsSync(path.join(d, 'manifest.json'))).at(-1)!, 'manifest.json')));
+    const newest = enabledNodes(
+      readJson(
+        path.join(
+          dirs()
+            .filter((d) => existsSync(path.join(d, 'manifest.json')))
+            .at(-1)!,
+          'manifest.json',
+        ),
+      ),
+    );
     const ran = new Map<string, string>();
     for (const dir of dirs()) {
       if (!existsSync(path.join(dir, 'run_results.json'))) continue;
@@ -41,7 +55,9 @@ describe.skipIf(!hasCorpus)('v_test_history.deleted', () => {
   });
 
   it('keeps the history of a deleted test: its error is still counted', async () => {
-    const [row] = await store.query("SELECT errors, last_status, deleted FROM v_test_history WHERE unique_id LIKE 'test.coffee_shop.accepted_values_monthly_customers%'");
+    const [row] = await store.query(
+      "SELECT errors, last_status, deleted FROM v_test_history WHERE unique_id LIKE 'test.coffee_shop.accepted_values_monthly_customers%'",
+    );
     expect(row).toEqual({ errors: 1, last_status: 'error', deleted: true });
   });
 });

@@ -62,7 +62,9 @@ describe.skipIf(!hasCorpus)('a unit test edited between two manifests', () => {
   });
 
   it('gives every unit test a fingerprint', async () => {
-    const rows = await store.query("SELECT count(*) AS n, count(fingerprint) AS fingerprinted FROM node_invocation WHERE invocation_id = 'unit-test-step-1' AND unique_id LIKE 'unit_test.%'");
+    const rows = await store.query(
+      "SELECT count(*) AS n, count(fingerprint) AS fingerprinted FROM node_invocation WHERE invocation_id = 'unit-test-step-1' AND unique_id LIKE 'unit_test.%'",
+    );
     const count = Object.keys(manifests[0]!.unit_tests).length;
     expect(rows).toEqual([{ n: count, fingerprinted: count }]);
   });
@@ -73,7 +75,9 @@ describe.skipIf(!hasCorpus)('a unit test edited between two manifests', () => {
       { to_invocation: 'unit-test-step-2', change_kind: 'semantic', what_changed: ['checksum', 'fingerprint'] },
       { to_invocation: 'unit-test-step-3', change_kind: 'docs', what_changed: ['description'] },
     ]);
-    expect(await store.diffNodes('unit-test-step-1', 'unit-test-step-2')).toEqual([{ unique_id: edited, resource_type: 'unit_test', change: 'semantic', aspects: ['checksum', 'fingerprint'] }]);
+    expect(await store.diffNodes('unit-test-step-1', 'unit-test-step-2')).toEqual([
+      { unique_id: edited, resource_type: 'unit_test', change: 'semantic', aspects: ['checksum', 'fingerprint'] },
+    ]);
   });
 
   it('reports no other node as changed', async () => {

@@ -18,11 +18,24 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a ?? null) === 
 
 /** What a user writes for a node, field by field, as both manifests hold it. */
 function untouched(a: Node, b: Node): boolean {
-  const columnDocs = (n: Node): unknown => Object.entries((n.columns ?? {}) as Record<string, Node>).map(([k, c]) => [k, c.description ?? '']).sort();
-  return same(a.raw_code ?? a.raw_sql, b.raw_code ?? b.raw_sql) && same(a.checksum, b.checksum) && same(a.unrendered_config, b.unrendered_config)
-    && same(a.database, b.database) && same(a.schema, b.schema) && same(a.alias, b.alias)
-    && same(a.description, b.description) && same(a.tags, b.tags) && same(a.meta, b.meta) && same(columnDocs(a), columnDocs(b))
-    && same((a.config as Node).materialized, (b.config as Node).materialized) && same((a.depends_on as Node)?.nodes, (b.depends_on as Node)?.nodes);
+  const columnDocs = (n: Node): unknown =>
+    Object.entries((n.columns ?? {}) as Record<string, Node>)
+      .map(([k, c]) => [k, c.description ?? ''])
+      .sort();
+  return (
+    same(a.raw_code ?? a.raw_sql, b.raw_code ?? b.raw_sql) &&
+    same(a.checksum, b.checksum) &&
+    same(a.unrendered_config, b.unrendered_config) &&
+    same(a.database, b.database) &&
+    same(a.schema, b.schema) &&
+    same(a.alias, b.alias) &&
+    same(a.description, b.description) &&
+    same(a.tags, b.tags) &&
+    same(a.meta, b.meta) &&
+    same(columnDocs(a), columnDocs(b)) &&
+    same((a.config as Node).materialized, (b.config as Node).materialized) &&
+    same((a.depends_on as Node)?.nodes, (b.depends_on as Node)?.nodes)
+  );
 }
 
 interface Pair {
@@ -41,7 +54,7 @@ const PAIRS: Pair[] = [
     reshaped: (a, b) => !same(a.config, b.config),
   },
   {
-    label: 'dbt 1.12.2 → Fusion 2.0 (the adapter\'s default quoting written out)',
+    label: "dbt 1.12.2 → Fusion 2.0 (the adapter's default quoting written out)",
     from: 'dbt-bouncer/fixtures-dbt_112/dbt1.12.2_0b713370',
     to: 'dbt-bouncer/fixtures-dbt_20/dbt2.0.0-beta.2_0b713370',
     reshaped: (a, b) => !same((a.config as Node).quoting, (b.config as Node).quoting),
@@ -51,7 +64,9 @@ const PAIRS: Pair[] = [
 describe.skipIf(!hasCorpus).each(PAIRS)('$label', ({ from, to, reshaped }) => {
   let store: CorpusStore;
   const [a, b] = [read(from), read(to)];
-  const left = Object.entries(a.nodes).filter(([id, n]) => b.nodes[id] && untouched(n, b.nodes[id]!)).map(([id]) => id);
+  const left = Object.entries(a.nodes)
+    .filter(([id, n]) => b.nodes[id] && untouched(n, b.nodes[id]!))
+    .map(([id]) => id);
   const noisy = left.filter((id) => reshaped(a.nodes[id]!, b.nodes[id]!));
   beforeAll(async () => {
     store = await buildCorpusStore([from, to].map((dir) => path.join(CORPUS_DIR, dir)));
@@ -64,7 +79,9 @@ describe.skipIf(!hasCorpus).each(PAIRS)('$label', ({ from, to, reshaped }) => {
   });
 
   it('reports none of them in v_node_changes', async () => {
-    const rows = await store.query('SELECT unique_id, what_changed FROM v_node_changes WHERE to_invocation = $1 AND change_kind NOT IN (\'added\', \'removed\')', [b.metadata.invocation_id]);
+    const rows = await store.query("SELECT unique_id, what_changed FROM v_node_changes WHERE to_invocation = $1 AND change_kind NOT IN ('added', 'removed')", [
+      b.metadata.invocation_id,
+    ]);
     expect(rows.filter((r) => left.includes(String(r.unique_id)))).toEqual([]);
   });
 

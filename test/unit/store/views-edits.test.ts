@@ -30,19 +30,28 @@ async function run(sql: string, params: string[] = []): Promise<void> {
 /** Gives `uniqueId` in an invocation's manifest a new version: its current one with `replace` applied (SQL REPLACE items). */
 async function editNode(invocationId: string, uniqueId: string, replace: string): Promise<void> {
   const params = [invocationId, uniqueId];
-  await run(`INSERT INTO node_version SELECT * REPLACE ('edited-' || node_version_id AS node_version_id, ${replace}) FROM node_version
-    WHERE node_version_id = (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1 AND unique_id = $2)`, params);
+  await run(
+    `INSERT INTO node_version SELECT * REPLACE ('edited-' || node_version_id AS node_version_id, ${replace}) FROM node_version
+    WHERE node_version_id = (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1 AND unique_id = $2)`,
+    params,
+  );
   // The new version keeps the edges of the one it replaces (node edges belong to a version).
-  await run(`INSERT INTO node_version_edge SELECT 'edited-' || node_version_id, depends_on_id FROM node_version_edge
-    WHERE node_version_id = (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1 AND unique_id = $2)`, params);
+  await run(
+    `INSERT INTO node_version_edge SELECT 'edited-' || node_version_id, depends_on_id FROM node_version_edge
+    WHERE node_version_id = (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1 AND unique_id = $2)`,
+    params,
+  );
   await editNodeRows(fx.db.connection, invocationId, "UPDATE edited_node SET node_version_id = 'edited-' || node_version_id WHERE unique_id = $1", [uniqueId]);
 }
 
 /** A new invocation an hour after step n, with the same manifest. */
 async function repeatInvocation(n: number, id: string): Promise<void> {
   const params = [step(n).invocation_id, id];
-  await run(`INSERT INTO invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id, generated_at + INTERVAL 1 HOUR AS generated_at,
-    started_at + INTERVAL 1 HOUR AS started_at, completed_at + INTERVAL 1 HOUR AS completed_at) FROM invocation WHERE invocation_id = $1`, params);
+  await run(
+    `INSERT INTO invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id, generated_at + INTERVAL 1 HOUR AS generated_at,
+    started_at + INTERVAL 1 HOUR AS started_at, completed_at + INTERVAL 1 HOUR AS completed_at) FROM invocation WHERE invocation_id = $1`,
+    params,
+  );
   await run('INSERT INTO macro_invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id) FROM macro_invocation WHERE invocation_id = $1', params);
   await copyNodeRows(fx.db.connection, step(n).invocation_id, id);
 }
@@ -53,7 +62,10 @@ async function refingerprint(n: number, uniqueId: string): Promise<void> {
 
 /** v_node_changes after the edits: node_change derived again from the edited rows, as ingest would. */
 async function changes(sql: string, params: string[]): Promise<Record<string, unknown>[]> {
-  await refreshNodeChanges(fx.db.connection, fx.steps.map((s) => s.invocation_id));
+  await refreshNodeChanges(
+    fx.db.connection,
+    fx.steps.map((s) => s.invocation_id),
+  );
   return fx.query(sql, params);
 }
 
@@ -66,12 +78,28 @@ describe('v_node_changes classifies a change by the aspects that differ', () => 
     ['the code, keeping its fingerprint', "raw_code || '\n-- a comment' AS raw_code", ['raw_code'], 'cosmetic'],
     ['the code and its fingerprint', "raw_code || ' where false' AS raw_code", ['raw_code', 'fingerprint'], 'semantic', true],
     ['only the fingerprint (a macro it reaches through another)', null, ['fingerprint'], 'semantic', true],
-    ['the materialization and so the fingerprint', `'view' AS materialization, json_merge_patch(config, '{"materialized":"view"}') AS config`, ['fingerprint', 'materialization'], 'config', true],
+    [
+      'the materialization and so the fingerprint',
+      `'view' AS materialization, json_merge_patch(config, '{"materialized":"view"}') AS config`,
+      ['fingerprint', 'materialization'],
+      'config',
+      true,
+    ],
     ['a description', "'Edited.' AS description", ['description'], 'docs'],
     ['tags, which config repeats', `'["finance"]'::JSON AS tags, json_merge_patch(config, '{"tags":["finance"]}') AS config`, ['tags'], 'docs'],
     ['declared columns', `'{}'::JSON AS declared_columns, '{}'::JSON AS columns_compared`, ['columns'], 'docs'],
-    ['the materialization, as configured', `'view' AS materialization, json_merge_patch(config, '{"materialized":"view"}') AS config, json_merge_patch(unrendered_config, '{"materialized":"view"}') AS unrendered_config`, ['materialization'], 'config'],
-    ['another config key', `json_merge_patch(config, '{"full_refresh":true}') AS config, json_merge_patch(config_compared, '{"full_refresh":true}') AS config_compared`, ['config'], 'config'],
+    [
+      'the materialization, as configured',
+      `'view' AS materialization, json_merge_patch(config, '{"materialized":"view"}') AS config, json_merge_patch(unrendered_config, '{"materialized":"view"}') AS unrendered_config`,
+      ['materialization'],
+      'config',
+    ],
+    [
+      'another config key',
+      `json_merge_patch(config, '{"full_refresh":true}') AS config, json_merge_patch(config_compared, '{"full_refresh":true}') AS config_compared`,
+      ['config'],
+      'config',
+    ],
     ['the schema', `'elsewhere' AS schema_name, json_merge_patch(config, '{"schema":"elsewhere"}') AS config`, ['relation'], 'relation'],
     ['the schema and the description', `'elsewhere' AS schema_name, 'Edited.' AS description`, ['relation', 'description'], 'relation'],
     ['only the file path', `'models/moved/customers.sql' AS path`, ['other'], 'other'],
@@ -90,7 +118,10 @@ describe('v_node_changes classifies a change by the aspects that differ', () => 
   it('a node missing from one manifest is removed there and added back in the next, with no change between', async () => {
     const rows = await fx.withEdits(async () => {
       await editNodeRows(fx.db.connection, step(6).invocation_id, 'DELETE FROM edited_node WHERE unique_id = $1', [CUSTOMERS]);
-      return changes('SELECT from_invocation, to_invocation, change_kind, from_version IS NULL AS from_none, to_version IS NULL AS to_none FROM v_node_changes WHERE unique_id = $1 AND to_invocation IN ($2, $3) ORDER BY to_seq', [CUSTOMERS, step(6).invocation_id, step(7).invocation_id]);
+      return changes(
+        'SELECT from_invocation, to_invocation, change_kind, from_version IS NULL AS from_none, to_version IS NULL AS to_none FROM v_node_changes WHERE unique_id = $1 AND to_invocation IN ($2, $3) ORDER BY to_seq',
+        [CUSTOMERS, step(6).invocation_id, step(7).invocation_id],
+      );
     });
     expect(rows).toEqual([
       { from_invocation: step(5).invocation_id, to_invocation: step(6).invocation_id, change_kind: 'removed', from_none: false, to_none: true },
@@ -113,7 +144,10 @@ describe('v_test_history', () => {
   it('calls a test flaky when it fails again under definitions it passed with', async () => {
     const rows = await fx.withEdits(async () => {
       await repeatInvocation(12, 'again-13');
-      await run("INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, 'fail' AS status, 3 AS failures) FROM run_result WHERE invocation_id = $1 AND unique_id = $3", [step(12).invocation_id, 'again-13', STATUS_GROUP_TEST]);
+      await run(
+        "INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, 'fail' AS status, 3 AS failures) FROM run_result WHERE invocation_id = $1 AND unique_id = $3",
+        [step(12).invocation_id, 'again-13', STATUS_GROUP_TEST],
+      );
       return fx.query('SELECT unique_id, fails, last_status, last_failure_invocation_id, flaky FROM v_test_history WHERE flaky OR fails > 0');
     });
     expect(rows).toEqual([{ unique_id: STATUS_GROUP_TEST, fails: 2, last_status: 'fail', last_failure_invocation_id: 'again-13', flaky: true }]);
@@ -123,7 +157,10 @@ describe('v_test_history', () => {
     const rows = await fx.withEdits(async () => {
       await repeatInvocation(12, 'again-13');
       await editNode('again-13', 'model.attic_shop.orders', "raw_code || '\n-- a comment' AS raw_code");
-      await run("INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, 'fail' AS status, 3 AS failures) FROM run_result WHERE invocation_id = $1 AND unique_id = $3", [step(12).invocation_id, 'again-13', STATUS_GROUP_TEST]);
+      await run(
+        "INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, 'fail' AS status, 3 AS failures) FROM run_result WHERE invocation_id = $1 AND unique_id = $3",
+        [step(12).invocation_id, 'again-13', STATUS_GROUP_TEST],
+      );
       return fx.query('SELECT unique_id FROM v_test_history WHERE flaky');
     });
     expect(rows).toEqual([{ unique_id: STATUS_GROUP_TEST }]);
@@ -134,13 +171,20 @@ describe('v_runtime_regressions', () => {
   it('reports a run far slower than the median of the runs before it', async () => {
     const rows = await fx.withEdits(async () => {
       await repeatInvocation(12, 'slow-13');
-      await run('INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, 12.5 AS execution_time) FROM run_result WHERE invocation_id = $1 AND unique_id = $3', [step(12).invocation_id, 'slow-13', CUSTOMERS]);
+      await run(
+        'INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, 12.5 AS execution_time) FROM run_result WHERE invocation_id = $1 AND unique_id = $3',
+        [step(12).invocation_id, 'slow-13', CUSTOMERS],
+      );
       return fx.query('SELECT unique_id, last_invocation_id, last_s, baseline_median_s, baseline_runs, added_s FROM v_runtime_regressions');
     });
-    const before = completedByNode(fx).get(CUSTOMERS)!.map((e) => e.execution_time);
+    const before = completedByNode(fx)
+      .get(CUSTOMERS)!
+      .map((e) => e.execution_time);
     const usual = median(before);
     expect(before.length).toBeGreaterThanOrEqual(3);
-    expect(rows).toEqual([{ unique_id: CUSTOMERS, last_invocation_id: 'slow-13', last_s: 12.5, baseline_median_s: usual, baseline_runs: before.length, added_s: 12.5 - usual }]);
+    expect(rows).toEqual([
+      { unique_id: CUSTOMERS, last_invocation_id: 'slow-13', last_s: 12.5, baseline_median_s: usual, baseline_runs: before.length, added_s: 12.5 - usual },
+    ]);
   });
 });
 
@@ -148,8 +192,13 @@ describe('v_source_freshness_history', () => {
   it('shows the previous status of each source, so a change of status stands out', async () => {
     const rows = await fx.withEdits(async () => {
       await repeatInvocation(8, 'fresh-again');
-      await run("INSERT INTO source_freshness SELECT * REPLACE ($2::VARCHAR AS invocation_id, CASE WHEN unique_id = 'source.attic_shop.raw.orders' THEN 'error' ELSE status END AS status) FROM source_freshness WHERE invocation_id = $1", [step(8).invocation_id, 'fresh-again']);
-      return fx.query("SELECT unique_id, status, previous_status, status_changed FROM v_source_freshness_history WHERE invocation_id = 'fresh-again' ORDER BY unique_id");
+      await run(
+        "INSERT INTO source_freshness SELECT * REPLACE ($2::VARCHAR AS invocation_id, CASE WHEN unique_id = 'source.attic_shop.raw.orders' THEN 'error' ELSE status END AS status) FROM source_freshness WHERE invocation_id = $1",
+        [step(8).invocation_id, 'fresh-again'],
+      );
+      return fx.query(
+        "SELECT unique_id, status, previous_status, status_changed FROM v_source_freshness_history WHERE invocation_id = 'fresh-again' ORDER BY unique_id",
+      );
     });
     expect(rows).toEqual([
       { unique_id: 'source.attic_shop.raw.customers', status: 'pass', previous_status: 'pass', status_changed: false },

@@ -29,17 +29,23 @@ async function run(sql: string, params: (string | number)[] = []): Promise<void>
 /** A new invocation `hours` after the fixture's last, with its manifest, run by `command`. */
 async function invocationAt(id: string, hours: number, command = 'build'): Promise<void> {
   const params = [lastStep(), id, hours, command];
-  await run(`INSERT INTO invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id, $4::VARCHAR AS command,
+  await run(
+    `INSERT INTO invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id, $4::VARCHAR AS command,
     generated_at + to_hours($3::BIGINT) AS generated_at, started_at + to_hours($3::BIGINT) AS started_at,
-    completed_at + to_hours($3::BIGINT) AS completed_at) FROM invocation WHERE invocation_id = $1`, params);
+    completed_at + to_hours($3::BIGINT) AS completed_at) FROM invocation WHERE invocation_id = $1`,
+    params,
+  );
   await run('INSERT INTO macro_invocation SELECT * REPLACE ($2::VARCHAR AS invocation_id) FROM macro_invocation WHERE invocation_id = $1', [lastStep(), id]);
   await copyNodeRows(fx.db.connection, lastStep(), id);
 }
 
 /** A run result of `uniqueId` in invocation `id` (other columns as one of the last step's results). */
 async function result(id: string, uniqueId: string, status: string, seconds = 0.5): Promise<void> {
-  await run(`INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, $3::VARCHAR AS unique_id, $4::VARCHAR AS status,
-    $5::DOUBLE AS execution_time) FROM run_result WHERE invocation_id = $1 AND unique_id = $6`, [lastStep(), id, uniqueId, status, seconds, TEMPLATE_RESULT]);
+  await run(
+    `INSERT INTO run_result_pending SELECT * REPLACE ($2::VARCHAR AS invocation_id, $3::VARCHAR AS unique_id, $4::VARCHAR AS status,
+    $5::DOUBLE AS execution_time) FROM run_result WHERE invocation_id = $1 AND unique_id = $6`,
+    [lastStep(), id, uniqueId, status, seconds, TEMPLATE_RESULT],
+  );
 }
 
 /**
@@ -49,10 +55,18 @@ async function result(id: string, uniqueId: string, status: string, seconds = 0.
 async function inLastManifest(uniqueId: string): Promise<void> {
   const id = `version-of-${uniqueId}`;
   if ((await fx.query('SELECT 1 FROM node_version WHERE node_version_id = $1', [id])).length > 0) return;
-  await run(`INSERT INTO node_version SELECT * REPLACE ($2::VARCHAR AS node_version_id, $3::VARCHAR AS unique_id, split_part($3, '.', 3) AS name)
-    FROM node_version WHERE node_version_id = (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1 AND unique_id = $4)`, [lastStep(), id, uniqueId, TEMPLATE_RESULT]);
-  await editNodeRows(fx.db.connection, lastStep(), `INSERT INTO edited_node SELECT * REPLACE ($1::VARCHAR AS node_version_id, $2::VARCHAR AS unique_id, NULL::VARCHAR AS macro_set_id)
-    FROM edited_node WHERE unique_id = $3`, [id, uniqueId, TEMPLATE_RESULT]);
+  await run(
+    `INSERT INTO node_version SELECT * REPLACE ($2::VARCHAR AS node_version_id, $3::VARCHAR AS unique_id, split_part($3, '.', 3) AS name)
+    FROM node_version WHERE node_version_id = (SELECT node_version_id FROM node_invocation WHERE invocation_id = $1 AND unique_id = $4)`,
+    [lastStep(), id, uniqueId, TEMPLATE_RESULT],
+  );
+  await editNodeRows(
+    fx.db.connection,
+    lastStep(),
+    `INSERT INTO edited_node SELECT * REPLACE ($1::VARCHAR AS node_version_id, $2::VARCHAR AS unique_id, NULL::VARCHAR AS macro_set_id)
+    FROM edited_node WHERE unique_id = $3`,
+    [id, uniqueId, TEMPLATE_RESULT],
+  );
 }
 
 /** Runs of `uniqueId` taking `seconds`, oldest first, one invocation per hour from hour `from`. */
@@ -115,7 +129,9 @@ describe('v_test_history: flaky means passed and failed within the last 10 runs,
   });
 
   it('is flaky when only a model further upstream changed (those are not held fixed)', async () => {
-    const upstream = (await fx.query("SELECT depends_on_id FROM node_depends_on WHERE invocation_id = $1 AND unique_id = $2 AND kind = 'node'", [lastStep(), TESTED_MODEL])).map((r) => String(r.depends_on_id));
+    const upstream = (
+      await fx.query("SELECT depends_on_id FROM node_depends_on WHERE invocation_id = $1 AND unique_id = $2 AND kind = 'node'", [lastStep(), TESTED_MODEL])
+    ).map((r) => String(r.depends_on_id));
     expect(upstream.length).toBeGreaterThan(0);
     const answer = await fx.withEdits(async () => {
       await invocationAt('fail', 1);
@@ -208,11 +224,20 @@ describe('v_runtime_regressions: last run > 1.5 × baseline median, > 1 s slower
   it.each(cases)('%s', async (_label, seconds, regressed) => {
     const rows = await fx.withEdits(async () => {
       await timedRuns(TIMED, seconds);
-      return fx.query('SELECT unique_id, last_s, baseline_median_s, baseline_runs, trend_ratio, added_s FROM v_runtime_regressions WHERE unique_id = $1', [TIMED]);
+      return fx.query('SELECT unique_id, last_s, baseline_median_s, baseline_runs, trend_ratio, added_s FROM v_runtime_regressions WHERE unique_id = $1', [
+        TIMED,
+      ]);
     });
     const before = seconds.slice(0, -1);
     const last = seconds.at(-1)!;
-    const expected = { unique_id: TIMED, last_s: last, baseline_median_s: medianOf(before), baseline_runs: before.length, trend_ratio: last / medianOf(before), added_s: last - medianOf(before) };
+    const expected = {
+      unique_id: TIMED,
+      last_s: last,
+      baseline_median_s: medianOf(before),
+      baseline_runs: before.length,
+      trend_ratio: last / medianOf(before),
+      added_s: last - medianOf(before),
+    };
     expect(rows).toEqual(regressed ? [expected] : []);
   });
 
@@ -220,7 +245,10 @@ describe('v_runtime_regressions: last run > 1.5 × baseline median, > 1 s slower
   async function deletedAt(hours: number, uniqueId: string, branch: string, target: string | null): Promise<void> {
     const id = `deleted-${hours}`;
     await invocationAt(id, hours, 'parse');
-    await run(`UPDATE invocation SET branch = $2, target = ${target === null ? 'NULL' : '$3'} WHERE invocation_id = $1`, target === null ? [id, branch] : [id, branch, target]);
+    await run(
+      `UPDATE invocation SET branch = $2, target = ${target === null ? 'NULL' : '$3'} WHERE invocation_id = $1`,
+      target === null ? [id, branch] : [id, branch, target],
+    );
     await editNodeRows(fx.db.connection, id, 'DELETE FROM edited_node WHERE unique_id = $1', [uniqueId]);
   }
 
@@ -232,18 +260,21 @@ describe('v_runtime_regressions: last run > 1.5 × baseline median, > 1 s slower
   it.each([
     ['a later manifest of its branch and target does not have it', (b: string, t: string) => [b, t], []],
     ['a later parse of its branch (target unknown) does not have it', (b: string) => [b, null], []],
-    ['only another branch\'s later manifest lacks it', (_b: string, t: string) => ['elsewhere', t], [TIMED]],
-    ['only another target\'s later manifest lacks it', (b: string) => [b, 'other-target'], [TIMED]],
-  ] as [string, (b: string, t: string) => [string, string | null], string[]][])('lists a regressed model only while the project has it: %s', async (_label, where, expected) => {
-    const rows = await fx.withEdits(async () => {
-      await timedRuns(TIMED, [1, 1, 1, 2.5]);
-      const { branch, target } = await lastRun();
-      const [b, t] = where(branch, target);
-      await deletedAt(10, TIMED, b, t);
-      return fx.query('SELECT unique_id FROM v_runtime_regressions');
-    });
-    expect(rows.map((r) => r.unique_id)).toEqual(expected);
-  });
+    ["only another branch's later manifest lacks it", (_b: string, t: string) => ['elsewhere', t], [TIMED]],
+    ["only another target's later manifest lacks it", (b: string) => [b, 'other-target'], [TIMED]],
+  ] as [string, (b: string, t: string) => [string, string | null], string[]][])(
+    'lists a regressed model only while the project has it: %s',
+    async (_label, where, expected) => {
+      const rows = await fx.withEdits(async () => {
+        await timedRuns(TIMED, [1, 1, 1, 2.5]);
+        const { branch, target } = await lastRun();
+        const [b, t] = where(branch, target);
+        await deletedAt(10, TIMED, b, t);
+        return fx.query('SELECT unique_id FROM v_runtime_regressions');
+      });
+      expect(rows.map((r) => r.unique_id)).toEqual(expected);
+    },
+  );
 
   it.each([
     ['regression_ratio', 2, [4, 4, 4, 7], false],

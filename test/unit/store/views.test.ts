@@ -20,7 +20,12 @@ interface Entry {
 }
 type Manifest = Record<string, Record<string, Entry> | undefined> & { macros: Record<string, { macro_sql: string }> };
 interface Sources {
-  results: { unique_id: string; status: string; max_loaded_at: string; criteria: { warn_after: { count: number; period: string }; error_after: { count: number; period: string } } }[];
+  results: {
+    unique_id: string;
+    status: string;
+    max_loaded_at: string;
+    criteria: { warn_after: { count: number; period: string }; error_after: { count: number; period: string } };
+  }[];
 }
 
 const ENTRY_SECTIONS = ['nodes', 'sources', 'exposures', 'metrics', 'semantic_models', 'saved_queries', 'unit_tests'];
@@ -52,11 +57,17 @@ describe('v_run_history', () => {
       const entries = entriesOf(manifestOf(step));
       for (const r of fx.written<RunResults>(step, 'run_results.json')?.results ?? []) {
         const entry = entries.get(r.unique_id)!;
-        expected.set(`${step.invocation_id}|${r.unique_id}`, { name: entry.name, resource_type: entry.resource_type, materialization: entry.config?.materialized ?? null });
+        expected.set(`${step.invocation_id}|${r.unique_id}`, {
+          name: entry.name,
+          resource_type: entry.resource_type,
+          materialization: entry.config?.materialized ?? null,
+        });
       }
     }
     const rows = await fx.query('SELECT invocation_id, unique_id, name, resource_type, materialization FROM v_run_history');
-    const actual = new Map(rows.map((r) => [`${r.invocation_id}|${r.unique_id}`, { name: r.name, resource_type: r.resource_type, materialization: r.materialization }]));
+    const actual = new Map(
+      rows.map((r) => [`${r.invocation_id}|${r.unique_id}`, { name: r.name, resource_type: r.resource_type, materialization: r.materialization }]),
+    );
     expect(actual).toEqual(expected);
   });
 });
@@ -152,8 +163,14 @@ describe('v_node_changes', () => {
       expect([...entriesOf(after).keys()].sort()).toEqual([...was.keys()].sort());
       for (const [id, now] of entriesOf(after)) {
         const old = was.get(id)!;
-        const macros = (now.depends_on?.macros ?? []).filter((m) => old.depends_on?.macros?.includes(m) && before.macros[m]?.macro_sql !== after.macros[m]?.macro_sql);
-        const aspects = [old.raw_code !== now.raw_code && 'raw_code', old.checksum?.checksum !== now.checksum?.checksum && 'checksum', macros.length > 0 && 'macros'].filter((a): a is string => a !== false);
+        const macros = (now.depends_on?.macros ?? []).filter(
+          (m) => old.depends_on?.macros?.includes(m) && before.macros[m]?.macro_sql !== after.macros[m]?.macro_sql,
+        );
+        const aspects = [
+          old.raw_code !== now.raw_code && 'raw_code',
+          old.checksum?.checksum !== now.checksum?.checksum && 'checksum',
+          macros.length > 0 && 'macros',
+        ].filter((a): a is string => a !== false);
         if (aspects.length > 0) expected[`${id}@${step.step}`] = aspects;
       }
     }
@@ -174,10 +191,20 @@ describe('v_node_changes', () => {
     const at = (step: number): Record<string, unknown>[] => rows.filter((r) => stepOf(r.to_invocation) === step);
     // 02 adds a comment and blank lines: the code changed, its meaning did not.
     expect(at(2)).toEqual([
-      expect.objectContaining({ unique_id: 'model.attic_shop.customers', from_invocation: fx.steps[0]!.invocation_id, change_kind: 'cosmetic', what_changed: ['raw_code', 'checksum'] }),
+      expect.objectContaining({
+        unique_id: 'model.attic_shop.customers',
+        from_invocation: fx.steps[0]!.invocation_id,
+        change_kind: 'cosmetic',
+        what_changed: ['raw_code', 'checksum'],
+      }),
     ]);
     expect(at(3)).toEqual([
-      expect.objectContaining({ unique_id: 'model.attic_shop.customers', from_invocation: fx.steps[1]!.invocation_id, change_kind: 'semantic', what_changed: ['raw_code', 'checksum', 'fingerprint'] }),
+      expect.objectContaining({
+        unique_id: 'model.attic_shop.customers',
+        from_invocation: fx.steps[1]!.invocation_id,
+        change_kind: 'semantic',
+        what_changed: ['raw_code', 'checksum', 'fingerprint'],
+      }),
     ]);
     // The macro changed, the models' text did not: no raw_code, the macro named instead.
     const macroStep = at(10).sort((a, b) => String(a.unique_id).localeCompare(String(b.unique_id)));
@@ -198,7 +225,10 @@ describe('v_latest_edges', () => {
     for (const row of rows) {
       expect(row.invocation_id).toBe(last.invocation_id);
       expect([row.name, row.resource_type]).toEqual([entries.get(String(row.unique_id))!.name, entries.get(String(row.unique_id))!.resource_type]);
-      expect([row.depends_on_name, row.depends_on_resource_type]).toEqual([entries.get(String(row.depends_on_id))!.name, entries.get(String(row.depends_on_id))!.resource_type]);
+      expect([row.depends_on_name, row.depends_on_resource_type]).toEqual([
+        entries.get(String(row.depends_on_id))!.name,
+        entries.get(String(row.depends_on_id))!.resource_type,
+      ]);
     }
   });
 });

@@ -33,7 +33,7 @@ describe('a reader waiting for the store', () => {
     expect(await syncStore(backend, store, 'skip')).toMatchObject({ status: 'synced', invocations: 1 });
   });
 
-  it("is not one when its process is gone, or its mark from another machine is stale", () => {
+  it('is not one when its process is gone, or its mark from another machine is stale', () => {
     const store = path.join(dir, 'other.duckdb');
     mkdirSync(`${store}.readers`, { recursive: true });
     writeFileSync(path.join(`${store}.readers`, `${deadPid}~${hostname()}~aaaa`), '');

@@ -12,7 +12,11 @@ import { canonicalJson } from '../../../src/vocab/index.js';
 function sortedCopy(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortedCopy);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.keys(value).sort().map((key) => [key, sortedCopy((value as Record<string, unknown>)[key])]));
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortedCopy((value as Record<string, unknown>)[key])]),
+  );
 }
 
 const reference = (value: unknown): string => JSON.stringify(sortedCopy(value));

@@ -3,7 +3,14 @@ import { compareInstants, normaliseInstant, parseInstant } from '../../../src/vo
 
 describe('instants as dbt writes them', () => {
   it('reads one instant the same in every spelling dbt uses', () => {
-    const spellings = ['2024-05-01T10:00:25.044509Z', '2024-05-01T10:00:25.044509+00:00', '2024-05-01T10:00:25.044509', '2024-05-01T12:00:25.044509+02:00', '2024-05-01T10:00:25.044509000Z', '2024-05-01 10:00:25.044509+0000'];
+    const spellings = [
+      '2024-05-01T10:00:25.044509Z',
+      '2024-05-01T10:00:25.044509+00:00',
+      '2024-05-01T10:00:25.044509',
+      '2024-05-01T12:00:25.044509+02:00',
+      '2024-05-01T10:00:25.044509000Z',
+      '2024-05-01 10:00:25.044509+0000',
+    ];
     const parsed = spellings.map(parseInstant);
     expect(new Set(parsed).size).toBe(1);
     expect(parsed[0]).toBe(BigInt(Date.parse('2024-05-01T10:00:25.044Z')) * 1_000_000n + 509_000n);

@@ -12,8 +12,16 @@ const PEM = '-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7bq\nq3xLoQ==\n---
 
 describe('credentials by their shape in free text', () => {
   it.each([
-    ['URL user-info', 'could not connect to postgres://analytics:S3cr3t!@db.internal:5432/prod', 'could not connect to postgres://analytics:***@db.internal:5432/prod'],
-    ['a password= in a connection string', 'Server=tcp:x.database.windows.net;Database=dw;User Id=etl;Password=p@ss;Encrypt=yes', 'Server=tcp:x.database.windows.net;Database=dw;User Id=etl;Password=***;Encrypt=yes'],
+    [
+      'URL user-info',
+      'could not connect to postgres://analytics:S3cr3t!@db.internal:5432/prod',
+      'could not connect to postgres://analytics:***@db.internal:5432/prod',
+    ],
+    [
+      'a password= in a connection string',
+      'Server=tcp:x.database.windows.net;Database=dw;User Id=etl;Password=p@ss;Encrypt=yes',
+      'Server=tcp:x.database.windows.net;Database=dw;User Id=etl;Password=***;Encrypt=yes',
+    ],
     ['pwd= in ODBC', 'DRIVER={ODBC};UID=me;PWD=hunter2;', 'DRIVER={ODBC};UID=me;PWD=***;'],
     ['a bearer token', 'HTTP 401: Authorization: Bearer abcdef0123456789.xyz rejected', 'HTTP 401: Authorization: Bearer *** rejected'],
     ['an AWS access key id', `credentials ${AWS_ID} are invalid`, 'credentials *** are invalid'],
@@ -49,12 +57,37 @@ describe('credentials by their shape in free text', () => {
 describe("the issue's cases, where they are stored", () => {
   it('a command line: env assignments, -p, -u user:password, a connection string, keys in any argument', () => {
     const argv = [
-      'dbt', 'build', 'DATABASE_URL=postgres://u:PASS1@h/db', 'PGPASSWORD=PASS2', '-p', 'PASS3', '-u', 'admin:PASS4',
-      '--conn-str', 'Server=x;Password=PASS5;', `AWS_ACCESS_KEY_ID=${AWS_ID}`, '--select', 'a+',
+      'dbt',
+      'build',
+      'DATABASE_URL=postgres://u:PASS1@h/db',
+      'PGPASSWORD=PASS2',
+      '-p',
+      'PASS3',
+      '-u',
+      'admin:PASS4',
+      '--conn-str',
+      'Server=x;Password=PASS5;',
+      `AWS_ACCESS_KEY_ID=${AWS_ID}`,
+      '--select',
+      'a+',
     ];
     const stored = redactArgv(argv);
     expect(stored.join(' ')).not.toMatch(/PASS\d|AKIA/);
-    expect(stored).toEqual(['dbt', 'build', 'DATABASE_URL=postgres://u:***@h/db', 'PGPASSWORD=***', '-p', '***', '-u', 'admin:***', '--conn-str', 'Server=x;Password=***;', 'AWS_ACCESS_KEY_ID=***', '--select', 'a+']);
+    expect(stored).toEqual([
+      'dbt',
+      'build',
+      'DATABASE_URL=postgres://u:***@h/db',
+      'PGPASSWORD=***',
+      '-p',
+      '***',
+      '-u',
+      'admin:***',
+      '--conn-str',
+      'Server=x;Password=***;',
+      'AWS_ACCESS_KEY_ID=***',
+      '--select',
+      'a+',
+    ]);
     expect(isSecretName('PGPASSWORD')).toBe(true);
   });
 

@@ -2,9 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { isSecretName, looksLikeSecretValue, redactArgv, redactCommandLine, redactNested } from '../../../src/vocab/index.js';
 
 describe('what is named like a credential', () => {
-  it.each(['DBT_PASSWORD', 'SNOWFLAKE_PRIVATE_KEY', 'DBT_ENV_SECRET_X', '--token', 'apiKey', 'GITHUB_TOKEN', 'PGPASSWORD'.replace('PG', 'PG_')])('%s is', (name) => {
-    expect(isSecretName(name)).toBe(true);
-  });
+  it.each(['DBT_PASSWORD', 'SNOWFLAKE_PRIVATE_KEY', 'DBT_ENV_SECRET_X', '--token', 'apiKey', 'GITHUB_TOKEN', 'PGPASSWORD'.replace('PG', 'PG_')])(
+    '%s is',
+    (name) => {
+      expect(isSecretName(name)).toBe(true);
+    },
+  );
   it.each(['GIT_SHA', 'GIT_BRANCH', 'MONKEY', 'AUTHOR', '--select', 'TARGET'])('%s is not', (name) => {
     expect(isSecretName(name)).toBe(false);
   });
@@ -21,7 +24,19 @@ describe('a secret where a variable name belongs', () => {
 
 describe('a command line as stored', () => {
   it('drops --vars values, credential flags and KEY=value of credential keys', () => {
-    const argv = ['dbt', 'build', '--vars', '{"password": "hunter2"}', '--password', 'hunter3', '--token=hunter4', 'DBT_PASSWORD=hunter5', '--select', 'a+', '--vars={"k": 1}'];
+    const argv = [
+      'dbt',
+      'build',
+      '--vars',
+      '{"password": "hunter2"}',
+      '--password',
+      'hunter3',
+      '--token=hunter4',
+      'DBT_PASSWORD=hunter5',
+      '--select',
+      'a+',
+      '--vars={"k": 1}',
+    ];
     expect(redactArgv(argv)).toEqual(['dbt', 'build', '--vars', '***', '--password', '***', '--token=***', 'DBT_PASSWORD=***', '--select', 'a+', '--vars=***']);
   });
 

@@ -24,7 +24,10 @@ export function problemOf(outcome: CliOutcome, executable: string): CliProblem |
         : { kind: 'failed', message: said.message };
     case 3:
       return /no archive/i.test(said.message)
-        ? { kind: 'no-store', message: `No dbtattic history yet. Run \`dbtattic run -- dbt build\` (or \`dbtattic capture\`) in the project; this view fills in by itself.` }
+        ? {
+            kind: 'no-store',
+            message: `No dbtattic history yet. Run \`dbtattic run -- dbt build\` (or \`dbtattic capture\`) in the project; this view fills in by itself.`,
+          }
         : { kind: 'failed', message: said.message };
     case 5:
       return { kind: 'busy', message: 'The store is being written by another dbtattic process (a capture or a rebuild). This view refreshes when it is done.' };
@@ -37,7 +40,10 @@ export function problemOf(outcome: CliOutcome, executable: string): CliProblem |
 
 function spawnProblem(error: NodeJS.ErrnoException, executable: string): CliProblem {
   if (error.code === 'ENOENT') {
-    return { kind: 'missing-cli', message: `dbtattic was not found (looked for "${executable}"). Install it with \`npm install -g dbtattic\`, or set "dbtattic.cliPath" to its path.` };
+    return {
+      kind: 'missing-cli',
+      message: `dbtattic was not found (looked for "${executable}"). Install it with \`npm install -g dbtattic\`, or set "dbtattic.cliPath" to its path.`,
+    };
   }
   if (error.code === 'EACCES') {
     return { kind: 'missing-cli', message: `"${executable}" cannot be run (not executable). Set "dbtattic.cliPath" to the dbtattic executable.` };

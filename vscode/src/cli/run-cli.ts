@@ -26,10 +26,12 @@ export type CliRunner = (args: string[]) => Promise<CliOutcome>;
 export function serialCliRunner(command: CliCommand, onDone?: (args: string[], outcome: CliOutcome) => void): CliRunner {
   let queue: Promise<unknown> = Promise.resolve();
   return (args) => {
-    const call = queue.then(() => runOnce(command, args)).then((outcome) => {
-      onDone?.(args, outcome);
-      return outcome;
-    });
+    const call = queue
+      .then(() => runOnce(command, args))
+      .then((outcome) => {
+        onDone?.(args, outcome);
+        return outcome;
+      });
     queue = call.catch(() => undefined);
     return call;
   };

@@ -82,9 +82,18 @@ ORDER BY changed_at DESC LIMIT 50`,
 
 /** Starter queries offered in the Query panel. */
 export const STARTER_QUERIES: { label: string; sql: string }[] = [
-  { label: 'Recent invocations', sql: 'SELECT invocation_id, invoked_at, command, target, branch, git_sha FROM v_invocation_sequence ORDER BY seq DESC LIMIT 20' },
-  { label: 'Slowest models (median)', sql: "SELECT name, runs, round(median_s, 2) AS median_s, round(p95_s, 2) AS p95_s, round(last_s, 2) AS last_s FROM v_node_runtime WHERE resource_type = 'model' ORDER BY median_s DESC LIMIT 20" },
-  { label: 'Test failures', sql: 'SELECT name, runs, fails, errors, last_status, last_failure_at FROM v_test_history WHERE fails + errors > 0 ORDER BY last_failure_at DESC' },
+  {
+    label: 'Recent invocations',
+    sql: 'SELECT invocation_id, invoked_at, command, target, branch, git_sha FROM v_invocation_sequence ORDER BY seq DESC LIMIT 20',
+  },
+  {
+    label: 'Slowest models (median)',
+    sql: "SELECT name, runs, round(median_s, 2) AS median_s, round(p95_s, 2) AS p95_s, round(last_s, 2) AS last_s FROM v_node_runtime WHERE resource_type = 'model' ORDER BY median_s DESC LIMIT 20",
+  },
+  {
+    label: 'Test failures',
+    sql: 'SELECT name, runs, fails, errors, last_status, last_failure_at FROM v_test_history WHERE fails + errors > 0 ORDER BY last_failure_at DESC',
+  },
   { label: 'Changes by kind', sql: 'SELECT change_kind, count(*) AS changes FROM v_node_changes GROUP BY change_kind ORDER BY changes DESC' },
   { label: 'Runtime regressions', sql: 'SELECT * FROM v_runtime_regressions' },
 ];

@@ -44,10 +44,16 @@ export class RunsView implements vscode.TreeDataProvider<RunsNode> {
 
 function runItem(run: Invocation): vscode.TreeItem {
   const failures = run.failures ?? [];
-  const item = new vscode.TreeItem(run.command ?? '(unknown command)', failures.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+  const item = new vscode.TreeItem(
+    run.command ?? '(unknown command)',
+    failures.length > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None,
+  );
   item.id = run.invocation_id;
   item.description = [run.outcome, run.target ?? '-', run.git_sha?.slice(0, 7) ?? '-', run.branch ?? run.git_branch ?? '-', formatWhen(run.at)].join(' · ');
-  const counts = Object.entries(run.status_counts ?? {}).map(([status, n]) => `${n} ${status}`).join(', ') || 'no results';
+  const counts =
+    Object.entries(run.status_counts ?? {})
+      .map(([status, n]) => `${n} ${status}`)
+      .join(', ') || 'no results';
   item.tooltip = `${run.invocation_id}\n${counts}\ntook ${formatSeconds(run.elapsed_s)}${run.run_exit_code === null ? '' : `, exit ${run.run_exit_code}`}`;
   item.iconPath = outcomeIcon(run.outcome);
   item.contextValue = run.outcome === 'failed' ? 'run-failed' : 'run';

@@ -17,9 +17,29 @@ export async function startCodeServer({ binary, home, vsix, folder, settings }) 
   const dirs = { data: path.join(home, 'data'), extensions: path.join(home, 'extensions'), config: path.join(home, 'config.yaml') };
   mkdirSync(path.join(dirs.data, 'User'), { recursive: true });
   writeSettings(dirs.data, settings);
-  execFileSync(binary, ['--install-extension', vsix, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.data, '--config', dirs.config], { stdio: 'ignore' });
+  execFileSync(binary, ['--install-extension', vsix, '--extensions-dir', dirs.extensions, '--user-data-dir', dirs.data, '--config', dirs.config], {
+    stdio: 'ignore',
+  });
   const port = await freePort();
-  const child = spawn(binary, ['--bind-addr', `127.0.0.1:${port}`, '--auth', 'none', '--disable-telemetry', '--disable-update-check', '--config', dirs.config, '--user-data-dir', dirs.data, '--extensions-dir', dirs.extensions, folder], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(
+    binary,
+    [
+      '--bind-addr',
+      `127.0.0.1:${port}`,
+      '--auth',
+      'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--config',
+      dirs.config,
+      '--user-data-dir',
+      dirs.data,
+      '--extensions-dir',
+      dirs.extensions,
+      folder,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'], detached: true },
+  );
   let log = '';
   child.stdout.on('data', (chunk) => (log += chunk));
   child.stderr.on('data', (chunk) => (log += chunk));
@@ -35,7 +55,11 @@ export async function startCodeServer({ binary, home, vsix, folder, settings }) 
     stop: () => {
       child.removeAllListeners('exit');
       // Its own process group: code-server forks the workbench server and extension hosts.
-      try { process.kill(-child.pid, 'SIGTERM'); } catch { /* already gone */ }
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {
+        /* already gone */
+      }
     },
   };
 }

@@ -75,7 +75,13 @@ function check(name, fn) {
 
 /** Starts code-server with these settings, opens the workbench and the dbtattic view. */
 async function launch(name, settings) {
-  const started = await startCodeServer({ binary: codeServerBinary(repo), home: path.join(work, name), vsix, folder: replay.project, settings: { ...baseSettings, ...settings } });
+  const started = await startCodeServer({
+    binary: codeServerBinary(repo),
+    home: path.join(work, name),
+    vsix,
+    folder: replay.project,
+    settings: { ...baseSettings, ...settings },
+  });
   workbench = await openWorkbench(started.url, screenshots);
   await workbench.page.locator('.activitybar .action-label[aria-label^="dbtattic"]').click();
   // Wider, as a person would drag it, so that the runs' descriptions can be read.
@@ -108,14 +114,17 @@ check('a capture while the workbench is open shows up without a refresh (the arc
   await workbench.screenshot('runs-after-capture');
 });
 
-check('a failed run expands to its failed node and dbt\'s message', async () => {
+check("a failed run expands to its failed node and dbt's message", async () => {
   const { page } = workbench;
   const failed = attic(['history', '--failed', '--json']).find((run) => run.failures.length > 0);
   const index = history.findIndex((run) => run.invocation_id === failed.invocation_id);
   await page.locator('.monaco-list[aria-label="Runs"] .monaco-list-row').nth(index).locator('.monaco-tl-twistie').click();
   const rows = await treeRows(page, 'Runs', (r) => r.some(([, , level]) => level === 2));
   const children = rows.filter(([, , level]) => level === 2);
-  assert.deepEqual(children.map(([label]) => label), failed.failures.map((f) => f.unique_id));
+  assert.deepEqual(
+    children.map(([label]) => label),
+    failed.failures.map((f) => f.unique_id),
+  );
   assert.equal(children[0][1], `${failed.failures[0].status}: ${failed.failures[0].message.split('\n')[0]}`);
   await workbench.screenshot('failed-run-expanded');
 });
@@ -135,10 +144,17 @@ check('the CodeLens on a model shows the median runtime the store gives', async 
 check("a hover on ref('x') shows x's last status and runtime", async () => {
   const { page } = workbench;
   const [stats] = attic(['query', '--json', "select last_s, median_s from v_node_runtime where unique_id = 'model.attic_shop.stg_orders'"]);
-  await page.locator('.view-line span span').filter({ hasText: /^'stg_orders'$/ }).first().hover();
+  await page
+    .locator('.view-line span span')
+    .filter({ hasText: /^'stg_orders'$/ })
+    .first()
+    .hover();
   const hover = page.locator('.monaco-hover-content', { hasText: 'stg_orders' });
   await hover.waitFor({ timeout: 30_000 });
-  assert.match(await hover.textContent(), new RegExp(`stg_orders \\(model\\): last success, ${stats.last_s.toFixed(2)}s; median ${stats.median_s.toFixed(2)}s`));
+  assert.match(
+    await hover.textContent(),
+    new RegExp(`stg_orders \\(model\\): last success, ${stats.last_s.toFixed(2)}s; median ${stats.median_s.toFixed(2)}s`),
+  );
   await workbench.screenshot('ref-hover');
   await page.keyboard.press('Escape');
 });
@@ -203,6 +219,10 @@ async function openFile(page, relative) {
  */
 async function pickFirst(page, label) {
   const escaped = label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  await page.locator('.quick-input-list .monaco-list-row').first().filter({ hasText: new RegExp(`^\\s*${escaped}`, 'i') }).waitFor();
+  await page
+    .locator('.quick-input-list .monaco-list-row')
+    .first()
+    .filter({ hasText: new RegExp(`^\\s*${escaped}`, 'i') })
+    .waitFor();
   await page.keyboard.press('Enter');
 }

@@ -38,8 +38,15 @@ export async function treeRows(page, view, ready = (rows) => rows.length > 0) {
   const tree = page.locator(`.monaco-list[aria-label="${view}"]`);
   let rows = [];
   for (let tries = 0; tries < 120; tries += 1) {
-    rows = await tree.locator('.monaco-list-row').evaluateAll((els) =>
-      els.map((el) => [el.querySelector('.label-name')?.textContent ?? '', el.querySelector('.label-description')?.textContent ?? '', Number(el.getAttribute('aria-level'))]));
+    rows = await tree
+      .locator('.monaco-list-row')
+      .evaluateAll((els) =>
+        els.map((el) => [
+          el.querySelector('.label-name')?.textContent ?? '',
+          el.querySelector('.label-description')?.textContent ?? '',
+          Number(el.getAttribute('aria-level')),
+        ]),
+      );
     if (ready(rows)) return rows;
     await page.waitForTimeout(500);
   }
@@ -48,5 +55,8 @@ export async function treeRows(page, view, ready = (rows) => rows.length > 0) {
 
 /** The message a tree view shows in place of its items. */
 export function viewMessage(page, view) {
-  return page.locator('.pane').filter({ has: page.locator(`.pane-header[aria-label^="${view}"]`) }).locator('.message');
+  return page
+    .locator('.pane')
+    .filter({ has: page.locator(`.pane-header[aria-label^="${view}"]`) })
+    .locator('.message');
 }

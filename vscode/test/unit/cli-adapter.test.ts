@@ -94,11 +94,14 @@ describe('answers', () => {
   it('calls run one at a time: two reads at once would fight over the store', async () => {
     // Each call takes a lock directory and fails if another call holds it.
     const script = path.join(scratch, 'exclusive.mjs');
-    writeFileSync(script, `#!/usr/bin/env node
+    writeFileSync(
+      script,
+      `#!/usr/bin/env node
 import { mkdirSync, rmdirSync } from 'node:fs';
 try { mkdirSync('lock'); } catch { process.exit(9); }
 setTimeout(() => { rmdirSync('lock'); process.stdout.write('[]'); }, 150);
-`);
+`,
+    );
     chmodSync(script, 0o755);
     const run = serialCliRunner({ executable: script, cwd: scratch });
     const outcomes = await Promise.all([run(['a']), run(['b']), run(['c'])]);

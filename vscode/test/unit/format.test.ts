@@ -12,17 +12,38 @@ describe('what the CodeLens and hover say', () => {
   });
 
   it('the lens line, from a row of the store', () => {
-    const stats = statsOf({ unique_id: 'model.p.orders', name: 'orders', resource_type: 'model', path: 'models/orders.sql', last_status: 'success', last_s: 0.2823, median_s: 0.265991, trend_ratio: 1.13, runs: 6, runs_since_change: 1 });
+    const stats = statsOf({
+      unique_id: 'model.p.orders',
+      name: 'orders',
+      resource_type: 'model',
+      path: 'models/orders.sql',
+      last_status: 'success',
+      last_s: 0.2823,
+      median_s: 0.265991,
+      trend_ratio: 1.13,
+      runs: 6,
+      runs_since_change: 1,
+    });
     expect(lensTitle(stats)).toBe('dbtattic: last success in 0.28s · median 0.27s · trend ↑1.13× · 1 build since semantic change');
     expect(lensTitle({ ...stats, lastStatus: null })).toBe('dbtattic: orders not built yet');
   });
 
   it('ref() names its model last: one argument, a package first, a version after', () => {
-    expect(["ref('orders')", 'ref("shop", "orders")', "ref('orders', v=2)", "ref('shop', 'orders', version=2)"].map(refTarget)).toEqual(['orders', 'orders', 'orders', 'orders']);
+    expect(["ref('orders')", 'ref("shop", "orders")', "ref('orders', v=2)", "ref('shop', 'orders', version=2)"].map(refTarget)).toEqual([
+      'orders',
+      'orders',
+      'orders',
+      'orders',
+    ]);
   });
 
   it('times as the CLI prints them: UTC to the minute, with its Z', () => {
-    expect(["2026-01-31T12:00:59.9Z", '2026-01-31T14:00:00+02:00', null, 'not a time'].map(formatWhen)).toEqual(['2026-01-31 12:00Z', '2026-01-31 12:00Z', '-', 'not a time']);
+    expect(['2026-01-31T12:00:59.9Z', '2026-01-31T14:00:00+02:00', null, 'not a time'].map(formatWhen)).toEqual([
+      '2026-01-31 12:00Z',
+      '2026-01-31 12:00Z',
+      '-',
+      'not a time',
+    ]);
   });
 
   it('documents align their columns', () => {

@@ -28,7 +28,16 @@ function buildsOf(uniqueId: string): { invocationId: string; status: string; sec
     const results = replay.artifactOf(step, 'run_results.json');
     if (!results || !building.test(step.command.replace(/^dbt /, ''))) return [];
     const result = (results.results as Json[]).find((r) => r.unique_id === uniqueId);
-    return result ? [{ invocationId: step.invocation_id, status: String(result.status), seconds: Number(result.execution_time), manifest: replay.artifactOf(step, 'manifest.json') }] : [];
+    return result
+      ? [
+          {
+            invocationId: step.invocation_id,
+            status: String(result.status),
+            seconds: Number(result.execution_time),
+            manifest: replay.artifactOf(step, 'manifest.json'),
+          },
+        ]
+      : [];
   });
 }
 

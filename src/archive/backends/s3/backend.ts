@@ -49,7 +49,12 @@ export class S3Backend implements Backend {
   }
 
   /** Sends one command, turning any failure the caller does not handle into a clear error. */
-  private async send<T extends object>(operation: string, key: string, call: (client: S3Client) => Promise<T>, expected: (error: unknown) => boolean = () => false): Promise<T | { failed: unknown }> {
+  private async send<T extends object>(
+    operation: string,
+    key: string,
+    call: (client: S3Client) => Promise<T>,
+    expected: (error: unknown) => boolean = () => false,
+  ): Promise<T | { failed: unknown }> {
     this.onRequest?.(operation, key);
     try {
       return await call(this.client);
@@ -149,7 +154,8 @@ export class S3Backend implements Backend {
       if ('failed' in out) break;
       for (const entry of out.Contents ?? []) {
         const key = entry.Key?.slice(this.where.prefix.length);
-        if (key && !key.split('/').some((segment) => segment.startsWith(TEMP_PREFIX))) keys.push({ key, size: entry.Size ?? 0, ...(entry.LastModified ? { modifiedMs: entry.LastModified.getTime() } : {}) });
+        if (key && !key.split('/').some((segment) => segment.startsWith(TEMP_PREFIX)))
+          keys.push({ key, size: entry.Size ?? 0, ...(entry.LastModified ? { modifiedMs: entry.LastModified.getTime() } : {}) });
       }
       token = out.IsTruncated ? out.NextContinuationToken : undefined;
     } while (token);
@@ -161,7 +167,8 @@ export class S3Backend implements Backend {
   }
 
   async compareAndSwap(key: string, expected: Uint8Array | undefined, next: Uint8Array | undefined): Promise<boolean> {
-    if (!this.capabilities.compareAndSwap) throw new Error(`compare-and-swap on ${this.location} is not available (probed or turned off); callers use the fallback`);
+    if (!this.capabilities.compareAndSwap)
+      throw new Error(`compare-and-swap on ${this.location} is not available (probed or turned off); callers use the fallback`);
     if (expected === undefined) {
       if (next === undefined) return (await this.get(key)) === undefined;
       return this.putIfAbsent(key, next);

@@ -61,7 +61,14 @@ export class DirectGet {
     private readonly timeoutMs: number,
     parallel: number,
   ) {
-    this.signer = new SignatureV4({ credentials: client.config.credentials, region: template.region, service: template.service, sha256: NodeSha256, uriEscapePath: false, applyChecksum: false });
+    this.signer = new SignatureV4({
+      credentials: client.config.credentials,
+      region: template.region,
+      service: template.service,
+      sha256: NodeSha256,
+      uriEscapePath: false,
+      applyChecksum: false,
+    });
     const Agent = template.protocol === 'https:' ? https.Agent : http.Agent;
     this.agent = new Agent({ keepAlive: true, maxSockets: parallel });
   }
@@ -140,7 +147,15 @@ export function templateFrom(request: SignedRequest, objectKey: string): GetTemp
     if (typeof value !== 'string') return null;
     query[name] = value;
   }
-  return { protocol: request.protocol, hostname: request.hostname, port: request.port, basePath: path.slice(0, path.length - key.length), query, region: scope[1]!, service: scope[2]! };
+  return {
+    protocol: request.protocol,
+    hostname: request.hostname,
+    port: request.port,
+    basePath: path.slice(0, path.length - key.length),
+    query,
+    region: scope[1]!,
+    service: scope[2]!,
+  };
 }
 
 /** How the SDK puts a key in a path: each segment URI-encoded, `!'()*` too. */

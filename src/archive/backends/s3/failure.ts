@@ -31,7 +31,11 @@ export function remoteError(error: unknown, location: S3Location, endpoint: stri
   const status = statusOf(error);
   const base = { store: where, operation, status: status ?? null, error: e.name ?? e.code ?? null };
   if (e.name === 'NoSuchBucket') {
-    return new AtticError('remote', `The bucket '${location.bucket}' does not exist at ${server}. Create it, or fix the store URI (${where}) or the endpoint (AWS_ENDPOINT_URL).`, base);
+    return new AtticError(
+      'remote',
+      `The bucket '${location.bucket}' does not exist at ${server}. Create it, or fix the store URI (${where}) or the endpoint (AWS_ENDPOINT_URL).`,
+      base,
+    );
   }
   if (e.name === 'RequestTimeTooSkewed' || e.code === 'RequestTimeTooSkewed') return clockSkew(e, where, base);
   if (status === 403 || e.name === 'AccessDenied' || e.name === 'InvalidAccessKeyId' || e.name === 'SignatureDoesNotMatch') {
@@ -41,23 +45,43 @@ export function remoteError(error: unknown, location: S3Location, endpoint: stri
       base,
     );
   }
-  if (e.name === 'CredentialsProviderError' || /credential/i.test(e.message ?? '') && status === undefined) {
-    return new AtticError('remote', `No AWS credentials found for ${where}. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or a web identity (AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE, as GitHub OIDC gives).`, base);
+  if (e.name === 'CredentialsProviderError' || (/credential/i.test(e.message ?? '') && status === undefined)) {
+    return new AtticError(
+      'remote',
+      `No AWS credentials found for ${where}. Set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or a web identity (AWS_ROLE_ARN + AWS_WEB_IDENTITY_TOKEN_FILE, as GitHub OIDC gives).`,
+      base,
+    );
   }
   // The SDK refuses before sending anything: no retry helps, the settings must change.
   if (status === undefined && /region is missing/i.test(e.message ?? '')) {
-    return new AtticError('remote', `No AWS region is set for ${where}. Set AWS_REGION (or AWS_DEFAULT_REGION, or 's3: region' in dbtattic.yml); any region will do for a server that has none.`, base);
+    return new AtticError(
+      'remote',
+      `No AWS region is set for ${where}. Set AWS_REGION (or AWS_DEFAULT_REGION, or 's3: region' in dbtattic.yml); any region will do for a server that has none.`,
+      base,
+    );
   }
   const code = e.code ?? (e.name === 'TimeoutError' ? 'ETIMEDOUT' : undefined);
   if ((code && NETWORK.includes(code)) || e.name === 'TimeoutError' || e.name === 'RequestTimeout') {
-    return new AtticError('remote', `Cannot reach ${server} for bucket '${location.bucket}' (${operation}: ${code ?? e.name}). Check the endpoint (AWS_ENDPOINT_URL, 's3: endpoint'), the network, and that the server is up; then run the command again.`, base);
+    return new AtticError(
+      'remote',
+      `Cannot reach ${server} for bucket '${location.bucket}' (${operation}: ${code ?? e.name}). Check the endpoint (AWS_ENDPOINT_URL, 's3: endpoint'), the network, and that the server is up; then run the command again.`,
+      base,
+    );
   }
-  return new AtticError('remote', `${server} failed ${operation} on ${where}: ${e.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(error)}. Try again; if it persists, check the server.`, base);
+  return new AtticError(
+    'remote',
+    `${server} failed ${operation} on ${where}: ${e.name ?? 'error'}${status ? ` (HTTP ${status})` : ''}: ${e.message ?? String(error)}. Try again; if it persists, check the server.`,
+    base,
+  );
 }
 
 /** A clock far from the server's is refused with a 403 like bad keys: the message names the clocks, not the credentials. */
 function clockSkew(e: SdkFailure, where: string, base: Record<string, unknown>): AtticError {
   const ours = e.RequestTime ?? new Date().toISOString();
   const theirs = e.ServerTime ? `, the server's ${e.ServerTime}` : '';
-  return new AtticError('remote', `The S3 server refused ${where}: this machine's clock is too far from the server's (this machine's ${ours}${theirs}). Set the clock right (NTP), then run the command again; the credentials are not the problem.`, base);
+  return new AtticError(
+    'remote',
+    `The S3 server refused ${where}: this machine's clock is too far from the server's (this machine's ${ours}${theirs}). Set the clock right (NTP), then run the command again; the credentials are not the problem.`,
+    base,
+  );
 }

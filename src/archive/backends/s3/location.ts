@@ -23,10 +23,16 @@ export function parseS3Uri(uri: string): S3Location {
       `The store URI '${describeUri(uri)}' carries credentials. Remove them: dbtattic takes credentials only from the AWS credential chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, web identity such as GitHub OIDC, instance roles).`,
     );
   }
-  if (query) throw new AtticError('config', `The store URI '${describeUri(uri)}' has a query or fragment; dbtattic reads none. Write s3://bucket/prefix, and put settings under 's3:' in dbtattic.yml.`);
-  if (!BUCKET.test(authority)) throw new AtticError('config', `'${authority}' in '${describeUri(uri)}' is not a valid bucket name (3-63 lower-case letters, digits, '.', '-').`);
+  if (query)
+    throw new AtticError(
+      'config',
+      `The store URI '${describeUri(uri)}' has a query or fragment; dbtattic reads none. Write s3://bucket/prefix, and put settings under 's3:' in dbtattic.yml.`,
+    );
+  if (!BUCKET.test(authority))
+    throw new AtticError('config', `'${authority}' in '${describeUri(uri)}' is not a valid bucket name (3-63 lower-case letters, digits, '.', '-').`);
   const segments = rest.split('/').filter(Boolean);
-  if (segments.some((s) => s === '.' || s === '..')) throw new AtticError('config', `The store URI '${describeUri(uri)}' has '.' or '..' in its prefix. Write a plain prefix.`);
+  if (segments.some((s) => s === '.' || s === '..'))
+    throw new AtticError('config', `The store URI '${describeUri(uri)}' has '.' or '..' in its prefix. Write a plain prefix.`);
   return { bucket: authority, prefix: segments.length ? `${segments.join('/')}/` : '' };
 }
 

@@ -1,4 +1,10 @@
-import { AbortMultipartUploadCommand, CompleteMultipartUploadCommand, CreateMultipartUploadCommand, UploadPartCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  AbortMultipartUploadCommand,
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  UploadPartCommand,
+  type S3Client,
+} from '@aws-sdk/client-s3';
 import { forEachLimited } from '../../../vocab/parallel.js';
 
 export const MULTIPART_THRESHOLD = 16 * 1024 * 1024;
@@ -17,7 +23,9 @@ export async function putMultipart(client: S3Client, bucket: string, key: string
   try {
     await forEachLimited(offsets, 4, async (offset, i) => {
       const body = data.subarray(offset, offset + PART_SIZE);
-      const { ETag } = await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: i + 1, Body: body, ContentLength: body.length }));
+      const { ETag } = await client.send(
+        new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: i + 1, Body: body, ContentLength: body.length }),
+      );
       parts[i] = { PartNumber: i + 1, ETag };
     });
     await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: parts } }));

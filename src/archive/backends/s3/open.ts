@@ -47,7 +47,8 @@ async function probeAndCache(client: ReturnType<typeof makeS3Client>, where: S3L
 export async function readCachedCapabilities(cacheDir: string, where: S3Location, endpoint: string | null, now: Date): Promise<ProbedCapabilities | undefined> {
   try {
     const cached = JSON.parse(await fs.readFile(path.join(cacheDir, CAPABILITIES_FILE), 'utf8')) as ProbedCapabilities & { store?: string };
-    if (cached.store !== formatS3Uri(where) || (cached as { endpoint?: string | null }).endpoint !== endpoint || typeof cached.compareAndSwap !== 'boolean') return undefined;
+    if (cached.store !== formatS3Uri(where) || (cached as { endpoint?: string | null }).endpoint !== endpoint || typeof cached.compareAndSwap !== 'boolean')
+      return undefined;
     if (now.getTime() - Date.parse(cached.probedAt) > PROBE_MAX_AGE_MS) return undefined;
     return { createOnly: cached.createOnly, compareAndSwap: cached.compareAndSwap, quoteEtag: cached.quoteEtag, probedAt: cached.probedAt };
   } catch {

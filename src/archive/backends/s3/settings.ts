@@ -58,7 +58,10 @@ function checkEndpoint(endpoint: string): string {
     throw bad(`endpoint '${shown}' is not a URL`);
   }
   if (url.username || url.password) throw bad('the endpoint carries credentials; they belong in the AWS credential chain (environment, profile, web identity)');
-  if (url.search || url.hash || endpoint.includes('?')) throw bad(`the endpoint '${shown}' carries a query; an S3 endpoint takes none, and a token there would end up in messages and caches: credentials belong in the AWS credential chain`);
+  if (url.search || url.hash || endpoint.includes('?'))
+    throw bad(
+      `the endpoint '${shown}' carries a query; an S3 endpoint takes none, and a token there would end up in messages and caches: credentials belong in the AWS credential chain`,
+    );
   if (url.protocol === 'https:') return endpoint;
   if (url.protocol === 'http:' && isLoopback(url.hostname)) return endpoint;
   throw bad(`endpoint '${shown}' is not HTTPS. Artifacts contain compiled SQL: use https:// (plain http is allowed only to a loopback address)`);

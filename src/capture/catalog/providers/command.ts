@@ -44,7 +44,10 @@ export function readEnvSnapshot(config: EnvConfig, ctx: ProviderContext): Provid
 function validateId(id: string, what: string): string {
   if (id === '') throw new AtticError('catalog', `${what}: printed nothing; it should print the snapshot id.`);
   if (id.includes('\n') || id.length > MAX_ID_LENGTH) {
-    throw new AtticError('catalog', `${what}: expected one snapshot id of at most ${MAX_ID_LENGTH} characters on one line, got ${countOf(id.split('\n').length, 'line')}, ${countOf(id.length, 'character')}.`);
+    throw new AtticError(
+      'catalog',
+      `${what}: expected one snapshot id of at most ${MAX_ID_LENGTH} characters on one line, got ${countOf(id.split('\n').length, 'line')}, ${countOf(id.length, 'character')}.`,
+    );
   }
   return id;
 }

@@ -41,7 +41,10 @@ export async function readIcebergRestSnapshot(config: IcebergRestConfig, ctx: Pr
     else perTable[table.key] = table.id;
   }
   if (absent.length === found.length) {
-    throw new AtticError('catalog', `iceberg-rest: ${found.length === 1 ? 'the one table is not' : `none of the ${found.length} tables is`} in the catalog (first: ${absent[0]}); check catalog.warehouse, catalog.prefix and the sources' schema names.`);
+    throw new AtticError(
+      'catalog',
+      `iceberg-rest: ${found.length === 1 ? 'the one table is not' : `none of the ${found.length} tables is`} in the catalog (first: ${absent[0]}); check catalog.warehouse, catalog.prefix and the sources' schema names.`,
+    );
   }
   return { snapshotId: combineSnapshotIds(hashed), perTable, note: describeAbsent(absent, found.length) };
 }

@@ -32,7 +32,14 @@ describe('parseCatalogConfig', () => {
       timeoutMs: 2000,
     });
     expect(
-      parseCatalogConfig({ provider: 'iceberg-rest', uri: 'https://polaris.example.com/api/catalog', warehouse: 'wh', prefix: '/p/', client_id_env: 'ID', client_secret_env: 'SECRET' }),
+      parseCatalogConfig({
+        provider: 'iceberg-rest',
+        uri: 'https://polaris.example.com/api/catalog',
+        warehouse: 'wh',
+        prefix: '/p/',
+        client_id_env: 'ID',
+        client_secret_env: 'SECRET',
+      }),
     ).toEqual({
       provider: 'iceberg-rest',
       timeoutMs: 5000,
@@ -55,7 +62,10 @@ describe('parseCatalogConfig', () => {
     const cases: [unknown, RegExp][] = [
       ['nessie', /^catalog must be a mapping/],
       [{ uri: 'http://x' }, /^catalog\.provider must be one of: nessie, lakefs, iceberg-rest, command, env\./],
-      [{ provider: 'nessie', uri: 'http://x', tokenenv: 'T' }, /^catalog\.tokenenv is not a setting of the nessie provider; did you mean catalog\.token_env\? Its settings are: provider, timeout_ms, uri, ref/],
+      [
+        { provider: 'nessie', uri: 'http://x', tokenenv: 'T' },
+        /^catalog\.tokenenv is not a setting of the nessie provider; did you mean catalog\.token_env\? Its settings are: provider, timeout_ms, uri, ref/,
+      ],
       [{ provider: 'nessie' }, /^catalog\.uri is required/],
       [{ provider: 'nessie', uri: 'localhost:19120' }, /^catalog\.uri must be an http:\/\/ or https:\/\/ URL/],
       [{ provider: 'nessie', uri: 'not a url' }, /^catalog\.uri is not a valid URL/],
@@ -64,7 +74,10 @@ describe('parseCatalogConfig', () => {
       [{ provider: 'nessie', uri: 'https://nessie.example.com?x=1' }, /^catalog\.uri must not have a query string/],
       [{ provider: 'nessie', uri: 'http://x', timeout_ms: 0 }, /^catalog\.timeout_ms must be a whole number/],
       [{ provider: 'nessie', uri: 'http://x', username_env: 'U' }, /^catalog\.password_env is required when username_env is set/],
-      [{ provider: 'nessie', uri: 'http://x', token_env: 'T', username_env: 'U', password_env: 'P' }, /^catalog\.username_env cannot be combined with catalog\.token_env/],
+      [
+        { provider: 'nessie', uri: 'http://x', token_env: 'T', username_env: 'U', password_env: 'P' },
+        /^catalog\.username_env cannot be combined with catalog\.token_env/,
+      ],
       [{ provider: 'lakefs', endpoint: 'http://x' }, /^catalog\.repository is required/],
       [{ provider: 'iceberg-rest', uri: 'http://x', client_id_env: 'I' }, /^catalog\.client_secret_env is required when client_id_env is set/],
       [{ provider: 'iceberg-rest', uri: 'http://x', scope: 'catalog' }, /^catalog\.scope and catalog\.oauth2_server_uri need catalog\.client_id_env/],

@@ -27,13 +27,22 @@ const tokenEndpoint: Handler = (request) => {
   if (form.get('client_id') !== CLIENT_ID || form.get('client_secret') !== CLIENT_SECRET) {
     return { status: 401, body: { error: 'invalid_client', error_description: 'Client authentication failed' } };
   }
-  return { body: { access_token: ACCESS_TOKEN, token_type: 'bearer', expires_in: 3600, issued_token_type: 'urn:ietf:params:oauth:token-type:access_token', scope: form.get('scope') } };
+  return {
+    body: {
+      access_token: ACCESS_TOKEN,
+      token_type: 'bearer',
+      expires_in: 3600,
+      issued_token_type: 'urn:ietf:params:oauth:token-type:access_token',
+      scope: form.get('scope'),
+    },
+  };
 };
 
 /** A catalog that wants the issued token; /v1/oauth/tokens is its own (deprecated) token endpoint. */
 const catalog: Handler = (request) => {
   if (request.url === '/v1/oauth/tokens') return tokenEndpoint(request);
-  if (request.authorization !== `Bearer ${ACCESS_TOKEN}`) return { status: 401, body: { error: { message: 'Not authorized', type: 'NotAuthorizedException', code: 401 } } };
+  if (request.authorization !== `Bearer ${ACCESS_TOKEN}`)
+    return { status: 401, body: { error: { message: 'Not authorized', type: 'NotAuthorizedException', code: 401 } } };
   if (request.url === '/v1/config') return { body: { defaults: {}, overrides: {} } };
   return { body: '{"metadata":{"current-snapshot-id":42}}' };
 };
@@ -72,7 +81,9 @@ describe('iceberg-rest OAuth2 client credentials', () => {
   it('is unknown when the secret is refused or missing', async () => {
     const server = await serve(catalog);
     const refused = await readCatalogSnapshot(iceberg(server.url), { env: { ...env, ICE_CLIENT_SECRET: 'not-the-secret' }, tables });
-    expect(refused.reason).toBe('OAuth2 token request (client credentials): HTTP 401 (credentials refused: check the values of the variables named by the catalog.*_env keys): Client authentication failed');
+    expect(refused.reason).toBe(
+      'OAuth2 token request (client credentials): HTTP 401 (credentials refused: check the values of the variables named by the catalog.*_env keys): Client authentication failed',
+    );
     const missing = await readCatalogSnapshot(iceberg(server.url), { env: { ICE_CLIENT_ID: CLIENT_ID }, tables });
     expect(missing.reason).toContain('ICE_CLIENT_SECRET (named by catalog.client_secret_env) is not set');
   });

@@ -87,10 +87,12 @@ describe('iceberg-rest provider', () => {
     );
     const snapshot = await readCatalogSnapshot(iceberg(server.url, { warehouse: 's3://wh one/', prefix: 'mine' }), { env: {}, tables: tables.slice(0, 2) });
     expect(server.seen[0]!.url).toBe('/v1/config?warehouse=s3%3A%2F%2Fwh%20one%2F');
-    expect(server.seen.slice(1).map((r) => r.url).sort()).toEqual([
-      '/v1/cat-1/namespaces/raw%2Eshop/tables/orders?snapshots=refs',
-      '/v1/cat-1/namespaces/raw/tables/customers?snapshots=refs',
-    ]);
+    expect(
+      server.seen
+        .slice(1)
+        .map((r) => r.url)
+        .sort(),
+    ).toEqual(['/v1/cat-1/namespaces/raw%2Eshop/tables/orders?snapshots=refs', '/v1/cat-1/namespaces/raw/tables/customers?snapshots=refs']);
     expect(snapshot.perTable).toEqual({ 'raw.shop.orders': ORDERS_SNAPSHOT, 'raw.customers': CUSTOMERS_SNAPSHOT });
   });
 
@@ -133,7 +135,9 @@ describe('iceberg-rest provider', () => {
       server = undefined;
     }
     const catalog = icebergCatalog();
-    server = await startFakeServer((request) => (request.url.includes('customers') ? { status: 503, body: { error: { message: 'Slow down', type: 'ServiceUnavailable', code: 503 } } } : catalog(request)));
+    server = await startFakeServer((request) =>
+      request.url.includes('customers') ? { status: 503, body: { error: { message: 'Slow down', type: 'ServiceUnavailable', code: 503 } } } : catalog(request),
+    );
     const snapshot = await readCatalogSnapshot(iceberg(server.url), { env: {}, tables });
     expect(snapshot.reason).toBe('Iceberg table raw.customers: HTTP 503: Slow down');
   });

@@ -24,7 +24,8 @@ const nessieTrees: Handler = (request) => {
   const match = /^\/api\/v2\/trees\/([^/?]+)$/.exec(request.url);
   if (!match) return { status: 404, body: { message: 'no such route', status: 404 } };
   const ref = decodeURIComponent(match[1]!);
-  if (ref !== '-' && ref !== 'main' && ref !== 'etl') return { status: 404, body: { status: 404, reason: 'Not Found', message: `Named reference '${ref}' not found` } };
+  if (ref !== '-' && ref !== 'main' && ref !== 'etl')
+    return { status: 404, body: { status: 404, reason: 'Not Found', message: `Named reference '${ref}' not found` } };
   return { body: { reference: { type: 'BRANCH', name: ref === '-' ? 'main' : ref, hash: HASH } } };
 };
 
@@ -46,7 +47,9 @@ describe('nessie provider', () => {
 
   it('is unknown without the token when the server wants one, ok with it', async () => {
     const { url } = await serve((request) =>
-      request.authorization === 'Bearer s3cr3t-nessie-token' ? nessieTrees(request) : { status: 401, body: { status: 401, reason: 'Unauthorized', message: 'Unauthorized' } },
+      request.authorization === 'Bearer s3cr3t-nessie-token'
+        ? nessieTrees(request)
+        : { status: 401, body: { status: 401, reason: 'Unauthorized', message: 'Unauthorized' } },
     );
     const config = nessie(url, { token_env: 'NESSIE_TOKEN' });
     const without = await readCatalogSnapshot(config, { env: {} });

@@ -61,7 +61,9 @@ describe('credentials never leave', () => {
 
   it('masks a token obtained on the way when a later request echoes it', async () => {
     const uri = await serve((request) =>
-      request.url === '/v1/oauth/tokens' ? { body: { access_token: ISSUED, token_type: 'bearer' } } : { status: 500, body: { error: { message: `boom for ${request.authorization}`, type: 'X', code: 500 } } },
+      request.url === '/v1/oauth/tokens'
+        ? { body: { access_token: ISSUED, token_type: 'bearer' } }
+        : { status: 500, body: { error: { message: `boom for ${request.authorization}`, type: 'X', code: 500 } } },
     );
     const config = parseCatalogConfig({ provider: 'iceberg-rest', uri, client_id_env: 'ICE_ID', client_secret_env: 'ICE_SECRET' })!;
     const snapshot = await readCatalogSnapshot(config, { env: SECRETS, tables: [{ namespace: ['a'], name: 'b' }] });
@@ -115,7 +117,9 @@ describe('credentials never leave', () => {
 
   it('refuses a secret-shaped value in a *_env key without echoing it, though it is letters, digits and _', () => {
     const pasted = `ghp_${'x9Kq2LmP7vRt4Ws8Yz1N'.repeat(2)}`;
-    expect(() => parseCatalogConfig({ provider: 'nessie', uri: 'http://127.0.0.1', token_env: pasted })).toThrow(/^catalog\.token_env must name an environment variable/);
+    expect(() => parseCatalogConfig({ provider: 'nessie', uri: 'http://127.0.0.1', token_env: pasted })).toThrow(
+      /^catalog\.token_env must name an environment variable/,
+    );
     try {
       parseCatalogConfig({ provider: 'nessie', uri: 'http://127.0.0.1', token_env: pasted });
     } catch (error) {
