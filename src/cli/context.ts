@@ -1,16 +1,8 @@
 import { resolveConfig, type AtticConfig, type ConfigInput } from '../config/resolve.js';
 import type { CliIo } from './io.js';
 
-/** The flags every command shares, as commander hands them over. */
-export interface GlobalFlags {
-  store?: string;
-  projectDir?: string;
-  targetPath?: string;
-  branch?: string;
-  offline?: boolean;
-  /** push and pull: the other store. */
-  remote?: string;
-}
+/** The flags every command shares, as commander hands them over (remote: push's and pull's other store). */
+export type GlobalFlags = Pick<ConfigInput['flags'], 'store' | 'projectDir' | 'targetPath' | 'branch' | 'offline' | 'remote'>;
 
 /** `own`: flags of one command that configuration also sets (export's --to and --project). */
 export function loadConfig(io: CliIo, flags: GlobalFlags, own: Partial<ConfigInput['flags']> = {}): AtticConfig {

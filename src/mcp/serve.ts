@@ -1,7 +1,7 @@
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { forgetWrittenBlobs } from '../archive/written-blobs.js';
-import { resolveConfig, type AtticConfig } from '../config/resolve.js';
+import { resolveConfig, type AtticConfig, type ConfigInput } from '../config/resolve.js';
 import { queryRows } from '../app/query.js';
 import { isAtticError } from '../errors.js';
 import { boundedRequests } from './request-bound.js';
@@ -14,7 +14,7 @@ export interface McpOptions extends QueryLimits {
   cwd: string;
   env: Record<string, string | undefined>;
   /** --store, --project-dir, --target-path as given to `dbtattic mcp`: every tool call reads that store. */
-  flags: { store?: string; projectDir?: string; targetPath?: string };
+  flags: Pick<ConfigInput['flags'], 'store' | 'projectDir' | 'targetPath'>;
   version: string;
 }
 
