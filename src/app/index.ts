@@ -4,7 +4,7 @@
  * say beside it (a damaged archive, a store rebuilt) and what a limit left out; each front end
  * says those its own way. No front end reads another's printed output.
  */
-export { readCurrent, type Answered } from './read.js';
+export { readCurrent, type Answered, type ReadNotice } from './read.js';
 export { noticeLines, type NoticeLine } from './notice.js';
 export { historyOf, type HistoryAnswer } from './history.js';
 export { inspectOf, type InspectAnswer, type InspectRequest, type PlanSummary } from './inspect.js';

@@ -4,6 +4,8 @@ import type { AtticConfig } from '../config/resolve.js';
 import type { Database } from '../store/db/database.js';
 import { withCurrentStore, type ReadNotice } from '../store/sync/project-store.js';
 
+export type { ReadNotice };
+
 /** An answer as the front ends get it: the value, and what the read said beside it. */
 export interface Answered<T> {
   value: T;

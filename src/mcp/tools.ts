@@ -1,6 +1,18 @@
 import { z } from 'zod';
 import type { AtticConfig } from '../config/resolve.js';
-import { diffOf, explainOf, handOutState, historyOf, inspectOf, makePlan, queryRows, type PlanOptions, type QueryRowsAnswer } from '../app/index.js';
+import {
+  diffOf,
+  explainOf,
+  handOutState,
+  historyOf,
+  inspectOf,
+  makePlan,
+  noticeLines,
+  queryRows,
+  type PlanOptions,
+  type QueryRowsAnswer,
+  type ReadNotice,
+} from '../app/index.js';
 import { countOf } from '../vocab/index.js';
 
 /**
@@ -56,13 +68,25 @@ async function queries(
   const request = { limit: Math.min(rows, limits.maxRows), maxBytes: limits.maxBytes, timeoutMs: Math.min(seconds, limits.maxSeconds) * 1000 };
   const answer: Record<string, unknown> = {};
   const truncated: Record<string, string> = {};
+  let notice: ReadNotice | null = null;
   for (const [key, sql] of Object.entries(statements)) {
-    const { value } = await queryRows(context.config(), { sql, ...request });
-    answer[key] = value.rows;
-    const cut = truncation(value, request);
+    const answered = await queryRows(context.config(), { sql, ...request });
+    answer[key] = answered.value.rows;
+    notice = answered.notice ?? notice;
+    const cut = truncation(answered.value, request);
     if (cut) truncated[key] = cut;
   }
-  return Object.keys(truncated).length > 0 ? { ...answer, truncated } : answer;
+  return { ...answer, ...(Object.keys(truncated).length > 0 ? { truncated } : {}), ...warnings(notice) };
+}
+
+/**
+ * What the read said beside its answer that an agent must know: the archive is damaged and the
+ * answer leaves something out, or the store was read behind the archive. The CLI says it on
+ * stderr (and exits 1); an agent sees only the answer.
+ */
+function warnings(notice: ReadNotice | null): { warnings?: string[] } {
+  const said = noticeLines(notice).filter((line) => line.level === 'warning');
+  return said.length > 0 ? { warnings: said.map((line) => line.text) } : {};
 }
 
 /** What a limit left out of a query's rows, said to an agent: without it, the first rows pass for all of them. */
@@ -128,12 +152,12 @@ export const TOOLS: ToolSpec[] = [
         status: i.status as 'ok' | 'failed' | 'none' | undefined,
         branch: text(i.branch),
       };
-      const { value } = await historyOf(config(), filter, false);
+      const { value, notice } = await historyOf(config(), filter, false);
       const cut =
         value.matched > value.rows.length
           ? { truncated: { runs: `showing the newest ${value.rows.length} of ${countOf(value.matched, 'matching invocation')}; raise limit for more` } }
           : {};
-      return { runs: value.rows, ...cut };
+      return { runs: value.rows, ...cut, ...warnings(notice) };
     },
   },
   {
@@ -141,14 +165,20 @@ export const TOOLS: ToolSpec[] = [
     description:
       'The code (git, fingerprint), data (catalog snapshot) and run behind one invocation, and what changed since the previous run on its branch and target (dbtattic inspect).',
     input: { invocation: ref.optional(), at: optional('instead: the latest invocation at or before this ISO-8601 time') },
-    answer: async (i, { config }) => ({ inspect: (await inspectOf(config(), { ref: text(i.invocation), at: text(i.at), nearest: false })).value.report }),
+    answer: async (i, { config }) => {
+      const { value, notice } = await inspectOf(config(), { ref: text(i.invocation), at: text(i.at), nearest: false });
+      return { inspect: value.report, ...warnings(notice) };
+    },
   },
   {
     name: 'diff_runs',
     description:
       'What changed between two invocations: nodes added, removed and changed by kind, statuses, runtimes, git range, catalog snapshot (dbtattic diff).',
     input: { from: ref, to: ref },
-    answer: async (i, { config }) => ({ diff: (await diffOf(config(), { from: String(i.from), to: String(i.to), nearest: false })).value.changes }),
+    answer: async (i, { config }) => {
+      const { value, notice } = await diffOf(config(), { from: String(i.from), to: String(i.to), nearest: false });
+      return { diff: value.changes, ...warnings(notice) };
+    },
   },
   {
     name: 'node_history',

@@ -6,6 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/config/resolve.js';
+import { TOOLS } from '../../src/mcp/tools.js';
 import { archiveDirOf, listArtifactRecordFiles, sha256Of } from '../helpers/archive-files.js';
 import { makeProject, runCli } from '../helpers/cli.js';
 import { writeSyntheticTarget } from '../helpers/synthetic-artifacts.js';
@@ -52,6 +54,12 @@ function recordOf(archive: string, invocation: string, artifact: string): { file
   const found = listArtifactRecordFiles(archive).find((r) => r.invocation === invocation && r.artifact === artifact);
   if (!found) throw new Error(`no ${artifact} record of ${invocation}`);
   return { file: path.join(archive, 'records', 'invocations', found.file), sha256: found.sha256 };
+}
+
+/** An MCP tool's answer, asked in-process of the tool itself, as the server asks it. */
+async function askTool(cwd: string, name: string, input: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  const tool = TOOLS.find((t) => t.name === name)!;
+  return tool.answer(input, { config: () => resolveConfig({ flags: {}, env: {}, cwd }), limits: { maxRows: 100, maxBytes: 1_000_000, maxSeconds: 30 } });
 }
 
 function historyIds(stdout: string): string[] {
@@ -116,6 +124,10 @@ describe('one damaged object or record leaves the rest of the history working', 
       const info = await runCli(['info', '--json'], { cwd: project.dir });
       expect(info.exitCode).toBe(1);
       expect((JSON.parse(info.stdout) as { store: { damaged: string[] } }).store.damaged).toEqual([IDS[2]]);
+      // An agent sees no stderr: the MCP tools carry the warning inside the answer.
+      const runs = await askTool(project.dir, 'list_runs');
+      expect(runs.warnings).toEqual([expect.stringContaining(`the archive is damaged; left out of this answer: ${IDS[2]}`)]);
+      expect((await askTool(project.dir, 'query', { sql: 'select 1 as one' })).warnings).toEqual(runs.warnings);
 
       const state = await runCli(['state', '--last-success', '--json'], { cwd: project.dir });
       expect(state.exitCode, state.stderr).toBe(0);
