@@ -6,6 +6,7 @@
  */
 export { readCurrent, type Answered, type ReadNotice } from './read.js';
 export { noticeLines, type NoticeLine } from './notice.js';
+export { infoOf, type InfoFacts } from './info.js';
 export { historyOf, type HistoryAnswer } from './history.js';
 export { inspectOf, type InspectAnswer, type InspectRequest, type PlanSummary } from './inspect.js';
 export { diffOf, type DiffAnswer } from './diff.js';

@@ -22,7 +22,7 @@ export function sayLine(io: CliIo, line: NoticeLine): void {
   io.stderr(line.level === 'warning' ? `${io.color.yellow('warning:')} ${line.text}\n` : `${line.text}\n`);
 }
 
-/** For a read that is no question of the application core (info, export): the notice it was given, said once it ends. */
+/** For a read that is no question of the application core (export): the notice it was given, said once it ends. */
 export function readNotices(io: CliIo, config: AtticConfig): { collect: (notice: ReadNotice) => void; exitCode: () => Promise<number> } {
   let held: ReadNotice | null = null;
   return {

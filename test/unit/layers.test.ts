@@ -29,7 +29,7 @@ const ALLOWED: Record<string, string[]> = {
   // The dataset is derived from the store, written through the archive's backends.
   export: [...BOTTOM, 'archive', 'config', 'store'],
   // The questions both front ends ask, each a typed answer.
-  app: [...BOTTOM, 'archive', 'extract', 'config', 'state', 'store', 'plan'],
+  app: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'plan', 'retention'],
   cli: [...BOTTOM, 'archive', 'extract', 'config', 'capture', 'state', 'store', 'plan', 'retention', 'report', 'export', 'app'],
   // A second front end beside cli, on the same app core; cli loads it only for `dbtattic mcp`.
   mcp: [...BOTTOM, 'archive', 'config', 'app'],

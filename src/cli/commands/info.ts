@@ -1,21 +1,16 @@
-import type { ConfigView, InfoAnswer, RemoteView, RetentionView, StoreView } from '../../answers/index.js';
 import type { Command } from '@commander-js/extra-typings';
-import { defineCommand, type FlagsOf } from '../command-module.js';
-import { existsSync } from 'node:fs';
-import { openArchive, summarizeArchive, type ArchiveSummary, type Backend } from '../../archive/index.js';
-import { parseCatalogConfig } from '../../capture/catalog/index.js';
+import type { InfoAnswer, RetentionView } from '../../answers/index.js';
+import { infoOf, type InfoFacts } from '../../app/info.js';
 import type { AtticConfig } from '../../config/resolve.js';
-import { isAtticError } from '../../errors.js';
-import type { ReadNotice } from '../../store/index.js';
+import { countOf } from '../../vocab/index.js';
+import { defineCommand, type FlagsOf } from '../command-module.js';
 import { loadConfig } from '../context.js';
 import { formatBytes } from '../format.js';
 import { printJson, type CliIo } from '../io.js';
 import { withProgress } from '../progress.js';
-import { readNotices } from '../read-notice.js';
+import { sayNotice } from '../read-notice.js';
 import { TOOL_VERSION } from '../version.js';
 import { wrappingIo } from '../wrap-lines.js';
-import { countOf } from '../../vocab/index.js';
-import { describePolicy, evaluatePolicy, hasConfiguredPolicy, predictShrink, resolvePolicy } from '../../retention/index.js';
 
 const options = (command: Command) => command.option('--json', 'print as JSON');
 
@@ -26,33 +21,13 @@ export default defineCommand(options, info);
 async function info(terminal: CliIo, flags: InfoFlags): Promise<number> {
   const io = wrappingIo(terminal);
   const config = loadConfig(io, flags);
-  const backend = config.remote || existsSync(config.archiveLocation) ? await openIfPresent(config) : null;
-  const archive = backend ? await summarizeArchive(backend) : null;
-  const notices = readNotices(io, config);
-  const store = archive ? await withProgress(io, 'catching up', (update) => storeFigures(config, update, notices.collect)) : null;
-  const remote = config.remote && backend ? remoteView(config, backend) : null;
-  const retention = backend ? await retentionView(config, backend) : null;
-  if (flags.json) printJson(io, { version: TOOL_VERSION, config: configView(config), remote, archive, store, retention } satisfies InfoAnswer);
+  const { value, notice } = await withProgress(io, 'catching up', (update) => infoOf(config, update));
+  if (flags.json) printJson(io, { version: TOOL_VERSION, ...value } satisfies InfoAnswer);
   else {
-    printHuman(io, config, archive, store, remote);
-    if (retention) printRetention(io, retention);
+    printHuman(io, config, value);
+    if (value.retention) printRetention(io, value.retention);
   }
-  return notices.exitCode();
-}
-
-/** What the configured policy (`retention:`) would free now: forget, then prune after its grace period. */
-async function retentionView(config: AtticConfig, backend: Backend): Promise<RetentionView | null> {
-  if (!config.retention || !hasConfiguredPolicy(config.retention.value)) return null;
-  const { policy } = resolvePolicy({}, config.retention.value);
-  const plan = await evaluatePolicy(backend, policy, { now: new Date() });
-  const shrink = await predictShrink(backend, plan.forget);
-  return {
-    policy: describePolicy(policy),
-    source: config.retention.source,
-    would_forget: plan.forget.length,
-    would_keep: plan.keep.length,
-    would_free_bytes: shrink.bytes,
-  };
+  return sayNotice(io, config, notice);
 }
 
 function printRetention(io: CliIo, view: RetentionView): void {
@@ -62,66 +37,7 @@ function printRetention(io: CliIo, view: RetentionView): void {
   );
 }
 
-/** info must always answer: a bucket without an archive yet is "none yet", like a missing directory. */
-async function openIfPresent(config: AtticConfig): Promise<Backend | null> {
-  try {
-    return await openArchive(config.archiveLocation, { create: false, remote: config.remote });
-  } catch (error) {
-    if (isAtticError(error) && error.code === 'not-found') return null;
-    throw error;
-  }
-}
-
-/** The remote store, what its server was probed to support (cached per store), and the local cache. */
-function remoteView(config: AtticConfig, backend: Backend): RemoteView {
-  return {
-    uri: config.remote!.uri,
-    capabilities: backend.capabilities,
-    branch_heads: backend.capabilities.compareAndSwap ? 'compare-and-swap' : 'head entries (fallback)',
-    cache: config.remote!.cacheDir,
-  };
-}
-
-/** Store figures after catching up; a busy store is reported, not fatal: info must always answer. */
-async function storeFigures(
-  config: AtticConfig,
-  onProgress: (done: number, total: number) => void,
-  onNotice: (notice: ReadNotice) => void,
-): Promise<StoreView> {
-  const { withCurrentStore, readStoreFigures } = await import('../../store/index.js');
-  try {
-    return await withCurrentStore(config, (db) => readStoreFigures(db.connection), onProgress, onNotice);
-  } catch (error) {
-    if (isAtticError(error) && error.code === 'store-busy') return { busy: error.message };
-    throw error;
-  }
-}
-
-function configView(config: AtticConfig): ConfigView {
-  return {
-    project_dir: config.projectDir,
-    project_name: config.projectName,
-    store: config.store,
-    target_dir: config.targetDir,
-    artifacts: config.artifacts,
-    branch: config.branch,
-    catalog: catalogView(config),
-    archive: config.archiveLocation,
-    database: config.databaseFile,
-  };
-}
-
-/** The catalog provider as configured (never a credential: config holds only variable names). */
-function catalogView(config: AtticConfig): ConfigView['catalog'] {
-  if (!config.catalog) return null;
-  try {
-    return { value: parseCatalogConfig(config.catalog.value) ?? null, source: config.catalog.source };
-  } catch (error) {
-    return { error: error instanceof Error ? error.message : String(error), source: config.catalog.source };
-  }
-}
-
-function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | null, store: StoreView | null, remote: RemoteView | null): void {
+function printHuman(io: CliIo, config: AtticConfig, { archive, store, remote, config: view }: InfoFacts): void {
   const line = (key: string, value: string, source?: string): void =>
     io.stdout(`${key.padEnd(KEY_WIDTH)}${value}${source ? io.color.dim(`  (${source})`) : ''}\n`);
   line('version', TOOL_VERSION);
@@ -130,7 +46,7 @@ function printHuman(io: CliIo, config: AtticConfig, archive: ArchiveSummary | nu
   line('store', config.store.value, config.store.source);
   line('artifacts', config.artifacts.value.join(', '), config.artifacts.source);
   line('branch', config.branch?.value ?? '(the git branch)', config.branch?.source);
-  const catalog = catalogView(config);
+  const catalog = view.catalog;
   if (catalog) line('catalog', 'error' in catalog ? io.color.red(`invalid: ${catalog.error}`) : describeCatalog(catalog.value), catalog.source);
   if (remote) {
     const probed = Object.entries(remote.capabilities)
