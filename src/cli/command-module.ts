@@ -19,14 +19,14 @@ export type FlagsOf<D extends Declaration> =
 export type Handler<D extends Declaration> = (io: CliIo, flags: FlagsOf<D>) => Promise<number>;
 
 /** How a program runs what was called: the handler's exit status goes to `setExit`. */
-export interface Invocation {
+export interface CommandCall {
   io: CliIo;
   setExit: (code: number) => void;
 }
 
 /** A command as its module exports it: attach it under a parent, declared and ready to run. */
 export interface CommandModule {
-  attach(command: Command, call: Invocation): void;
+  attach(command: Command, call: CommandCall): void;
 }
 
 /** One command: its declaration and the handler that answers it. */
