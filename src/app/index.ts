@@ -1,8 +1,8 @@
 /**
- * The application core: the questions every front end asks (the CLI, the MCP server), each a function from the
- * configuration and a typed request to a typed answer. An answer carries what the read had to
- * say beside it (a damaged archive, a store rebuilt) and what a limit left out; each front end
- * says those its own way. No front end reads another's printed output.
+ * The application core: the questions every front end asks (the CLI, the MCP server), each a
+ * function from the configuration and a typed request to a typed answer. An answer carries what
+ * the read had to say beside it (a damaged archive, a store rebuilt) and what a limit left out;
+ * each front end says those its own way. No front end reads another's printed output.
  */
 export { readCurrent, type Answered, type ReadNotice } from './read.js';
 export { noticeLines, type NoticeLine } from './notice.js';
