@@ -119,6 +119,42 @@ FROM shaped;
 COMMENT ON VIEW v_node_runtime IS 'Per node: runs, median, p95 and last execution time, `trend_ratio` = last ÷ median of the 10 runs before; read from `node_runtime`';
 COMMENT ON COLUMN v_node_runtime.trend_ratio IS 'Last execution time ÷ median of the 10 runs before';
 
+-- Grain: one branch and target with a run. Key: (branch, target). Answers "which manifest says
+-- what the project is now, on this branch and target?": the latest invocation with a manifest on
+-- the branch, of that target or of unknown target (a `dbt parse` counts for every target of its
+-- branch). A branch and target with no manifest has no row.
+CREATE OR REPLACE VIEW v_latest_manifest AS
+SELECT g.branch, g.target, arg_max(m.invocation_id, m.seq) AS invocation_id
+FROM (SELECT DISTINCT branch, target FROM v_invocation_sequence) AS g
+JOIN v_invocation_sequence AS m
+  ON m.has_manifest AND m.branch IS NOT DISTINCT FROM g.branch AND (m.target IS NULL OR m.target IS NOT DISTINCT FROM g.target)
+GROUP BY g.branch, g.target;
+COMMENT ON VIEW v_latest_manifest IS 'Per branch and target with a run: the latest invocation with a manifest that speaks for it (a `dbt parse` of unknown target counts for every target of its branch)';
+
+-- Grain: one node of the project as it stands, per branch and target. Key: (branch, target,
+-- unique_id). Answers "does the project still have node X?": enabled in v_latest_manifest's
+-- manifest of that branch and target. v_runtime_regressions and v_test_history judge by it (a
+-- model or test deleted months ago is history, not news).
+-- Only the latest manifests' blocks are read, then those blocks' rows by a semi join: joined
+-- directly, DuckDB hashed every row of node_block (v_latest_edges says why).
+CREATE OR REPLACE VIEW v_standing_node AS
+WITH latest_manifest AS MATERIALIZED (SELECT * FROM v_latest_manifest),
+latest_block AS MATERIALIZED (
+  SELECT invocation_id, block_id FROM invocation_node_block
+  WHERE invocation_id IN (SELECT invocation_id FROM latest_manifest)
+),
+latest_row AS MATERIALIZED (
+  SELECT nb.block_id, nb.unique_id, nb.node_version_id
+  FROM node_block AS nb
+  WHERE nb.block_id IN (SELECT block_id FROM latest_block)
+)
+SELECT DISTINCT l.branch, l.target, l.invocation_id AS latest_manifest, lr.unique_id
+FROM latest_manifest AS l
+JOIN latest_block AS lb ON lb.invocation_id = l.invocation_id
+JOIN latest_row AS lr ON lr.block_id = lb.block_id
+JOIN node_version AS nv ON nv.node_version_id = lr.node_version_id AND NOT nv.disabled;
+COMMENT ON VIEW v_standing_node IS 'The nodes of the project as it stands, per branch and target: enabled in the manifest `v_latest_manifest` names, the rule by which a deleted model or test is history, not news';
+
 -- Grain: one node whose latest completed execution regressed. Answers "what got slower?".
 -- A regression: at least regression_min_runs (3) earlier runs in the baseline of
 -- v_node_runtime, the last run above regression_ratio (1.5) times their median, and slower by
@@ -134,32 +170,6 @@ WITH regressed AS MATERIALIZED (
   WHERE r.baseline_runs >= coalesce(getvariable('regression_min_runs'), 3)
     AND r.trend_ratio > coalesce(getvariable('regression_ratio'), 1.5)
     AND r.last_s - r.baseline_median_s > coalesce(getvariable('regression_floor_s'), 1.0)
-),
-latest_manifest AS (
-  SELECT g.branch, g.target, arg_max(m.invocation_id, m.seq) AS invocation_id
-  FROM (SELECT DISTINCT branch, target FROM regressed) AS g
-  JOIN v_invocation_sequence AS m
-    ON m.has_manifest AND m.branch IS NOT DISTINCT FROM g.branch AND (m.target IS NULL OR m.target IS NOT DISTINCT FROM g.target)
-  GROUP BY g.branch, g.target
-),
--- The enabled nodes of those latest manifests only, and of them the regressed ones, chosen
--- before the join: as an EXISTS per row, DuckDB joined every node of every manifest (2 million
--- at 10,000 nodes x 200 runs). Their blocks first, then those blocks' rows by a semi join:
--- joined directly, DuckDB hashed every row of node_block (v_latest_edges says why).
-latest_block AS MATERIALIZED (
-  SELECT invocation_id, block_id FROM invocation_node_block
-  WHERE invocation_id IN (SELECT invocation_id FROM latest_manifest)
-),
-latest_row AS MATERIALIZED (
-  SELECT nb.block_id, nb.unique_id, nb.node_version_id
-  FROM node_block AS nb
-  WHERE nb.block_id IN (SELECT block_id FROM latest_block) AND nb.unique_id IN (SELECT unique_id FROM regressed)
-),
-latest_node AS MATERIALIZED (
-  SELECT DISTINCT lb.invocation_id, lr.unique_id
-  FROM latest_block AS lb
-  JOIN latest_row AS lr ON lr.block_id = lb.block_id
-  JOIN node_version AS nv ON nv.node_version_id = lr.node_version_id AND NOT nv.disabled
 )
 SELECT
   r.unique_id,
@@ -175,8 +185,7 @@ SELECT
   r.trend_ratio,
   r.last_s - r.baseline_median_s AS added_s
 FROM regressed AS r
-JOIN latest_manifest AS l ON l.branch IS NOT DISTINCT FROM r.branch AND l.target IS NOT DISTINCT FROM r.target
-JOIN latest_node AS n ON n.invocation_id = l.invocation_id AND n.unique_id = r.unique_id;
+JOIN v_standing_node AS n ON n.branch IS NOT DISTINCT FROM r.branch AND n.target IS NOT DISTINCT FROM r.target AND n.unique_id = r.unique_id;
 COMMENT ON VIEW v_runtime_regressions IS 'Nodes whose last run is > 1.5× their baseline and > 1 s slower (tunable: `SET VARIABLE regression_ratio / regression_floor_s / regression_min_runs`), among the nodes of the latest manifest of that run''s branch and target (a deleted model is history, not a regression), with the branch and target';
 
 -- Grain: one test (data test or unit test) with at least one result. Answers "which tests fail,
@@ -190,9 +199,9 @@ COMMENT ON VIEW v_runtime_regressions IS 'Nodes whose last run is > 1.5× their 
 -- model does not hide a flap; changes further upstream, and data, are not held fixed.
 -- tested_node is attached_node (dbt 1.5+), else depends_on when it names one node; both come
 -- from the test's latest manifest.
--- deleted: the project as it stands no longer has the test, by v_runtime_regressions' rule: it
--- is not enabled in the latest manifest of the branch and target of its last run (a manifest of
--- unknown target counts for every target of its branch). NULL when that branch and target have
+-- deleted: the project as it stands no longer has the test (v_standing_node's rule, which
+-- v_runtime_regressions shares): it is not enabled in the latest manifest of the branch and
+-- target of its last run. NULL when that branch and target have
 -- no manifest, or the test never ran (only skipped). A test deleted years ago that last failed
 -- is history, not a failing test.
 -- The rows are derived once, when invocations are ingested, by these rules (test_history,
@@ -204,34 +213,11 @@ WITH last_run AS MATERIALIZED (
   FROM test_history AS h
   JOIN v_invocation_sequence AS s ON s.invocation_id = h.recent[1].invocation_id
 ),
-latest_manifest AS MATERIALIZED (
-  SELECT g.branch, g.target, arg_max(m.invocation_id, m.seq) AS invocation_id
-  FROM (SELECT DISTINCT branch, target FROM last_run) AS g
-  JOIN v_invocation_sequence AS m
-    ON m.has_manifest AND m.branch IS NOT DISTINCT FROM g.branch AND (m.target IS NULL OR m.target IS NOT DISTINCT FROM g.target)
-  GROUP BY g.branch, g.target
-),
--- The tests' rows of those manifests only, blocks first (v_runtime_regressions says why).
-latest_block AS MATERIALIZED (
-  SELECT invocation_id, block_id FROM invocation_node_block
-  WHERE invocation_id IN (SELECT invocation_id FROM latest_manifest)
-),
-latest_row AS MATERIALIZED (
-  SELECT nb.block_id, nb.unique_id, nb.node_version_id
-  FROM node_block AS nb
-  WHERE nb.block_id IN (SELECT block_id FROM latest_block) AND nb.unique_id IN (SELECT unique_id FROM last_run)
-),
-latest_node AS MATERIALIZED (
-  SELECT DISTINCT lb.invocation_id, lr.unique_id
-  FROM latest_block AS lb
-  JOIN latest_row AS lr ON lr.block_id = lb.block_id
-  JOIN node_version AS nv ON nv.node_version_id = lr.node_version_id AND NOT nv.disabled
-),
 standing AS (
   SELECT r.unique_id, n.unique_id IS NULL AS deleted
   FROM last_run AS r
-  JOIN latest_manifest AS l ON l.branch IS NOT DISTINCT FROM r.branch AND l.target IS NOT DISTINCT FROM r.target
-  LEFT JOIN latest_node AS n ON n.invocation_id = l.invocation_id AND n.unique_id = r.unique_id
+  JOIN v_latest_manifest AS l ON l.branch IS NOT DISTINCT FROM r.branch AND l.target IS NOT DISTINCT FROM r.target
+  LEFT JOIN v_standing_node AS n ON n.branch IS NOT DISTINCT FROM r.branch AND n.target IS NOT DISTINCT FROM r.target AND n.unique_id = r.unique_id
 ),
 definition AS (
   SELECT
@@ -266,7 +252,7 @@ SELECT
 FROM test_history AS h
 LEFT JOIN definition AS t ON t.unique_id = h.unique_id
 LEFT JOIN standing AS st ON st.unique_id = h.unique_id;
-COMMENT ON VIEW v_test_history IS 'Per test: pass/warn/fail/error/skip counts, last status, last failure, `flaky` (passed and failed within its last 10 runs with its own and its parents'' fingerprints unchanged), the tested node, `deleted` (the latest manifest of its last run''s branch and target no longer holds it, as `v_runtime_regressions` judges a node: a test deleted years ago is history, not failing now); read from `test_history`';
+COMMENT ON VIEW v_test_history IS 'Per test: pass/warn/fail/error/skip counts, last status, last failure, `flaky` (passed and failed within its last 10 runs with its own and its parents'' fingerprints unchanged), the tested node, `deleted` (the latest manifest of its last run''s branch and target no longer holds it, as `v_standing_node` judges a node: a test deleted years ago is history, not failing now); read from `test_history`';
 COMMENT ON COLUMN v_test_history.flaky IS 'Passed and failed within its last 10 runs with its own and its parents'' fingerprints unchanged';
 COMMENT ON COLUMN v_test_history.deleted IS 'The latest manifest of its last run''s branch and target no longer holds the test: a test deleted years ago is history, not failing now';
 
