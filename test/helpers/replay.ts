@@ -1,9 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Step, StepDefinition } from '../../fixtures/generate.mjs';
-import { openReplay, prepareReplay, type Replay, type ReplayResult } from '../../fixtures/replay.mjs';
+import { openReplay, prepareReplay, settleBackgroundWork, type Replay, type ReplayResult } from '../../fixtures/replay.mjs';
 import { builtOnce } from './built-once.js';
 import { readJson, type Json } from './artifact-facts.js';
 import { runCli, runCliProcess, type CliResult } from './cli.js';
@@ -42,16 +42,6 @@ export function startReplay(stepDefs?: StepDefinition[]): ReplayedHistory {
 }
 
 /**
- * `run` leaves the store's catch-up to a detached `dbtattic sync --after-capture --store <dir>`
- * (cli/after-capture.ts): the template is copied only once none of those is writing under `dir`,
- * or a copy may take a store half-written.
- */
-function settleDetachedCatchUps(dir: string): void {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline && spawnSync('pgrep', ['-f', `sync --after-capture .*--store ${dir}`]).status === 0) spawnSync('sleep', ['0.05']);
-}
-
-/**
  * The whole fixture history replayed, every step, as `startReplay` then `replayStep` of each
  * step would leave it: replayed once per test run (built-once.ts) and copied, whole, for each
  * caller, whose commands then change only its own copy.
@@ -60,7 +50,8 @@ export async function replayedHistory(): Promise<ReplayedHistory> {
   const template = await builtOnce('replayed-history', async (dir) => {
     const history = historyOf(dir, prepareReplay(dir, { env: cleanEnv() }), new Map());
     for (const step of history.steps) history.replayStep(step);
-    settleDetachedCatchUps(dir);
+    // Copied only once no detached catch-up or compaction writes under it: a copy may take a store half-written.
+    settleBackgroundWork(dir);
     writeFileSync(path.join(dir, 'replayed.json'), JSON.stringify({ shaAfter: [...history.shaAfter], exitCodes: [...history.exitCodes] }));
   });
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'attic-replay-'));
