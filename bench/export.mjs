@@ -12,7 +12,7 @@
 //   node bench/export.mjs [--nodes 10000] [--runs 200]
 //   BENCH_EXPORT_DIR=/tmp/e node bench/export.mjs     keep the history there; measure it again next time
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { openArchive } from '../dist/archive/index.js';
 import { captureTarget } from '../dist/capture/index.js';
 import { ARTIFACT_TYPES } from '../dist/vocab/index.js';
+import { storeBytes, treeBytes } from './disk-bytes.mjs';
 import { ScaledHistory } from './scaled-history.mjs';
 import { measureRunHistory } from './spark-history.mjs';
 
@@ -43,19 +44,6 @@ function attic(cwd, store, args) {
   const s = (performance.now() - started) / 1000;
   if (run.status !== 0) throw new Error(`dbtattic ${args.join(' ')} exited ${run.status ?? run.signal}: ${run.stderr}`);
   return { s, stdout: run.stdout };
-}
-
-function treeBytes(dir) {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += statSync(path.join(entry.parentPath ?? entry.path, entry.name)).size;
-  }
-  return total;
-}
-
-function storeBytes(store) {
-  const file = path.join(store, 'store.duckdb');
-  return statSync(file).size + (existsSync(`${file}.wal`) ? statSync(`${file}.wal`).size : 0);
 }
 
 /** Runs 1..runs-1 in the archive, captured in-process a run at a time, then ingested by one sync. */

@@ -11,12 +11,13 @@
 //   BENCH_HISTORY_RUNS=1000 npm run bench -- history-scale     the 1,000-run variant (budget 1 s)
 //   BENCH_HISTORY_DIR=/tmp/h node bench/history-scale.mjs      keep the history there; measure it again next time
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
+import { storeBytes, treeBytes } from './disk-bytes.mjs';
 import { measurePeers, peerQuestions } from './history-peers.mjs';
 import { invocationIdOf, ScaledHistory } from './scaled-history.mjs';
 
@@ -70,20 +71,6 @@ function timed(work, budgetMs, repeat) {
 
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)];
 const runDir = (runsDir, r) => path.join(runsDir, String(r).padStart(5, '0'));
-
-/** Bytes of every file under dir. */
-function treeBytes(dir) {
-  let total = 0;
-  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (entry.isFile()) total += statSync(path.join(entry.parentPath ?? entry.path, entry.name)).size;
-  }
-  return total;
-}
-
-function storeBytes(store) {
-  const file = path.join(store, 'store.duckdb');
-  return statSync(file).size + (existsSync(`${file}.wal`) ? statSync(`${file}.wal`).size : 0);
-}
 
 /** Milliseconds JSON.parse takes over the bytes of the files of a target/. */
 function parseMs(target) {
