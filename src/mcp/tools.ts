@@ -65,12 +65,13 @@ async function queries(
   seconds = context.limits.maxSeconds,
 ): Promise<Record<string, unknown>> {
   const { limits } = context;
+  const config = context.config();
   const request = { limit: Math.min(rows, limits.maxRows), maxBytes: limits.maxBytes, timeoutMs: Math.min(seconds, limits.maxSeconds) * 1000 };
   const answer: Record<string, unknown> = {};
   const truncated: Record<string, string> = {};
   let notice: ReadNotice | null = null;
   for (const [key, sql] of Object.entries(statements)) {
-    const answered = await queryRows(context.config(), { sql, ...request });
+    const answered = await queryRows(config, { sql, ...request });
     answer[key] = answered.value.rows;
     notice = answered.notice ?? notice;
     const cut = truncation(answered.value, request);
